@@ -1,0 +1,3 @@
+"""referee: the tournament referee for bot contests in the card game 23."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,43 @@
+"""What one seat may see: ``observation_for(state, seat)``."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from referee.engine.deck import Hand
+from referee.engine.events import Event
+from referee.engine.state import PlayerView, State
+
+
+class Observation(NamedTuple):
+    """One seat's view, exactly what protocol-v1's ``turn`` message carries.
+
+    Its own hand, the public table and this round's public history; never another seat's hand or discards.
+    ``round`` counts from 1. ``forced`` is true only when this seat is to move and forced.
+    ``to_move`` is the seat whose turn it is (-1 when none).
+    """
+
+    seat: int
+    round: int
+    hand: Hand
+    last: int | None
+    forced: bool
+    to_move: int
+    players: tuple[PlayerView, ...]
+    history: tuple[Event, ...]
+
+
+def observation_for(state: State, seat: int) -> Observation:
+    """The view of ``seat`` (0..players-1). Raises ``IndexError`` for a seat not in the game."""
+    if not 0 <= seat < state.players:
+        raise IndexError(f"there is no seat {seat} in a game of {state.players}")
+    return Observation(
+        seat=seat,
+        round=state.round + 1,
+        hand=state.hands[seat],
+        last=state.last,
+        forced=state.forced and state.to_move == seat,
+        to_move=state.to_move,
+        players=state.table(),
+        history=state.history,
+    )

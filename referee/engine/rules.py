@@ -1,0 +1,464 @@
+"""The rules of 23: starting a game, legal actions, applying actions, forfeits, scores.
+
+Pure functions over immutable ``State`` values. Nothing here does I/O, reads a clock or touches global
+random state; a seeded deal comes from ``deck.seeded_deal``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+from referee.engine.actions import DROP, PASS, PASS_FORCE, Action, Discard, Drop, Pass, Play
+from referee.engine.deck import Deal, Hand, seeded_deal, validate_deal
+from referee.engine.errors import IllegalMove
+from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
+from referee.engine.ruleset import STANDARD, Ruleset
+from referee.engine.state import Phase, RoundRecord, State, Status
+
+PLAYING = Status.PLAYING
+FINISHED = Status.FINISHED
+DROPPED = Status.DROPPED
+OPENING = Play(1, 1, 0)
+
+
+def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = None, deal: Deal | None = None) -> State:
+    """Start a game of ``players`` players, dealt from ``seed`` or from an explicit ``deal``.
+
+    Exactly one of ``seed`` and ``deal`` is given. Raises ``RulesetError`` for a ruleset that cannot be
+    played by ``players`` and ``DealError`` for a deal that does not fit the deck or the ruleset.
+    """
+    if (seed is None) == (deal is None):
+        raise ValueError("new_game needs exactly one of seed and deal")
+    ruleset.validate(players)
+    if deal is None:
+        assert seed is not None
+        deal = seeded_deal(seed, players, ruleset)
+    else:
+        validate_deal(deal, ruleset)
+        if len(deal[0]) != players:
+            from referee.engine.errors import DealError
+
+            raise DealError(f"the deal has {len(deal[0])} hands for a game of {players} players")
+    n = players
+    state = State(
+        ruleset=ruleset,
+        players=n,
+        deal=deal,
+        seed=seed,
+        phase=Phase.DISCARD,
+        round=0,
+        hands=(),
+        discards=(),
+        penalty=(0,) * n,
+        bonus=(ruleset.start_bonus,) * n,
+        status=(PLAYING,) * n,
+        forfeited=(False,) * n,
+        to_move=-1,
+        last=None,
+        forced=False,
+        turns=0,
+        history=(),
+        rounds_done=(),
+        scores=None,
+        ranks=None,
+    )
+    return _start_round(state, 0)
+
+
+# --------------------------------------------------------------------------------------------- legal moves
+
+
+def legal_actions(state: State) -> list[Action]:
+    """Every legal action, in a fixed order.
+
+    Discard phase: ``Discard`` actions of every seat still to discard, by seat, each seat's distinct
+    multisets in lexicographic order. Play phase: the actions of ``state.to_move``: plays ordered by
+    (value, count, bonus), then ``Pass()``, then ``Pass(force=True)``, then ``Drop()``. Over: none.
+    """
+    if state.phase is Phase.PLAY:
+        seat = state.to_move
+        return turn_actions(
+            state.hands[seat],
+            state.bonus[seat],
+            state.last,
+            state.forced,
+            _others_playing(state.status, seat),
+            state.ruleset.bonus_step,
+        )
+    if state.phase is Phase.DISCARD:
+        out: list[Action] = []
+        for seat in range(state.players):
+            if state.discards[seat] is None:
+                out.extend(Discard(seat, cards) for cards in discard_options(state.hands[seat], state.ruleset.discard))
+        return out
+    return []
+
+
+def turn_actions(
+    hand: Hand, chips: int, last: int | None, forced: bool, others_playing: bool, step: int
+) -> list[Action]:
+    """The legal turn actions of a player from public facts and their own hand (order as ``legal_actions``)."""
+    if last is None:
+        return [OPENING]
+    out: list[Action] = []
+    n = len(hand)
+    i = 0
+    while i < n:
+        v = hand[i]
+        j = i + 1
+        while j < n and hand[j] == v:
+            j += 1
+        bmin = 0 if v >= last else (last - v + step - 1) // step
+        if bmin <= chips:
+            for count in range(1, j - i + 1):
+                for b in range(bmin, chips + 1):
+                    out.append(Play(v, count, b))
+        i = j
+    if not forced:
+        out.append(PASS)
+        if others_playing:
+            out.append(PASS_FORCE)
+    out.append(DROP)
+    return out
+
+
+def discard_options(hand: Hand, discard: int) -> list[tuple[int, ...]]:
+    """The distinct discards (sorted multisets of ``discard`` cards, never the 1), lexicographically."""
+    pool = [c for c in hand if c != 1]
+    return list(dict.fromkeys(combinations(pool, discard)))
+
+
+# --------------------------------------------------------------------------------------------- apply
+
+
+def apply(state: State, action: Action) -> State:
+    """The state after ``action``. Turn actions are taken by ``state.to_move``.
+
+    Raises ``IllegalMove`` with a reason a bot author understands; ``state`` is never changed.
+    """
+    kind = type(action)
+    if kind is Play or kind is Pass or kind is Drop:
+        if state.phase is not Phase.PLAY:
+            raise IllegalMove(f"no turn is due: the game is in the {state.phase.value} phase")
+        if kind is Play:
+            return _play(state, action)  # type: ignore[arg-type]
+        if kind is Pass:
+            return _pass(state, action.force)  # type: ignore[union-attr]
+        return _drop(state)
+    if kind is Discard:
+        return _discard(state, action)  # type: ignore[arg-type]
+    raise IllegalMove(f"not an action: {action!r}")
+
+
+def _play(state: State, action: Play) -> State:
+    seat = state.to_move
+    value, count, bonus = action
+    hand = state.hands[seat]
+    last = state.last
+    if last is None:
+        if action != OPENING:
+            raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
+    else:
+        if count < 1:
+            raise IllegalMove(f"count must be at least 1, got {count}")
+        if bonus < 0:
+            raise IllegalMove(f"bonus must not be negative, got {bonus}")
+        held = state.bonus[seat]
+        if bonus > held:
+            raise IllegalMove(f"you spend {bonus} bonus chips but hold {held}")
+    try:
+        i = hand.index(value)
+    except ValueError:
+        raise IllegalMove(f"you hold no {value}") from None
+    if hand[i : i + count] != (value,) * count:
+        have = hand.count(value)
+        raise IllegalMove(f"you play {count} cards of {value} but hold {have}")
+    step = state.ruleset.bonus_step
+    if last is None:
+        penalty = 0
+    else:
+        if value < last - step * bonus:
+            if bonus == 0:
+                raise IllegalMove(f"{value} is lower than last {last} and no bonus chip was spent")
+            need = (last - value + step - 1) // step
+            raise IllegalMove(
+                f"{value} is lower than last {last} even with {bonus} bonus chip{'s' if bonus != 1 else ''}"
+                f" (it needs {need})"
+            )
+        penalty = value - last - step * bonus - 1
+        if penalty < 0:
+            penalty = 0
+    new_hand = hand[:i] + hand[i + count :]
+    hands = _put(state.hands, seat, new_hand)
+    bonuses = _put(state.bonus, seat, state.bonus[seat] - bonus) if bonus else state.bonus
+    old = state.penalty[seat]
+    new = old + penalty
+    status = state.status
+    finished = not new_hand
+    if finished:
+        new -= state.ruleset.finish_refund
+        if state.ruleset.chip_floor and new < 0:
+            new = 0
+        status = _put(status, seat, FINISHED)
+    event = PlayEvent(seat, value, count, bonus, new - old, finished)
+    return _after_turn(state, seat, hands, bonuses, _put(state.penalty, seat, new), status, value, False, event)
+
+
+def _pass(state: State, force: bool) -> State:
+    seat = state.to_move
+    if state.last is None:
+        raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
+    if state.forced:
+        raise IllegalMove("you are forced: you must play or drop, not pass")
+    if force and not _others_playing(state.status, seat):
+        raise IllegalMove("pass and force needs another player still playing")
+    penalty = 2 if force else 1
+    event = PassEvent(seat, force, penalty)
+    pen = _put(state.penalty, seat, state.penalty[seat] + penalty)
+    return _after_turn(state, seat, state.hands, state.bonus, pen, state.status, state.last, force, event)
+
+
+def _drop(state: State) -> State:
+    seat = state.to_move
+    if state.last is None:
+        raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
+    penalty = len(state.hands[seat])
+    event = DropEvent(seat, penalty)
+    pen = _put(state.penalty, seat, state.penalty[seat] + penalty)
+    status = _put(state.status, seat, DROPPED)
+    return _after_turn(state, seat, state.hands, state.bonus, pen, status, state.last, False, event)
+
+
+def _after_turn(
+    state: State,
+    seat: int,
+    hands: tuple[Hand, ...],
+    bonus: tuple[int, ...],
+    penalty: tuple[int, ...],
+    status: tuple[Status, ...],
+    last: int | None,
+    force: bool,
+    event: Event,
+) -> State:
+    turns = state.turns + 1
+    history = (*state.history, event)
+    nxt = _next_playing(status, seat)
+    if nxt >= 0 and turns >= state.ruleset.max_turns_per_round:
+        # Turn limit: every player still playing drops out, with the card penalty.
+        penalty_l = list(penalty)
+        status_l = list(status)
+        events = list(history)
+        for s in range(state.players):
+            if status_l[s] is PLAYING:
+                p = len(hands[s])
+                penalty_l[s] += p
+                status_l[s] = DROPPED
+                events.append(DropEvent(s, p, limit=True))
+        penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
+    new = state._replace(
+        hands=hands,
+        bonus=bonus,
+        penalty=penalty,
+        status=status,
+        to_move=nxt,
+        last=last,
+        forced=force and nxt >= 0,
+        turns=turns,
+        history=history,
+    )
+    if nxt < 0:
+        return _end_round(new)
+    return new
+
+
+def _discard(state: State, action: Discard) -> State:
+    if state.phase is not Phase.DISCARD:
+        raise IllegalMove(f"discards are made at the start of a round, not in the {state.phase.value} phase")
+    seat, cards = action
+    if not isinstance(seat, int) or not 0 <= seat < state.players:
+        raise IllegalMove(f"there is no seat {seat!r}")
+    if state.discards[seat] is not None:
+        raise IllegalMove(f"seat {seat} has already discarded this round")
+    hand = state.hands[seat]
+    new_hand = _remove_discard(hand, tuple(cards), state.ruleset.discard)
+    return _set_discard(state, seat, tuple(sorted(cards)), new_hand)
+
+
+def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
+    if len(cards) != need:
+        raise IllegalMove(f"a discard names exactly {need} cards, got {len(cards)}")
+    if 1 in cards:
+        raise IllegalMove("the 1 may not be discarded")
+    held = Counter(hand)
+    for value, n in sorted(Counter(cards).items()):
+        if held[value] < n:
+            if held[value] == 0:
+                raise IllegalMove(f"you discard {value} but hold no {value}")
+            raise IllegalMove(f"you discard {n} cards of {value} but hold {held[value]}")
+        held[value] -= n
+    return tuple(sorted(held.elements()))
+
+
+def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
+    state = state._replace(hands=_put(state.hands, seat, new_hand), discards=_put(state.discards, seat, cards))
+    if all(d is not None for d in state.discards):
+        return _begin_play(state)
+    return state
+
+
+def _auto_discard(hand: Hand, need: int) -> tuple[Hand, Hand]:
+    """The referee's discard for a forfeiter: its ``need`` highest cards other than the 1."""
+    pool = [c for c in hand if c != 1]
+    cards = tuple(sorted(pool[len(pool) - need :])) if need else ()
+    return cards, _remove_discard(hand, cards, need)
+
+
+# --------------------------------------------------------------------------------------------- forfeits
+
+
+def forfeit(state: State, seat: int) -> State:
+    """Seat ``seat`` forfeits the game (rulings.md, "Forfeit").
+
+    It drops out at once if still playing (after the referee plays its unplayed 1); in later rounds it drops
+    right after the deal. Raises ``IllegalMove`` when the game is over or the seat has already forfeited.
+    """
+    if not 0 <= seat < state.players:
+        raise IllegalMove(f"there is no seat {seat}")
+    if state.phase is Phase.OVER:
+        raise IllegalMove("the game is over")
+    if state.forfeited[seat]:
+        raise IllegalMove(f"seat {seat} has already forfeited")
+    state = state._replace(forfeited=_put(state.forfeited, seat, True))
+    if state.phase is Phase.DISCARD:
+        if state.discards[seat] is None:
+            cards, rest = _auto_discard(state.hands[seat], state.ruleset.discard)
+            return _set_discard(state, seat, cards, rest)
+        return state
+    if state.status[seat] is not PLAYING:
+        return state
+    state = _forfeit_drop(state, seat)
+    if _next_playing(state.status, seat) < 0:
+        return _end_round(state)
+    if state.to_move == seat:
+        # The forfeiter's turn ends, and with it any force on it.
+        state = state._replace(to_move=_next_playing(state.status, seat), forced=False)
+    return state
+
+
+def _forfeit_drop(state: State, seat: int) -> State:
+    """Referee-imposed drop of a forfeiter (playing its unplayed 1 first). Does not move the turn."""
+    hand = state.hands[seat]
+    history = state.history
+    last = state.last
+    if last is None and hand and hand[0] == 1:
+        hand = hand[1:]
+        last = 1
+        history = (*history, PlayEvent(seat, 1, 1, 0, 0, forfeit=True))
+    penalty = len(hand)
+    return state._replace(
+        hands=_put(state.hands, seat, hand),
+        last=last,
+        history=(*history, DropEvent(seat, penalty, forfeit=True)),
+        penalty=_put(state.penalty, seat, state.penalty[seat] + penalty),
+        status=_put(state.status, seat, DROPPED),
+    )
+
+
+# --------------------------------------------------------------------------------------------- rounds
+
+
+def _start_round(state: State, r: int) -> State:
+    n = state.players
+    hands = state.deal[r]
+    state = state._replace(
+        phase=Phase.DISCARD,
+        round=r,
+        hands=hands,
+        discards=(None,) * n,
+        status=(PLAYING,) * n,
+        to_move=-1,
+        last=None,
+        forced=False,
+        turns=0,
+        history=(),
+    )
+    need = state.ruleset.discard
+    hands_l = list(hands)
+    discards: list[Hand | None] = [None] * n
+    for s in range(n):
+        if need == 0:
+            discards[s] = ()
+        elif state.forfeited[s]:
+            discards[s], hands_l[s] = _auto_discard(hands_l[s], need)
+    state = state._replace(hands=tuple(hands_l), discards=tuple(discards))
+    if all(d is not None for d in discards):
+        return _begin_play(state)
+    return state
+
+
+def _begin_play(state: State) -> State:
+    state = state._replace(phase=Phase.PLAY)
+    opener_forfeited = -1
+    for s in range(state.players):
+        if state.forfeited[s]:
+            if state.last is None and state.hands[s][:1] == (1,):
+                opener_forfeited = s
+            state = _forfeit_drop(state, s)
+    if opener_forfeited >= 0:
+        to_move = _next_playing(state.status, opener_forfeited)
+    else:
+        to_move = next(s for s in range(state.players) if state.hands[s][:1] == (1,))
+        if state.status[to_move] is not PLAYING:  # pragma: no cover - the holder is a forfeiter above
+            to_move = -1
+    if to_move < 0:
+        return _end_round(state._replace(to_move=-1))
+    return state._replace(to_move=to_move)
+
+
+def _end_round(state: State) -> State:
+    discards = tuple(d if d is not None else () for d in state.discards)
+    record = RoundRecord(state.round + 1, state.deal[state.round], discards, state.history, state.table())
+    state = state._replace(rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
+    if state.round + 1 < state.ruleset.rounds:
+        return _start_round(state, state.round + 1)
+    scores = final_scores(state.penalty, state.bonus, state.ruleset)
+    return state._replace(phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
+
+
+def final_scores(penalty: tuple[int, ...], bonus: tuple[int, ...], ruleset: Ruleset) -> tuple[int, ...]:
+    """Scores after the last round: each remaining bonus chip gives back ``bonus_refund`` penalty chips."""
+    out = []
+    for p, b in zip(penalty, bonus, strict=True):
+        s = p - ruleset.bonus_refund * b
+        if ruleset.chip_floor and s < 0:
+            s = 0
+        out.append(s)
+    return tuple(out)
+
+
+def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...]:
+    """Shared competition ranks (1, 2, 2, 4): ascending score, every forfeiter below every non-forfeiter."""
+    keys = [(f, s) for f, s in zip(forfeited, scores, strict=True)]
+    return tuple(1 + sum(1 for other in keys if other < k) for k in keys)
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _put(t: tuple, i: int, v: object) -> tuple:  # type: ignore[type-arg]
+    return (*t[:i], v, *t[i + 1 :])
+
+
+def _next_playing(status: tuple[Status, ...], seat: int) -> int:
+    """The next seat up from ``seat`` (wrapping, ``seat`` itself last) still playing, or -1."""
+    n = len(status)
+    for k in range(1, n + 1):
+        s = (seat + k) % n
+        if status[s] is PLAYING:
+            return s
+    return -1
+
+
+def _others_playing(status: tuple[Status, ...], seat: int) -> bool:
+    return any(st is PLAYING for s, st in enumerate(status) if s != seat)
