@@ -11,7 +11,7 @@ from itertools import combinations
 
 from referee.engine.actions import DROP, PASS, PASS_FORCE, Action, Discard, Drop, Pass, Play
 from referee.engine.deck import Deal, Hand, seeded_deal, validate_deal
-from referee.engine.errors import IllegalMove
+from referee.engine.errors import DealError, IllegalMove
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.ruleset import STANDARD, Ruleset
 from referee.engine.state import Phase, RoundRecord, State, Status
@@ -37,9 +37,9 @@ def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = No
     else:
         validate_deal(deal, ruleset)
         if len(deal[0]) != players:
-            from referee.engine.errors import DealError
-
             raise DealError(f"the deal has {len(deal[0])} hands for a game of {players} players")
+        # The engine relies on sorted tuples for hands; an explicit deal may come as unsorted lists.
+        deal = tuple(tuple(tuple(sorted(hand)) for hand in hands) for hands in deal)
     n = players
     state = State(
         ruleset=ruleset,
@@ -63,7 +63,7 @@ def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = No
         scores=None,
         ranks=None,
     )
-    return _start_round(state, 0)
+    return _settle(_start_round(state, 0))
 
 
 # --------------------------------------------------------------------------------------------- legal moves
@@ -154,6 +154,8 @@ def apply(state: State, action: Action) -> State:
 def _play(state: State, action: Play) -> State:
     seat = state.to_move
     value, count, bonus = action
+    if type(value) is not int or type(count) is not int or type(bonus) is not int:
+        raise IllegalMove(f"value, count and bonus of a play are integers, got {value!r}, {count!r}, {bonus!r}")
     hand = state.hands[seat]
     last = state.last
     if last is None:
@@ -207,6 +209,8 @@ def _play(state: State, action: Play) -> State:
 
 def _pass(state: State, force: bool) -> State:
     seat = state.to_move
+    if type(force) is not bool:
+        raise IllegalMove(f"force of a pass is true or false, got {force!r}")
     if state.last is None:
         raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
     if state.forced:
@@ -276,10 +280,12 @@ def _discard(state: State, action: Discard) -> State:
     if state.phase is not Phase.DISCARD:
         raise IllegalMove(f"discards are made at the start of a round, not in the {state.phase.value} phase")
     seat, cards = action
-    if not isinstance(seat, int) or not 0 <= seat < state.players:
-        raise IllegalMove(f"there is no seat {seat!r}")
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalMove(f"there is no seat {seat!r} in a game of {state.players}")
     if state.discards[seat] is not None:
         raise IllegalMove(f"seat {seat} has already discarded this round")
+    if not isinstance(cards, tuple | list) or any(type(c) is not int for c in cards):
+        raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
     hand = state.hands[seat]
     new_hand = _remove_discard(hand, tuple(cards), state.ruleset.discard)
     return _set_discard(state, seat, tuple(sorted(cards)), new_hand)
@@ -303,7 +309,7 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
 def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
     state = state._replace(hands=_put(state.hands, seat, new_hand), discards=_put(state.discards, seat, cards))
     if all(d is not None for d in state.discards):
-        return _begin_play(state)
+        return _settle(_begin_play(state))
     return state
 
 
@@ -411,19 +417,29 @@ def _begin_play(state: State) -> State:
         to_move = next(s for s in range(state.players) if state.hands[s][:1] == (1,))
         if state.status[to_move] is not PLAYING:  # pragma: no cover - the holder is a forfeiter above
             to_move = -1
-    if to_move < 0:
-        return _end_round(state._replace(to_move=-1))
     return state._replace(to_move=to_move)
 
 
+def _settle(state: State) -> State:
+    """End the round when play began with nobody left to move (every player forfeited)."""
+    if state.phase is Phase.PLAY and state.to_move < 0:
+        return _end_round(state)
+    return state
+
+
 def _end_round(state: State) -> State:
-    discards = tuple(d if d is not None else () for d in state.discards)
-    record = RoundRecord(state.round + 1, state.deal[state.round], discards, state.history, state.table())
-    state = state._replace(rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
-    if state.round + 1 < state.ruleset.rounds:
-        return _start_round(state, state.round + 1)
-    scores = final_scores(state.penalty, state.bonus, state.ruleset)
-    return state._replace(phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
+    """Record the round and start the next one (or score the game). A loop, not recursion: with every
+    player forfeited, rounds end as soon as they begin."""
+    while True:
+        discards = tuple(d if d is not None else () for d in state.discards)
+        record = RoundRecord(state.round + 1, state.deal[state.round], discards, state.history, state.table())
+        state = state._replace(rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
+        if state.round + 1 >= state.ruleset.rounds:
+            scores = final_scores(state.penalty, state.bonus, state.ruleset)
+            return state._replace(phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
+        state = _start_round(state, state.round + 1)
+        if state.phase is not Phase.PLAY or state.to_move >= 0:
+            return state
 
 
 def final_scores(penalty: tuple[int, ...], bonus: tuple[int, ...], ruleset: Ruleset) -> tuple[int, ...]:
