@@ -1,0 +1,199 @@
+"""``referee run`` (a round-robin tournament) and ``referee standings`` (its standings, again)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+
+from referee.cli.app import main
+from referee.engine import STANDARD
+from referee.runner import BotSpecError, ConfigError, parse_bot_spec
+from referee.tournament import (
+    EntrantInfo,
+    LiveProgress,
+    ManifestError,
+    ParamsError,
+    Requested,
+    ResultsStore,
+    ScheduleError,
+    Standings,
+    StoreError,
+    head_to_head_table,
+    load_manifest,
+    make_schedule,
+    resolve_params,
+    run_tournament,
+    runner_config,
+    standings_from_store,
+    standings_table,
+    with_unique_names,
+)
+
+#: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
+H2H_PRINT_MAX = 10
+
+
+def _fail(command: str, message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and exit: 2 for usage errors (bad options, entrants, manifest), 1 otherwise."""
+    click.echo(f"referee {command}: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _write_standings(directory: Path, standings: Standings) -> tuple[Path, Path]:
+    csv_path, json_path = directory / "standings.csv", directory / "standings.json"
+    csv_path.write_text(standings.to_csv(), encoding="utf-8")
+    json_path.write_text(json.dumps(standings.to_dict(), indent=2) + "\n", encoding="utf-8")
+    return csv_path, json_path
+
+
+def _console() -> Console:
+    """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for the tables anyway."""
+    console = Console()
+    return console if console.is_terminal else Console(width=max(console.width, 140))
+
+
+def _print_standings(console: Console, standings: Standings) -> None:
+    console.print(standings_table(standings))
+    if 2 < len(standings.entrants) <= H2H_PRINT_MAX:
+        console.print(head_to_head_table(standings))
+
+
+def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo, ...] | None:
+    specs = []
+    for bot in bots:
+        try:
+            specs.append(parse_bot_spec(bot))
+        except BotSpecError as e:
+            _fail("run", str(e))
+    if manifest is not None:
+        try:
+            specs.extend(load_manifest(manifest))
+        except ManifestError as e:
+            _fail("run", str(e))
+    if not specs:
+        return None
+    return tuple(EntrantInfo.from_spec(s) for s in with_unique_names(specs))
+
+
+@main.command("run")
+@click.argument("bots", nargs=-1, metavar="BOT...")
+@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False), help="Entrants from a bots.toml file.")
+@click.option("--table-size", "-k", type=int, help="Players per game, 2 to 4.  [default: min(4, entrants)]")
+@click.option(
+    "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
+)
+@click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: number of cores]")
+@click.option("--seed", type=int, help="Tournament seed: fixes every deal.  [default: random, printed]")
+@click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
+@click.option("--startup-time", type=float, help="Seconds a bot has to answer hello.  [default: 10]")
+@click.option("--time-bank", type=float, help="Extra seconds per game a bot may spend beyond --move-time.")
+@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), help="Bot sandbox.  [default: auto]")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Results folder; an existing one is continued.  [default: tournament/<time>]",
+)
+@click.option(
+    "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the tournament in this folder."
+)
+@click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
+def run_cmd(
+    bots: tuple[str, ...],
+    manifest: Path | None,
+    table_size: int | None,
+    repeats: int | None,
+    jobs: int | None,
+    seed: int | None,
+    move_time: float | None,
+    startup_time: float | None,
+    time_bank: float | None,
+    sandbox: str | None,
+    out: Path | None,
+    resume: Path | None,
+    fresh_bots: bool,
+) -> None:
+    """Run a round-robin tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
+
+    Every combination of --table-size entrants plays every seat rotation on the same deals (duplicate format),
+    --games times with fresh deals. Results go to an SQLite database in the results folder, with game logs in
+    games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
+    (or the same --out) to continue: finished games are kept and not replayed.
+    """
+    if resume is not None and out is not None and resume != out:
+        _fail("run", "give either --out or --resume (both name the results folder)")
+    if jobs is not None and jobs < 1:
+        _fail("run", f"--jobs must be at least 1, got {jobs}")
+    directory = resume or out
+    if resume is not None and not (resume / "results.sqlite").exists():
+        _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
+    if directory is None:
+        directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    entrants = _entrants(bots, manifest)
+    requested = Requested(entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox)
+    console = _console()
+    try:
+        store = ResultsStore(directory)
+    except StoreError as e:
+        _fail("run", str(e), 1)
+    with store:
+        try:
+            stored = store.params()
+            params = resolve_params(stored, requested, STANDARD.to_dict())
+            make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+            runner_config(params)
+        except (ParamsError, ScheduleError, ConfigError) as e:
+            where = f"results folder {directory}: " if stored is not None else ""
+            hint = "; use the same options, or another --out" if stored is not None else ""
+            _fail("run", f"{where}{e}{hint}")
+        except StoreError as e:
+            _fail("run", str(e), 1)
+        if stored is None:
+            store.initialise(params)
+        verb = "Continuing" if stored is not None else "Starting"
+        console.print(
+            f"{verb} tournament in {directory}: {len(params.entrants)} entrants "
+            f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
+            f"seed {params.seed}"
+        )
+        outcome = run_tournament(
+            store, params, jobs=jobs or os.cpu_count() or 1, progress=LiveProgress(console), fresh=fresh_bots
+        )
+        standings = standings_from_store(store)
+    _print_standings(console, standings)
+    csv_path, json_path = _write_standings(directory, standings)
+    console.print(f"Standings written to {csv_path} and {json_path}")
+    if outcome.interrupted:
+        done = outcome.done_before + outcome.played
+        click.echo(
+            f"Interrupted after {done} of {outcome.total} games (finished games are saved); "
+            f"continue with: referee run --resume {directory}",
+            err=True,
+        )
+        sys.exit(130)
+
+
+@main.command("standings")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (as in standings.json).")
+def standings_cmd(directory: Path, as_json: bool) -> None:
+    """Print the standings of the tournament in DIRECTORY again, from its results database."""
+    try:
+        with ResultsStore(directory, create=False) as store:
+            if store.params() is None:
+                _fail("standings", f"{directory} holds no tournament (its database is empty)")
+            standings = standings_from_store(store)
+    except StoreError as e:
+        _fail("standings", str(e))
+    data: dict[str, Any] = standings.to_dict()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    else:
+        _print_standings(_console(), standings)

@@ -1,0 +1,70 @@
+"""Round-robin tournaments: the schedule, local execution, the SQLite results store, standings and ratings.
+
+``make_schedule`` fixes every game from the entrants and the seed; ``run_tournament`` plays what a
+``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings of what it holds.
+"""
+
+from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
+from referee.tournament.entrants import ManifestError, load_manifest, unique_names, with_unique_names
+from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
+from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
+from referee.tournament.run import Progress, RunOutcome, run_tournament, runner_config
+from referee.tournament.schedule import (
+    ScheduledGame,
+    ScheduleError,
+    TableBatch,
+    default_table_size,
+    game_seed,
+    make_schedule,
+)
+from referee.tournament.standings import (
+    EntrantStanding,
+    Standings,
+    Tally,
+    standings_from_store,
+    t_quantile_975,
+    tally_from_store,
+)
+from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, StoreError, seat_rows
+
+__all__ = [
+    "DB_NAME",
+    "EntrantInfo",
+    "EntrantStanding",
+    "LiveProgress",
+    "ManifestError",
+    "ParamsError",
+    "PlayedGame",
+    "PlayerPool",
+    "Progress",
+    "Requested",
+    "ResultsStore",
+    "RunOutcome",
+    "ScheduleError",
+    "ScheduledGame",
+    "SeatRow",
+    "Standings",
+    "StoreError",
+    "StoredGame",
+    "TableBatch",
+    "Tally",
+    "TournamentParams",
+    "default_table_size",
+    "game_seed",
+    "head_to_head_table",
+    "load_manifest",
+    "make_schedule",
+    "play_batch",
+    "play_table",
+    "resolve_params",
+    "run_local",
+    "run_tournament",
+    "runner_config",
+    "seat_rows",
+    "standings_from_store",
+    "standings_table",
+    "t_quantile_975",
+    "tally_from_store",
+    "unique_names",
+    "with_unique_names",
+]

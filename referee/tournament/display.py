@@ -1,0 +1,123 @@
+"""Standings as rich renderables: the standings table and the head-to-head matrix."""
+
+from __future__ import annotations
+
+import time
+
+import rich.progress
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from referee.tournament.execute import PlayedGame
+from referee.tournament.run import Progress
+from referee.tournament.standings import Standings, Tally
+
+__all__ = ["LiveProgress", "head_to_head_table", "standings_table"]
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def standings_table(standings: Standings, *, top: int | None = None, title: str | None = None) -> Table:
+    """Entrants best first (``top`` rows at most): games, wins, mean score ± 95% CI, mean rank, forfeits, rating.
+
+    The column "declared" (the name each bot gave in its hello) appears when some bot declared another name.
+    """
+    rows = standings.entrants if top is None else standings.entrants[:top]
+    declared = any(e.declared_name and e.declared_name != e.name for e in rows)
+    table = Table(title=title or f"Standings after {standings.games} games", title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("entrant", no_wrap=True)
+    if declared:
+        table.add_column("declared", no_wrap=True)
+    for name in ("games", "wins", "mean score", "mean rank"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("forfeits")
+    table.add_column("rating", justify="right", no_wrap=True)
+    for place, e in enumerate(rows, start=1):
+        score = _f(e.mean_score)
+        if e.mean_score is not None and e.mean_score_ci95 is not None:
+            score += f" ± {(e.mean_score_ci95[1] - e.mean_score_ci95[0]) / 2:.2f}"
+        forfeits = ", ".join(f"{k} {v}" for k, v in sorted(e.forfeits.items())) or "-"
+        cells = [str(place), e.name, *([e.declared_name or "-"] if declared else [])]
+        cells += [str(e.games), _f(e.wins, 1), score, _f(e.mean_rank), forfeits, _f(e.rating)]
+        table.add_row(*cells)
+    return table
+
+
+def head_to_head_table(standings: Standings) -> Table:
+    """Row entrant's share of shared games in which it placed ahead of the column entrant."""
+    names = [e.name for e in standings.entrants]
+    table = Table(title="Head to head: share of shared games the row entrant placed ahead", title_justify="left")
+    table.add_column("")
+    for n in names:
+        table.add_column(n, justify="right")
+    for a in names:
+        cells = []
+        for b in names:
+            share = standings.head_to_head[a].get(b) if a != b else None
+            cells.append("" if a == b else "-" if share is None else f"{100 * share:.0f}%")
+        table.add_row(a, *cells)
+    return table
+
+
+class LiveProgress(Progress):
+    """A progress bar with ETA and the top of the standings, redrawn in place on a terminal.
+
+    Elsewhere (a pipe, a CI log) it prints one plain line per tenth of the games instead.
+    """
+
+    def __init__(self, console: Console, *, top: int = 8, refresh: float = 0.5) -> None:
+        self.console = console
+        self.top = top
+        self.refresh = refresh
+        self._live: Live | None = None
+        self._bar: rich.progress.Progress | None = None
+        self._task: rich.progress.TaskID | None = None
+        self._shown = 0.0
+        self._total = 0
+        self._done = 0
+        self._step = 1
+
+    def start(self, total: int, done: int, tally: Tally) -> None:
+        self._total, self._done = total, done
+        self._step = max(1, total // 10)
+        if not self.console.is_terminal:
+            self.console.print(f"{done}/{total} games already played" if done else f"{total} games to play")
+            return
+        self._bar = rich.progress.Progress(
+            rich.progress.TextColumn("games"),
+            rich.progress.BarColumn(),
+            rich.progress.MofNCompleteColumn(),
+            rich.progress.TaskProgressColumn(),
+            rich.progress.TimeElapsedColumn(),
+            rich.progress.TextColumn("ETA"),
+            rich.progress.TimeRemainingColumn(),
+            console=self.console,
+        )
+        self._task = self._bar.add_task("games", total=total, completed=done)
+        self._live = Live(self._view(tally), console=self.console, refresh_per_second=4)
+        self._live.start()
+
+    def _view(self, tally: Tally) -> Group:
+        assert self._bar is not None
+        self._shown = time.monotonic()
+        return Group(self._bar, standings_table(tally.standings(), top=self.top, title="Live standings"))
+
+    def game_done(self, played: PlayedGame, tally: Tally) -> None:
+        self._done += 1
+        if self._live is None:
+            if self._done % self._step == 0 or self._done == self._total:
+                self.console.print(f"{self._done}/{self._total} games played")
+            return
+        assert self._bar is not None and self._task is not None
+        self._bar.advance(self._task)
+        if time.monotonic() - self._shown >= self.refresh:
+            self._live.update(self._view(tally))
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None

@@ -1,0 +1,132 @@
+"""Entrants: BOT arguments and ``bots.toml`` manifests become uniquely named bot specs.
+
+A manifest lists one ``[[bot]]`` table per entrant::
+
+    [[bot]]
+    name = "greedy"                   # optional: defaults to the program's (or script's) file stem
+    command = "python3 greedy.py"     # a command line (split like a shell) or a list of words;
+                                      # a lone bot file (greedy.py, bot.js, an executable) also works
+    cwd = "greedy"                    # optional: the folder the bot runs in, relative to the manifest's folder
+    env = { GREEDY_DEPTH = "2" }      # optional: extra environment variables (strings)
+
+Relative paths in ``command`` and ``cwd`` are taken from the bot's folder (``cwd``, else the manifest's folder).
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import tomllib
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+
+from referee.runner import BotSpec, BotSpecError, parse_bot_spec
+
+__all__ = ["ManifestError", "load_manifest", "unique_names", "with_unique_names"]
+
+_KEYS = ("name", "command", "cwd", "env")
+
+
+class ManifestError(ValueError):
+    """A bots.toml manifest cannot be used; the message names the file, the entrant and the field."""
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """Deduplicate names in order: the first ``greedy`` stays, later ones become ``greedy-2``, ``greedy-3``…"""
+    taken = set(names)
+    seen: set[str] = set()
+    out = []
+    for name in names:
+        if name in seen:
+            k = 2
+            while f"{name}-{k}" in taken:
+                k += 1
+            name = f"{name}-{k}"
+            taken.add(name)
+        seen.add(name)
+        out.append(name)
+    return out
+
+
+def with_unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:
+    """The specs, renamed where needed so that every name is unique (see ``unique_names``)."""
+    return [replace(s, name=n) for s, n in zip(specs, unique_names([s.name for s in specs]), strict=True)]
+
+
+def load_manifest(path: Path | str) -> list[BotSpec]:
+    """Read a bots.toml manifest. Raises ``ManifestError`` with one line naming the entrant and field at fault."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ManifestError(f"manifest {path} not found") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ManifestError(f"manifest {path} cannot be read: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ManifestError(f"manifest {path} is not valid TOML: {e}") from None
+    extra = sorted(set(data) - {"bot"})
+    if extra:
+        raise ManifestError(f"manifest {path}: unknown top-level key {extra[0]!r}; list entrants as [[bot]] tables")
+    bots = data.get("bot")
+    if not isinstance(bots, list) or not bots or not all(isinstance(b, dict) for b in bots):
+        raise ManifestError(f"manifest {path}: no entrants; add [[bot]] tables with a command each")
+    base = path.resolve().parent
+    return [_entry(path, base, i, bot) for i, bot in enumerate(bots, start=1)]
+
+
+def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpec:
+    name = bot.get("name")
+    where = f"manifest {path}: bot {index}" + (f" ({name})" if isinstance(name, str) else "")
+
+    def fail(message: str) -> ManifestError:
+        return ManifestError(f"{where}: {message}")
+
+    for key in bot:
+        if key not in _KEYS:
+            raise fail(f"unknown field {key!r} (fields: {', '.join(_KEYS)})")
+    if name is not None and (not isinstance(name, str) or not name.strip() or "/" in name):
+        raise fail("name must be a non-empty string without '/'")
+    cwd = bot.get("cwd")
+    if cwd is not None and (not isinstance(cwd, str) or not cwd):
+        raise fail("cwd must be a folder path (a string)")
+    folder = (base / cwd).resolve() if isinstance(cwd, str) else base
+    if not folder.is_dir():
+        raise fail(f"cwd {folder} is not a folder")
+    env = bot.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise fail('env must be a table of strings, e.g. env = { KEY = "value" }')
+    command = bot.get("command")
+    if command is None:
+        raise fail('command is missing, e.g. command = "python3 bot.py"')
+    if isinstance(command, str):
+        try:
+            words = shlex.split(command)
+        except ValueError as e:
+            raise fail(f"command cannot be split: {e}") from None
+    elif isinstance(command, list) and all(isinstance(w, str) for w in command):
+        words = list(command)
+    else:
+        raise fail("command must be a string or a list of strings")
+    if not words:
+        raise fail("command is empty")
+    try:
+        spec = _spec(words, folder, name if isinstance(name, str) else None)
+    except BotSpecError as e:
+        raise fail(str(e)) from None
+    return replace(spec, cwd=folder if cwd is not None else spec.cwd, env=MappingProxyType(dict(env)))
+
+
+def _spec(words: list[str], folder: Path, name: str | None) -> BotSpec:
+    program = words[0]
+    if len(words) == 1 and (folder / program).is_file():
+        return parse_bot_spec(str(folder / program), name=name)
+    resolved = shutil.which(program) if "/" not in program else None
+    if resolved is None:
+        candidate = folder / program
+        if not candidate.is_file():
+            raise BotSpecError(f"program {program!r} not found on PATH or in {folder}")
+        resolved = str(candidate.resolve())
+    stem = next((Path(w).stem for w in words[1:] if not w.startswith("-") and (folder / w).is_file()), None)
+    return BotSpec(name or stem or Path(program).stem, (resolved, *words[1:]), folder)

@@ -1,0 +1,203 @@
+"""Playing scheduled games: a pool of live bot processes per table lane, table batches, the local executor.
+
+``play_batch`` plays the games of one table batch with a ``PlayerPool`` (one persistent ``Player`` per entrant,
+which restarts its bot after a fault) and reports each finished game at once. ``run_local`` runs ``jobs`` lanes
+at the same time with trio, each with its own pool, and hands every finished game to a callback (the caller
+commits it). ``play_table`` is the same work as a plain synchronous function of picklable values, for executors
+that ship table batches to other processes or machines.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from referee.engine import Ruleset
+from referee.runner import BotSpec, Player, RunnerConfig, play_game
+from referee.tournament.schedule import ScheduledGame, TableBatch
+
+__all__ = ["PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
+
+#: How long closing a pool's bots may take before the rest of shutdown goes on (the runner kills what is left).
+CLOSE_TIMEOUT = 15.0
+
+
+class PlayerLike(Protocol):
+    @property
+    def hello(self) -> Any: ...
+    async def aclose(self) -> None: ...
+
+
+PlayerFactory = Callable[[BotSpec, RunnerConfig, Path], PlayerLike]
+GameFn = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """A finished scheduled game: the runner's result, the wall time it took, and the bots' declared names."""
+
+    game: ScheduledGame
+    result: Any
+    duration: float
+    declared: dict[str, tuple[str | None, str | None]]
+
+
+class PlayerPool:
+    """One live ``Player`` per entrant for one lane; bots start on first use and stay up across games.
+
+    ``fresh=True`` closes every bot after each game (one process per game: slower, for comparison or for bots
+    that leak state between games). Bot stderr goes to ``bots_dir/<entrant>.<lane>.log``.
+    """
+
+    def __init__(
+        self,
+        specs: Mapping[str, BotSpec],
+        config: RunnerConfig,
+        bots_dir: Path,
+        lane: int,
+        *,
+        fresh: bool = False,
+        factory: PlayerFactory | None = None,
+    ) -> None:
+        self.specs = specs
+        self.config = config
+        self.bots_dir = bots_dir
+        self.lane = lane
+        self.fresh = fresh
+        self._factory: PlayerFactory = factory or Player
+        self._players: dict[str, PlayerLike] = {}
+
+    def get(self, name: str) -> PlayerLike:
+        player = self._players.get(name)
+        if player is None:
+            path = self.bots_dir / f"{name}.{self.lane}.log"
+            player = self._players[name] = self._factory(self.specs[name], self.config, path)
+        return player
+
+    def declared(self, names: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """Entrant → (name, version) its bot declared in hello, for the bots of ``names`` that said hello."""
+        out = {}
+        for n in names:
+            hello = getattr(self._players.get(n), "hello", None)
+            if hello is not None:
+                out[n] = (getattr(hello, "name", None), getattr(hello, "version", None))
+        return out
+
+    async def after_game(self) -> None:
+        if self.fresh:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every bot (bye, then kill what does not exit); safe to call while being cancelled."""
+        players, self._players = list(self._players.values()), {}
+        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                for p in players:
+                    nursery.start_soon(p.aclose)
+
+
+async def play_batch(
+    batch: TableBatch,
+    pool: PlayerPool,
+    *,
+    ruleset: Ruleset,
+    games_dir: Path,
+    skip: frozenset[str] | set[str] = frozenset(),
+    on_game: Callable[[PlayedGame], None] | None = None,
+    play: GameFn | None = None,
+) -> list[PlayedGame]:
+    """Play the batch's games not in ``skip``, in rotation order; ``on_game`` sees each as soon as it ends.
+
+    Bot faults are recorded forfeits in the results; only referee bugs raise.
+    """
+    game_fn: GameFn = play or play_game
+    done = []
+    for game in batch.games:
+        if game.game_id in skip:
+            continue
+        players = [pool.get(n) for n in game.seats]
+        start = time.perf_counter()
+        result = await game_fn(
+            players,
+            game_id=game.game_id,
+            ruleset=ruleset,
+            seed=game.seed,
+            log_path=games_dir / f"{game.game_id}.jsonl",
+        )
+        played = PlayedGame(game, result, time.perf_counter() - start, pool.declared(game.seats))
+        await pool.after_game()
+        done.append(played)
+        if on_game is not None:
+            on_game(played)
+    return done
+
+
+def play_table(
+    batch: TableBatch,
+    specs: Mapping[str, BotSpec],
+    config: RunnerConfig,
+    ruleset: Ruleset,
+    out_dir: str,
+    skip: frozenset[str] = frozenset(),
+) -> list[PlayedGame]:
+    """Play one table batch from scratch in this process (own bots, closed at the end): picklable in and out."""
+
+    async def main() -> list[PlayedGame]:
+        out = Path(out_dir)
+        pool = PlayerPool(specs, config, out / "bots", batch.batch)
+        try:
+            return await play_batch(batch, pool, ruleset=ruleset, games_dir=out / "games", skip=skip)
+        finally:
+            await pool.aclose()
+
+    return trio.run(main)
+
+
+async def run_local(
+    batches: Sequence[TableBatch],
+    specs: Mapping[str, BotSpec],
+    config: RunnerConfig,
+    ruleset: Ruleset,
+    out_dir: Path,
+    *,
+    jobs: int,
+    on_game: Callable[[PlayedGame], None],
+    skip: frozenset[str] | set[str] = frozenset(),
+    fresh: bool = False,
+    play: GameFn | None = None,
+    factory: PlayerFactory | None = None,
+) -> None:
+    """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
+
+    Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
+    bot process is closed before this returns.
+    """
+    games_dir, bots_dir = out_dir / "games", out_dir / "bots"
+    games_dir.mkdir(parents=True, exist_ok=True)
+    bots_dir.mkdir(parents=True, exist_ok=True)
+    send, receive = trio.open_memory_channel[TableBatch](math.inf)
+    for b in batches:
+        send.send_nowait(b)
+    send.close()
+
+    async def lane(number: int, queue: trio.MemoryReceiveChannel[TableBatch]) -> None:
+        pool = PlayerPool(specs, config, bots_dir, number, fresh=fresh, factory=factory)
+        try:
+            async with queue:
+                async for batch in queue:
+                    await play_batch(
+                        batch, pool, ruleset=ruleset, games_dir=games_dir, skip=skip, on_game=on_game, play=play
+                    )
+        finally:
+            await pool.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for number in range(max(1, min(jobs, len(batches)))):
+            nursery.start_soon(lane, number, receive.clone())
+    receive.close()

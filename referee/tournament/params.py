@@ -1,0 +1,157 @@
+"""A tournament's parameters: what defines its schedule and its conditions, stored with its results.
+
+A resumed tournament must have the same parameters as the one it continues, or its games would not be
+comparable; ``TournamentParams.mismatch`` names the first difference.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from referee.runner import BotSpec
+from referee.tournament.schedule import default_table_size
+
+__all__ = ["EntrantInfo", "ParamsError", "Requested", "TournamentParams", "resolve_params"]
+
+
+class ParamsError(ValueError):
+    """The requested tournament cannot be run (no entrants, or it differs from the one it would continue)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntrantInfo:
+    """An entrant as stored: its unique tournament name and how to start it."""
+
+    name: str
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+    def command(self) -> str:
+        """The command line as one readable string."""
+        return " ".join(self.argv)
+
+    @classmethod
+    def from_spec(cls, spec: BotSpec) -> EntrantInfo:
+        return cls(spec.name, tuple(spec.argv), str(spec.cwd), dict(spec.env))
+
+    def to_spec(self) -> BotSpec:
+        return BotSpec(self.name, self.argv, Path(self.cwd or "."), MappingProxyType(dict(self.env)))
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentParams:
+    """Everything that defines a tournament's games. JSON round-trips through ``to_json``/``from_json``."""
+
+    entrants: tuple[EntrantInfo, ...]
+    table_size: int
+    repeats: int
+    seed: int
+    ruleset: dict[str, Any]
+    move_time: float
+    startup_time: float
+    time_bank: float | None
+    sandbox: str
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self.entrants)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TournamentParams:
+        """Raises ``ValueError`` (or ``KeyError``/``TypeError``) on text not written by ``to_json``."""
+        data = json.loads(text)
+        entrants = tuple(
+            EntrantInfo(e["name"], tuple(e["argv"]), e.get("cwd"), dict(e.get("env") or {})) for e in data["entrants"]
+        )
+        return cls(
+            entrants=entrants,
+            table_size=int(data["table_size"]),
+            repeats=int(data["repeats"]),
+            seed=int(data["seed"]),
+            ruleset=dict(data["ruleset"]),
+            move_time=float(data["move_time"]),
+            startup_time=float(data["startup_time"]),
+            time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
+            sandbox=str(data["sandbox"]),
+        )
+
+    def mismatch(self, other: TournamentParams) -> str | None:
+        """The first difference between the stored tournament (``self``) and ``other``, as a sentence; or None."""
+        if self.names != other.names:
+            return f"the entrants were {', '.join(self.names)}; now {', '.join(other.names)}"
+        for mine, theirs in zip(self.entrants, other.entrants, strict=True):
+            if (mine.argv, mine.cwd, mine.env) != (theirs.argv, theirs.cwd, theirs.env):
+                return f"entrant {mine.name} was started with `{mine.command()}`; now `{theirs.command()}`"
+        labels = {
+            "table_size": "--table-size",
+            "repeats": "--games",
+            "seed": "--seed",
+            "ruleset": "the ruleset",
+            "move_time": "--move-time",
+            "startup_time": "the startup time",
+            "time_bank": "the time bank",
+            "sandbox": "--sandbox",
+        }
+        for name, label in labels.items():
+            was, now = getattr(self, name), getattr(other, name)
+            if was != now:
+                return f"{label} was {was}; now {now}"
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Requested:
+    """What the organiser asked for; None means "not given" (a default, or the stored value on a resume)."""
+
+    entrants: tuple[EntrantInfo, ...] | None = None
+    table_size: int | None = None
+    repeats: int | None = None
+    seed: int | None = None
+    move_time: float | None = None
+    startup_time: float | None = None
+    time_bank: float | None = None
+    sandbox: str | None = None
+
+
+def resolve_params(stored: TournamentParams | None, requested: Requested, ruleset: dict[str, Any]) -> TournamentParams:
+    """The parameters to run with: the stored ones (a resume) or the requested ones with defaults filled in.
+
+    On a resume every requested value must equal the stored one. Raises ``ParamsError`` naming the difference,
+    or when a new tournament has no entrants. The default seed is random; the table size defaults to
+    ``min(4, entrants)`` and the number of games per table to 1.
+    """
+    given = {k: v for k, v in asdict(requested).items() if v is not None and k != "entrants"}
+    if stored is not None:
+        candidate = replace(stored, **given)
+        if requested.entrants is not None:
+            candidate = replace(candidate, entrants=requested.entrants)
+        if stored.ruleset != ruleset:
+            candidate = replace(candidate, ruleset=ruleset)
+        diff = stored.mismatch(candidate)
+        if diff is not None:
+            raise ParamsError(f"it holds a tournament where {diff}")
+        return stored
+    if not requested.entrants:
+        raise ParamsError("no entrants: give bot files (e.g. bots/*.py) or --manifest bots.toml")
+    return TournamentParams(
+        entrants=requested.entrants,
+        table_size=default_table_size(len(requested.entrants))
+        if requested.table_size is None
+        else requested.table_size,
+        repeats=1 if requested.repeats is None else requested.repeats,
+        seed=secrets.randbelow(2**31) if requested.seed is None else requested.seed,
+        ruleset=ruleset,
+        move_time=1.0 if requested.move_time is None else requested.move_time,
+        startup_time=10.0 if requested.startup_time is None else requested.startup_time,
+        time_bank=requested.time_bank,
+        sandbox=requested.sandbox or "auto",
+    )

@@ -1,0 +1,144 @@
+"""Running a tournament locally: schedule, skip what the store already holds, play the rest, commit each game.
+
+``run_tournament`` is what ``referee run`` calls once the parameters are settled. SIGINT and SIGTERM stop it
+cleanly: games in progress are abandoned (a resume plays them again), every finished game is already committed,
+and every bot process is closed before it returns.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import trio
+
+from referee.engine import Ruleset
+from referee.runner import RunnerConfig
+from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
+from referee.tournament.params import TournamentParams
+from referee.tournament.schedule import make_schedule
+from referee.tournament.standings import Tally, tally_from_store
+from referee.tournament.store import ResultsStore, seat_rows
+
+__all__ = ["Progress", "RunOutcome", "run_tournament", "runner_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    total: int
+    done_before: int
+    played: int
+    interrupted: bool
+
+
+class Progress:
+    """What a run reports as it goes; the default does nothing. ``tally`` holds the standings so far."""
+
+    def start(self, total: int, done: int, tally: Tally) -> None:
+        pass
+
+    def game_done(self, played: PlayedGame, tally: Tally) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+def runner_config(params: TournamentParams) -> RunnerConfig:
+    """The runner's settings of a tournament (raises the runner's ``ConfigError`` for impossible values)."""
+    return RunnerConfig(
+        move_time=params.move_time,
+        startup_time=params.startup_time,
+        time_bank=params.time_bank,
+        sandbox=params.sandbox,  # type: ignore[arg-type]
+    )
+
+
+def run_tournament(
+    store: ResultsStore,
+    params: TournamentParams,
+    *,
+    jobs: int,
+    progress: Progress | None = None,
+    fresh: bool = False,
+    play: GameFn | None = None,
+    factory: PlayerFactory | None = None,
+    on_committed: Callable[[PlayedGame], None] | None = None,
+) -> RunOutcome:
+    """Play every scheduled game of ``params`` that ``store`` does not hold yet, committing each as it ends.
+
+    ``store`` must already be initialised with ``params``. Raises ``ScheduleError`` for an impossible schedule and
+    the runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised.
+    """
+    progress = progress or Progress()
+    batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+    config = runner_config(params)
+    ruleset = Ruleset.from_dict(params.ruleset)
+    specs = {e.name: e.to_spec() for e in params.entrants}
+    finished = store.finished_game_ids()
+    pending = [b for b in batches if any(g.game_id not in finished for g in b.games)]
+    total = sum(len(b.games) for b in batches)
+    tally = tally_from_store(store)
+    declared = dict(tally.declared)
+    played = 0
+
+    def on_game(p: PlayedGame) -> None:
+        nonlocal played
+        store.record_game(p.game, p.result, duration=p.duration)
+        for name, (said, version) in p.declared.items():
+            if declared.get(name) != said:
+                declared[name] = tally.declared[name] = said
+                store.set_declared(name, said, version)
+        tally.add(seat_rows(p.game.seats, p.result))
+        played += 1
+        progress.game_done(p, tally)
+        if on_committed is not None:
+            on_committed(p)
+
+    async def main() -> bool:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+
+                async def watch() -> None:
+                    async for _ in signals:
+                        nursery.cancel_scope.cancel()
+                        return
+
+                nursery.start_soon(watch)
+                await run_local(
+                    pending,
+                    specs,
+                    config,
+                    ruleset,
+                    store.directory,
+                    jobs=jobs,
+                    on_game=on_game,
+                    skip=finished,
+                    fresh=fresh,
+                    play=play,
+                    factory=factory,
+                )
+                nursery.cancel_scope.cancel()
+                return False
+        return True
+
+    progress.start(total, len(finished), tally)
+    try:
+        interrupted = trio.run(main)
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        if len(leaves) == 1:
+            raise leaves[0] from group
+        raise
+    finally:
+        progress.stop()
+    return RunOutcome(total, len(finished), played, interrupted)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    """The exceptions inside a (nested) exception group."""
+    out: list[BaseException] = []
+    for e in group.exceptions:
+        out.extend(_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])
+    return out

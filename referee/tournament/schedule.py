@@ -1,0 +1,96 @@
+"""The round-robin schedule: who plays whom, in which seats, on which deal.
+
+Every combination of ``table_size`` entrants forms a *table*. A table plays one game per seat rotation, all on the
+same deal (the duplicate format: every entrant of the table plays every seat's cards once), so no entrant is
+favoured by the cards. The whole round robin is repeated ``repeats`` times with fresh deals.
+
+The schedule is a pure function of (entrant names in order, table size, repeats, seed): a resumed run and a run
+on another machine produce exactly the same games with the same ids. Game ids are ``g`` + a 6-digit ordinal in
+schedule order (repeat, then table, then rotation), so sorting by id is sorting by schedule order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+
+__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "game_seed", "make_schedule"]
+
+
+class ScheduleError(ValueError):
+    """The entrants and options cannot make a schedule (too few entrants, bad table size or repeats)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    """One game of the schedule. ``seats[i]`` is the entrant name in seat i; ``seed`` deals the cards."""
+
+    game_id: str
+    ordinal: int
+    batch: int
+    repeat: int
+    rotation: int
+    seats: tuple[str, ...]
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableBatch:
+    """Every rotation of one table in one repeat: the unit of work an executor plays (all on one deal)."""
+
+    batch: int
+    games: tuple[ScheduledGame, ...]
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        """The table's entrants, in the seat order of its first rotation."""
+        return self.games[0].seats
+
+
+def default_table_size(entrants: int) -> int:
+    """``min(4, entrants)``: the largest table the game allows."""
+    return min(MAX_PLAYERS, entrants)
+
+
+def game_seed(seed: int, repeat: int, table: int) -> int:
+    """The deal seed of a table in a repeat: a 63-bit hash of the tournament seed, stable across Python versions."""
+    digest = hashlib.sha256(f"referee-tournament/{seed}/{repeat}/{table}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def make_schedule(entrants: Sequence[str], *, table_size: int, repeats: int, seed: int) -> list[TableBatch]:
+    """The full schedule as table batches in game-id order.
+
+    ``len(result)`` is ``C(len(entrants), table_size) * repeats`` and every batch holds ``table_size`` games.
+    Raises ``ScheduleError`` for fewer than 2 entrants, duplicate names, a table size outside 2..4 or larger
+    than the number of entrants, or fewer than 1 repeat.
+    """
+    names = tuple(entrants)
+    if len(names) < MIN_PLAYERS:
+        raise ScheduleError(f"a tournament needs at least {MIN_PLAYERS} entrants, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise ScheduleError(f"entrant names must be unique, got {', '.join(names)}")
+    if not MIN_PLAYERS <= table_size <= MAX_PLAYERS:
+        raise ScheduleError(f"table size must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {table_size}")
+    if table_size > len(names):
+        raise ScheduleError(f"table size {table_size} is larger than the number of entrants ({len(names)})")
+    if repeats < 1:
+        raise ScheduleError(f"the number of games per table must be at least 1, got {repeats}")
+    tables = list(itertools.combinations(names, table_size))
+    batches: list[TableBatch] = []
+    ordinal = 0
+    for repeat in range(repeats):
+        for t, table in enumerate(tables):
+            batch_no = len(batches)
+            deal_seed = game_seed(seed, repeat, t)
+            games = []
+            for rotation in range(table_size):
+                ordinal += 1
+                seats = table[rotation:] + table[:rotation]
+                games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, batch_no, repeat, rotation, seats, deal_seed))
+            batches.append(TableBatch(batch_no, tuple(games)))
+    return batches

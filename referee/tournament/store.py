@@ -1,0 +1,320 @@
+"""The results store: one SQLite database per tournament, ``DIR/results.sqlite``.
+
+Written by the local executor (and by any other executor, e.g. a Dask one, through ``ResultsStore``); read by
+``referee standings`` and the report generator. Each finished game is committed in one transaction with its
+seats and faults, so the database only ever holds whole games; journal mode WAL, so a crashed or killed
+referee leaves it intact, and a resume skips exactly the games present in ``games``.
+
+Schema (version 1)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
+        schema_version  "1"
+        params          JSON of TournamentParams: {"entrants": [{"name", "argv", "cwd", "env"}...],
+                        "table_size", "repeats", "seed", "ruleset": {...}, "move_time", "startup_time",
+                        "time_bank", "sandbox"}
+        created_at      ISO 8601 UTC time the tournament was created
+    entrants(name TEXT PRIMARY KEY,          -- unique tournament name (file stem or manifest name, deduplicated)
+             position INTEGER UNIQUE,        -- 0-based order given on the command line / in the manifest
+             argv TEXT,                      -- JSON list: the command
+             cwd TEXT, env TEXT,             -- working directory (or NULL); JSON object of extra environment
+             declared_name TEXT,             -- the name the bot gave in its hello (NULL until it said hello)
+             declared_version TEXT)
+    games(game_id TEXT PRIMARY KEY,          -- "g000001"...: stable ids from the schedule
+          ordinal INTEGER UNIQUE NOT NULL,   -- schedule order; ORDER BY ordinal replays games in schedule order
+          batch INTEGER NOT NULL,            -- table batch (all rotations of one table on one deal)
+          repeat INTEGER NOT NULL, rotation INTEGER NOT NULL,
+          players INTEGER NOT NULL, seed INTEGER NOT NULL,   -- the deal seed (same for a batch's rotations)
+          log_path TEXT,                     -- relative to DIR (games/<game_id>.jsonl) or NULL
+          duration REAL NOT NULL,            -- seconds of wall time
+          finished_at TEXT NOT NULL)         -- ISO 8601 UTC
+    seats(game_id TEXT REFERENCES games, seat INTEGER,   -- PRIMARY KEY (game_id, seat)
+          entrant TEXT REFERENCES entrants,
+          score INTEGER NOT NULL, rank INTEGER NOT NULL, -- final score (lower is better); shared rank, 1 = winner
+          forfeit INTEGER NOT NULL)                      -- 1 when the seat forfeited the game
+    faults(game_id TEXT REFERENCES games, seat INTEGER, entrant TEXT REFERENCES entrants,
+           kind TEXT NOT NULL,               -- the runner's fault kind (e.g. "timeout", "crash", "illegal")
+           round INTEGER, turn INTEGER,      -- where it happened, when known
+           detail TEXT NOT NULL, line TEXT)  -- the explanation, and the offending line when there was one
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from referee.tournament.params import EntrantInfo, TournamentParams
+from referee.tournament.schedule import ScheduledGame
+
+__all__ = [
+    "DB_NAME",
+    "SCHEMA_VERSION",
+    "FaultLike",
+    "GameResultLike",
+    "ResultsStore",
+    "SeatRow",
+    "StoreError",
+    "StoredGame",
+    "seat_rows",
+]
+
+DB_NAME = "results.sqlite"
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants(
+    name TEXT PRIMARY KEY, position INTEGER UNIQUE NOT NULL, argv TEXT NOT NULL, cwd TEXT, env TEXT NOT NULL,
+    declared_name TEXT, declared_version TEXT);
+CREATE TABLE IF NOT EXISTS games(
+    game_id TEXT PRIMARY KEY, ordinal INTEGER UNIQUE NOT NULL, batch INTEGER NOT NULL, repeat INTEGER NOT NULL,
+    rotation INTEGER NOT NULL, players INTEGER NOT NULL, seed INTEGER NOT NULL, log_path TEXT,
+    duration REAL NOT NULL, finished_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS seats(
+    game_id TEXT NOT NULL REFERENCES games(game_id), seat INTEGER NOT NULL,
+    entrant TEXT NOT NULL REFERENCES entrants(name), score INTEGER NOT NULL, rank INTEGER NOT NULL,
+    forfeit INTEGER NOT NULL, PRIMARY KEY (game_id, seat));
+CREATE TABLE IF NOT EXISTS faults(
+    game_id TEXT NOT NULL REFERENCES games(game_id), seat INTEGER NOT NULL,
+    entrant TEXT NOT NULL REFERENCES entrants(name), kind TEXT NOT NULL, round INTEGER, turn INTEGER,
+    detail TEXT NOT NULL, line TEXT);
+CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
+"""
+
+
+class StoreError(Exception):
+    """The results directory or database cannot be used (not a tournament, newer schema, unreadable)."""
+
+
+class FaultLike(Protocol):
+    seat: int
+    kind: str
+    round: int | None
+    turn: int | None
+    detail: str
+    line: str | None
+
+
+class GameResultLike(Protocol):
+    """What the store needs of a finished game (the runner's ``GameResult`` has these fields)."""
+
+    @property
+    def scores(self) -> Sequence[int]: ...
+    @property
+    def ranks(self) -> Sequence[int]: ...
+    @property
+    def forfeits(self) -> Sequence[int]: ...
+    @property
+    def faults(self) -> Sequence[FaultLike]: ...
+    @property
+    def log_path(self) -> Any: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """One seat of a stored game; ``forfeit_kind`` is the kind of the fault that forfeited it, or None."""
+
+    entrant: str
+    score: int
+    rank: int
+    forfeit_kind: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    game_id: str
+    ordinal: int
+    seats: tuple[SeatRow, ...]
+
+
+def seat_rows(seats: Sequence[str], result: GameResultLike) -> tuple[SeatRow, ...]:
+    """A finished game's seats as stored: ``seats[i]`` is the entrant in seat i; a forfeit's kind is the kind of
+    the seat's first fault (``"unknown"`` if the runner recorded none)."""
+    kinds: dict[int, str] = {}
+    for f in result.faults:
+        kinds.setdefault(f.seat, f.kind)
+    forfeited = set(result.forfeits)
+    return tuple(
+        SeatRow(name, int(result.scores[i]), int(result.ranks[i]), kinds.get(i, "unknown") if i in forfeited else None)
+        for i, name in enumerate(seats)
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class ResultsStore:
+    """A tournament's SQLite database. Use as a context manager or call ``close``.
+
+    ``ResultsStore(directory)`` opens (creating the directory and an empty database if needed); raises
+    ``StoreError`` when the file is not a results database of a schema this referee reads.
+    """
+
+    def __init__(self, directory: Path | str, *, create: bool = True) -> None:
+        self.directory = Path(directory)
+        self.path = self.directory / DB_NAME
+        if not create and not self.path.exists():
+            raise StoreError(f"{self.directory} holds no tournament ({DB_NAME} not found)")
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=10000")
+            self._db.executescript(_SCHEMA)
+            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except (sqlite3.Error, OSError) as e:
+            raise StoreError(f"cannot open the results database {self.path}: {e}") from e
+        if row is not None and row[0] != SCHEMA_VERSION:
+            self._db.close()
+            raise StoreError(f"{self.path} has schema version {row[0]}; this referee reads version {SCHEMA_VERSION}")
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+
+    # ------------------------------------------------------------------------------------------ parameters
+
+    def params(self) -> TournamentParams | None:
+        """The stored tournament's parameters, or None for a new database. Raises ``StoreError`` if unreadable."""
+        row = self._db.execute("SELECT value FROM meta WHERE key='params'").fetchone()
+        if row is None:
+            return None
+        try:
+            return TournamentParams.from_json(row[0])
+        except (ValueError, KeyError, TypeError) as e:
+            raise StoreError(f"{self.path}: the stored tournament parameters are unreadable ({e})") from e
+
+    def initialise(self, params: TournamentParams) -> None:
+        """Store the parameters and entrants of a new tournament (one transaction)."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+            db.execute("INSERT INTO meta VALUES ('params', ?)", (params.to_json(),))
+            db.execute("INSERT INTO meta VALUES ('created_at', ?)", (_now(),))
+            db.executemany(
+                "INSERT INTO entrants(name, position, argv, cwd, env) VALUES (?, ?, ?, ?, ?)",
+                [
+                    (e.name, i, json.dumps(list(e.argv)), e.cwd, json.dumps(e.env, sort_keys=True))
+                    for i, e in enumerate(params.entrants)
+                ],
+            )
+
+    def entrants(self) -> list[EntrantInfo]:
+        rows = self._db.execute("SELECT name, argv, cwd, env FROM entrants ORDER BY position").fetchall()
+        return [EntrantInfo(n, tuple(json.loads(a)), c, json.loads(e)) for n, a, c, e in rows]
+
+    def names(self) -> list[str]:
+        """The entrants' names in their given order."""
+        return [r[0] for r in self._db.execute("SELECT name FROM entrants ORDER BY position")]
+
+    def declared_names(self) -> dict[str, str | None]:
+        """Entrant name → the name the bot declared in its hello (None when it never said hello)."""
+        return dict(self._db.execute("SELECT name, declared_name FROM entrants ORDER BY position").fetchall())
+
+    def set_declared(self, entrant: str, name: str | None, version: str | None) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE entrants SET declared_name=?, declared_version=? WHERE name=?", (name, version, entrant))
+
+    # ------------------------------------------------------------------------------------------ games
+
+    def finished_game_ids(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT game_id FROM games")}
+
+    def game_count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def record_game(self, game: ScheduledGame, result: GameResultLike, *, duration: float) -> None:
+        """Commit one finished game with its seats and faults in one transaction.
+
+        A game already stored (same id) is left as it is, so replaying a game after a crash cannot duplicate it.
+        """
+        log_path = result.log_path
+        if log_path is not None:
+            log_path = Path(log_path)
+            if log_path.is_relative_to(self.directory):
+                log_path = log_path.relative_to(self.directory)
+            log_path = str(log_path)
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    game.game_id,
+                    game.ordinal,
+                    game.batch,
+                    game.repeat,
+                    game.rotation,
+                    len(game.seats),
+                    game.seed,
+                    log_path,
+                    duration,
+                    _now(),
+                ),
+            )
+            if cur.rowcount == 0:
+                return
+            db.executemany(
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (game.game_id, seat, r.entrant, r.score, r.rank, r.forfeit_kind is not None)
+                    for seat, r in enumerate(seat_rows(game.seats, result))
+                ],
+            )
+            db.executemany(
+                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (game.game_id, f.seat, game.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line)
+                    for f in result.faults
+                ],
+            )
+
+    def games(self) -> Iterator[StoredGame]:
+        """Every stored game in schedule order, each with its seats (and the kind of each forfeit)."""
+        kinds: dict[tuple[str, int], str] = {}
+        for game_id, seat, kind in self._db.execute("SELECT game_id, seat, kind FROM faults ORDER BY rowid"):
+            kinds.setdefault((game_id, seat), kind)
+        rows = self._db.execute(
+            "SELECT g.game_id, g.ordinal, s.seat, s.entrant, s.score, s.rank, s.forfeit "
+            "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.ordinal, s.seat"
+        )
+        current: tuple[str, int] | None = None
+        seats: list[SeatRow] = []
+        for game_id, ordinal, seat, entrant, score, rank, forfeit in rows:
+            if current is not None and current[0] != game_id:
+                yield StoredGame(current[0], current[1], tuple(seats))
+                seats = []
+            current = (game_id, ordinal)
+            kind = kinds.get((game_id, seat), "unknown") if forfeit else None
+            seats.append(SeatRow(entrant, score, rank, kind))
+        if current is not None:
+            yield StoredGame(current[0], current[1], tuple(seats))
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._db.execute("BEGIN IMMEDIATE")
+        return self._db
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")

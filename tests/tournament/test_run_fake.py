@@ -1,0 +1,114 @@
+"""The local executor and the store with in-process fake bots: completion, lanes, resume, fault attribution."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from referee.engine import STANDARD
+from referee.tournament import (
+    EntrantInfo,
+    Requested,
+    ResultsStore,
+    resolve_params,
+    run_tournament,
+    standings_from_store,
+)
+
+from .fakes import FakePlayer, fake_play, make_factory
+
+
+def params_for(names: list[str], **kw: object) -> object:
+    entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in names)
+    return resolve_params(None, Requested(entrants=entrants, seed=11, **kw), STANDARD.to_dict())  # type: ignore[arg-type]
+
+
+def start(tmp: Path, names: list[str], **kw: object) -> tuple[ResultsStore, object]:
+    store = ResultsStore(tmp)
+    params = store.params() or params_for(names, **kw)
+    if store.params() is None:
+        store.initialise(params)  # type: ignore[arg-type]
+    return store, params
+
+
+class Stop(Exception):
+    pass
+
+
+def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None:
+    created: list[FakePlayer] = []
+    store, params = start(tmp_path, ["a", "b", "zed", "c"], table_size=3, repeats=2)
+    outcome = run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    assert outcome.total == 4 * 3 * 2 == outcome.played and not outcome.interrupted
+    assert store.game_count() == 24
+    # Persistent processes: at most one player per entrant per lane, all closed at the end.
+    assert len(created) <= 2 * 4
+    assert sum(p.games for p in created) == 24 * 3
+    assert all(p.closed for p in created)
+    assert store.declared_names() == {n: f"{n}-declared" for n in ["a", "b", "zed", "c"]}
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [f"g{i:06d}.jsonl" for i in range(1, 25)]
+    s = standings_from_store(store)
+    assert s.games == 24 and sum(e.games for e in s.entrants) == 72
+    store.close()
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM seats").fetchone()[0] == 72
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        logs = {r[0] for r in db.execute("SELECT log_path FROM games")}
+    assert logs == {f"games/g{i:06d}.jsonl" for i in range(1, 25)}
+
+
+def test_fresh_processes_start_one_player_per_seat_per_game(tmp_path: Path) -> None:
+    created: list[FakePlayer] = []
+    store, params = start(tmp_path, ["a", "b", "c"], repeats=2)
+    run_tournament(store, params, jobs=1, play=fake_play, factory=make_factory(created), fresh=True)  # type: ignore[arg-type]
+    assert len(created) == 6 * 3
+    assert all(p.games == 1 and p.closed for p in created)
+
+
+def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
+    names = ["a", "b", "zed", "c", "d"]
+    whole, params = start(tmp_path / "whole", names, repeats=2)
+    run_tournament(whole, params, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    expected = standings_from_store(whole).to_dict()
+
+    part, params2 = start(tmp_path / "part", names, repeats=2)
+    count = 0
+
+    def boom(_: object) -> None:
+        nonlocal count
+        count += 1
+        if count == 13:
+            raise Stop
+
+    created: list[FakePlayer] = []
+    with pytest.raises(Stop):
+        run_tournament(part, params2, jobs=2, play=fake_play, factory=make_factory(created), on_committed=boom)  # type: ignore[arg-type]
+    assert all(p.closed for p in created), "bots are closed even when the run fails"
+    stopped_at = part.game_count()
+    assert 13 <= stopped_at < 40
+    part.close()
+    again, params3 = start(tmp_path / "part", names)
+    assert params3 == params2
+    outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    assert (outcome.done_before, outcome.played, outcome.total) == (stopped_at, 40 - stopped_at, 40)
+    assert standings_from_store(again).to_dict() == expected
+    # Nothing left: a third run plays nothing and changes nothing.
+    outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    assert outcome.played == 0 and again.game_count() == 40
+
+
+def test_faults_are_attributed_to_the_entrant(tmp_path: Path) -> None:
+    store, params = start(tmp_path, ["a", "crashy", "b"], repeats=1)
+    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    s = {e.name: e for e in standings_from_store(store).entrants}
+    assert s["crashy"].forfeits == {"crash": 3}
+    assert s["a"].forfeits == {} and s["b"].forfeits == {}
+    assert s["crashy"].mean_rank == 3.0
+    store.close()
+    with sqlite3.connect(tmp_path / "results.sqlite") as db:
+        rows = db.execute("SELECT DISTINCT entrant, kind FROM faults").fetchall()
+        seats = db.execute("SELECT f.seat, s.seat FROM faults f JOIN seats s USING (game_id, entrant)").fetchall()
+    assert rows == [("crashy", "crash")]
+    assert all(a == b for a, b in seats)

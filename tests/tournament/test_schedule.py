@@ -1,0 +1,80 @@
+"""The round-robin schedule: counts, duplicate deals, seat balance, determinism and errors."""
+
+from __future__ import annotations
+
+from collections import Counter
+from math import comb
+
+import pytest
+
+from referee.tournament.schedule import ScheduleError, default_table_size, make_schedule
+
+NAMES = ["a", "b", "c", "d", "e", "f"]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_counts_and_balance(n: int, k: int, repeats: int) -> None:
+    names = NAMES[:n]
+    if k > n:
+        with pytest.raises(ScheduleError, match="larger than the number of entrants"):
+            make_schedule(names, table_size=k, repeats=repeats, seed=1)
+        return
+    batches = make_schedule(names, table_size=k, repeats=repeats, seed=1)
+    games = [g for b in batches for g in b.games]
+    assert len(batches) == comb(n, k) * repeats
+    assert len(games) == comb(n, k) * k * repeats
+    # Every entrant plays every seat equally often: C(n-1, k-1) tables per repeat, each seat once per table.
+    per_seat = Counter((name, seat) for g in games for seat, name in enumerate(g.seats))
+    assert set(per_seat.values()) == {comb(n - 1, k - 1) * repeats}
+    assert len(per_seat) == n * k
+    # Every pair of entrants shares the same number of games.
+    pairs = Counter(frozenset((a, b)) for g in games for a in g.seats for b in g.seats if a < b)
+    assert set(pairs.values()) == {comb(n - 2, k - 2) * k * repeats}
+
+
+def test_duplicate_format_and_ids() -> None:
+    batches = make_schedule(NAMES[:4], table_size=3, repeats=2, seed=7)
+    seeds = [b.games[0].seed for b in batches]
+    assert len(set(seeds)) == len(batches), "every table and repeat gets a fresh deal"
+    for b in batches:
+        assert {g.seed for g in b.games} == {b.games[0].seed}, "all rotations of a table share one deal"
+        assert {g.seats for g in b.games} == {b.entrants[i:] + b.entrants[:i] for i in range(3)}
+        assert all(g.batch == b.batch for g in b.games)
+    ids = [g.game_id for b in batches for g in b.games]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    assert ids[0] == "g000001" and ids[-1] == f"g{len(ids):06d}"
+    assert [g.ordinal for b in batches for g in b.games] == list(range(1, len(ids) + 1))
+
+
+def test_same_seed_same_schedule_other_seed_other_deals() -> None:
+    one = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42)
+    assert one == make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42)
+    other = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=43)
+    assert [g.seats for b in one for g in b.games] == [g.seats for b in other for g in b.games]
+    assert {b.games[0].seed for b in one}.isdisjoint({b.games[0].seed for b in other})
+    # More repeats keep the earlier games as they were (ids and deals).
+    longer = make_schedule(NAMES[:5], table_size=4, repeats=3, seed=42)
+    assert longer[: len(one)] == one
+
+
+@pytest.mark.parametrize(
+    ("names", "k", "repeats", "message"),
+    [
+        (["a"], 2, 1, "at least 2 entrants, got 1"),
+        ([], 2, 1, "at least 2 entrants, got 0"),
+        (["a", "b", "c"], 4, 1, "table size 4 is larger than the number of entrants \\(3\\)"),
+        (["a", "b", "c", "d", "e"], 5, 1, "table size must be 2 to 4, got 5"),
+        (["a", "b"], 1, 1, "table size must be 2 to 4, got 1"),
+        (["a", "b"], 2, 0, "at least 1, got 0"),
+        (["a", "a"], 2, 1, "unique"),
+    ],
+)
+def test_errors(names: list[str], k: int, repeats: int, message: str) -> None:
+    with pytest.raises(ScheduleError, match=message):
+        make_schedule(names, table_size=k, repeats=repeats, seed=0)
+
+
+def test_default_table_size() -> None:
+    assert [default_table_size(n) for n in (2, 3, 4, 5, 9)] == [2, 3, 4, 4, 4]

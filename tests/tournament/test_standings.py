@@ -1,0 +1,110 @@
+"""Standings from games: wins split on shared first places, mean score and its CI, ranks, forfeits, h2h, ratings."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from referee.tournament.standings import Tally, t_quantile_975
+from referee.tournament.store import SeatRow
+
+
+def seats(*rows: tuple[str, int, int] | tuple[str, int, int, str]) -> list[SeatRow]:
+    return [SeatRow(r[0], r[1], r[2], r[3] if len(r) > 3 else None) for r in rows]  # type: ignore[misc]
+
+
+GAMES = [
+    seats(("a", -3, 1), ("b", 4, 2), ("c", 9, 3)),
+    seats(("b", 2, 1), ("c", 2, 1), ("a", 5, 3)),
+    seats(("c", -1, 1), ("a", 0, 2), ("b", 7, 3, "timeout")),
+    seats(("a", 1, 1), ("b", 1, 1), ("c", 1, 1)),
+]
+
+
+def by_name(tally: Tally) -> dict[str, object]:
+    return {e.name: e for e in tally.standings().entrants}
+
+
+def test_counts_wins_means_ranks_forfeits() -> None:
+    tally = Tally(["a", "b", "c"], {"a": "Alpha"})
+    for g in GAMES:
+        tally.add(g)
+    s = tally.standings()
+    assert s.games == 4
+    e = {x.name: x for x in s.entrants}
+    assert e["a"].games == e["b"].games == e["c"].games == 4
+    assert e["a"].wins == pytest.approx(1 + 1 / 3)
+    assert e["b"].wins == pytest.approx(1 / 2 + 1 / 3)
+    assert e["c"].wins == pytest.approx(1 / 2 + 1 + 1 / 3)
+    assert sum(x.wins for x in s.entrants) == pytest.approx(4)
+    assert e["a"].mean_score == pytest.approx((-3 + 5 + 0 + 1) / 4)
+    assert e["b"].mean_rank == pytest.approx((2 + 1 + 3 + 1) / 4)
+    assert e["b"].forfeits == {"timeout": 1}
+    assert e["a"].forfeits == {}
+    assert e["a"].declared_name == "Alpha" and e["b"].declared_name is None
+    scores = [-3, 5, 0, 1]
+    half = t_quantile_975(3) * statistics.stdev(scores) / math.sqrt(4)
+    low, high = e["a"].mean_score_ci95
+    assert (low, high) == pytest.approx((statistics.mean(scores) - half, statistics.mean(scores) + half))
+
+
+def test_head_to_head_shares() -> None:
+    tally = Tally(["a", "b", "c", "d"])
+    for g in GAMES:
+        tally.add(g)
+    s = tally.standings()
+    # a ahead of b in games 1 and 3 (of 4 shared); tie in game 4 is not "ahead".
+    assert s.head_to_head["a"]["b"] == pytest.approx(2 / 4)
+    assert s.head_to_head["b"]["a"] == pytest.approx(1 / 4)
+    assert s.met["a"]["b"] == 4
+    assert s.head_to_head["a"]["d"] is None and s.met["a"]["d"] == 0
+    d = {x.name: x for x in s.entrants}["d"]
+    assert d.games == 0 and d.mean_score is None and d.mean_score_ci95 is None and d.mean_rank is None
+
+
+def test_ratings_deterministic_and_reward_winning() -> None:
+    def run(order: list[list[SeatRow]]) -> dict[str, float]:
+        t = Tally(["a", "b", "c"])
+        for g in order:
+            t.add(g)
+        return {e.name: e.rating for e in t.standings().entrants}
+
+    assert run(GAMES) == run(GAMES)
+    assert run(GAMES) != run(list(reversed(GAMES))), "updates are order-sensitive, hence done in game-id order"
+    winner = [seats(("a", 0, 1), ("b", 5, 2), ("c", 9, 3))] * 10
+    t = Tally(["a", "b", "c"])
+    for g in winner:
+        t.add(g)
+    order = [e.name for e in t.standings().entrants]
+    assert order == ["a", "b", "c"]
+    ratings = run(winner)
+    assert ratings["a"] > ratings["b"] > ratings["c"]
+    # A fresh tally rates everyone 0 (mu 25 - 3 sigma 8.33).
+    fresh = Tally(["x", "y"]).standings()
+    assert [e.rating for e in fresh.entrants] == pytest.approx([0.0, 0.0], abs=1e-9)
+
+
+def test_json_and_csv_shapes() -> None:
+    tally = Tally(["a", "b", "c"])
+    for g in GAMES:
+        tally.add(g)
+    data = tally.standings().to_dict()
+    assert data["games"] == 4
+    required = {"name", "games", "wins", "mean_score", "mean_score_ci95", "mean_rank", "forfeits", "rating"}
+    assert all(required <= set(e) for e in data["entrants"])
+    assert set(data["head_to_head"]) == {"a", "b", "c"}
+    lines = tally.standings().to_csv().splitlines()
+    assert lines[0].startswith("place,name,declared_name,games,wins,mean_score,ci95_low,ci95_high,mean_rank")
+    assert len(lines) == 4
+    assert any("timeout:1" in line for line in lines)
+
+
+def test_t_quantiles() -> None:
+    assert t_quantile_975(1) == pytest.approx(12.706)
+    assert t_quantile_975(30) == pytest.approx(2.042)
+    assert t_quantile_975(60) == pytest.approx(2.000, abs=0.003)
+    assert t_quantile_975(10**6) == pytest.approx(1.96, abs=0.001)
+    with pytest.raises(ValueError):
+        t_quantile_975(0)
