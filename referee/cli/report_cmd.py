@@ -1,0 +1,48 @@
+"""``referee report``: the HTML report of a tournament folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from referee.cli.app import main
+from referee.report import ReportError, ReportOutcome, build_report
+
+
+def describe(outcome: ReportOutcome) -> str:
+    """One line saying what was written (and whether it is partial)."""
+    size = outcome.size / 1_000_000
+    games = f"{outcome.games} game{'s' if outcome.games != 1 else ''}"
+    line = f"Report written to {outcome.path} ({size:.1f} MB, {games}"
+    if outcome.replays < outcome.games:
+        line += f", {outcome.replays} with a replay"
+    line += ")"
+    if outcome.games == 0:
+        line += "; partial: no game has finished yet"
+    elif outcome.partial:
+        line += f"; partial: {outcome.games} of {outcome.planned or '?'} games stored (still running or stopped)"
+    return line
+
+
+@main.command("report")
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="HTML file.  [default: DIRECTORY/report.html]",
+)
+def report_cmd(directory: Path, output: Path | None) -> None:
+    """Write the HTML report of the tournament in DIRECTORY: standings, charts, faults and game replays.
+
+    One self-contained file that opens in any browser without network. A tournament still running (or
+    stopped) gets a report of the games stored so far, marked partial.
+    """
+    try:
+        outcome = build_report(directory, output)
+    except ReportError as exc:
+        click.echo(f"referee report: error: {exc}", err=True)
+        sys.exit(1)
+    click.echo(describe(outcome))

@@ -1,0 +1,36 @@
+"""The tournament report: one self-contained HTML file read from a tournament folder.
+
+``build_report(directory, output)`` writes it; ``load_tournament`` reads the results database (read-only)
+and re-runs each game log through the engine for its replay; ``render`` turns that into the page.
+"""
+
+from referee.report.build import REPORT_NAME, ReportOutcome, build_report
+from referee.report.errors import ReplayError, ReportError
+from referee.report.gamelog import LoggedGame, read_game_log
+from referee.report.load import load_tournament
+from referee.report.model import Entrant, Fault, Game, Tournament
+from referee.report.page import render
+from referee.report.payload import REPLAY_BUDGET, pack_blob, unpack_blob
+from referee.report.replay import Forfeit, encode_replay, run_steps
+
+__all__ = [
+    "REPLAY_BUDGET",
+    "REPORT_NAME",
+    "Entrant",
+    "Fault",
+    "Forfeit",
+    "Game",
+    "LoggedGame",
+    "ReplayError",
+    "ReportError",
+    "ReportOutcome",
+    "Tournament",
+    "build_report",
+    "encode_replay",
+    "load_tournament",
+    "pack_blob",
+    "read_game_log",
+    "render",
+    "run_steps",
+    "unpack_blob",
+]

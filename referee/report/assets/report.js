@@ -1,0 +1,355 @@
+// The report's script: sortable standings, the game list and the replay viewer.
+// Data comes from the page itself: gzip+base64 blobs decoded with DecompressionStream. No network.
+(() => {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const meta = JSON.parse($("report-meta").textContent);
+  const PAGE = 50;
+
+  function text(node, value) { node.textContent = value; return node; }
+  function el(tag, cls, content) {
+    const n = document.createElement(tag);
+    if (cls) n.className = cls;
+    if (content !== undefined) n.textContent = content;
+    return n;
+  }
+
+  async function unpack(b64) {
+    const s = atob(b64.trim());
+    const bytes = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) bytes[i] = s.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return JSON.parse(await new Response(stream).text());
+  }
+
+  // ------------------------------------------------------------------ sortable standings
+  function makeSortable(table) {
+    const heads = Array.from(table.tHead.rows[0].cells);
+    const sortBy = (th) => {
+      const col = Number(th.dataset.col);
+      const numeric = th.dataset.type === "num";
+      const dir = th.classList.contains("asc") ? -1 : 1;
+      heads.forEach((h) => h.classList.remove("asc", "desc"));
+      th.classList.add(dir === 1 ? "asc" : "desc");
+      const body = table.tBodies[0];
+      const rows = Array.from(body.rows);
+      const key = (row) => {
+        const v = row.cells[col].dataset.v;
+        if (!numeric) return v.toLowerCase();
+        return v === "" ? NaN : Number(v);
+      };
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        if (numeric) {
+          if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) - Number.isNaN(y);
+          return (x - y) * dir;
+        }
+        return x < y ? -dir : x > y ? dir : 0;
+      });
+      rows.forEach((r) => body.appendChild(r));
+    };
+    heads.forEach((th) => {
+      th.addEventListener("click", () => sortBy(th));
+      th.addEventListener("keydown", (e) => { if (e.key === "Enter") sortBy(th); });
+    });
+  }
+  const standings = $("standings-table");
+  if (standings) makeSortable(standings);
+
+  // ------------------------------------------------------------------ data
+  let index = null;
+  const chunks = new Map();
+  const names = new Map();
+  const gamesByKey = new Map();
+  const faultsByGame = new Map();
+
+  async function chunk(i) {
+    if (!chunks.has(i)) {
+      const node = document.querySelector(`script.replay-chunk[data-chunk="${i}"]`);
+      chunks.set(i, unpack(node.textContent));
+    }
+    return chunks.get(i);
+  }
+
+  const nameOf = (key) => names.get(key) ?? `#${key}`;
+
+  // ------------------------------------------------------------------ game list
+  let page = 0;
+  function filteredGames() {
+    const who = $("game-filter").value;
+    const faulted = $("game-faulted").checked;
+    return index.games.filter((g) =>
+      (who === "" || g.seats.includes(Number(who))) && (!faulted || faultsByGame.has(g.key)));
+  }
+
+  function renderGames() {
+    const games = filteredGames();
+    const pages = Math.max(1, Math.ceil(games.length / PAGE));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    const body = $("game-table").tBodies[0];
+    body.replaceChildren();
+    const start = page * PAGE;
+    for (const g of games.slice(start, start + PAGE)) {
+      const tr = el("tr");
+      tr.dataset.game = g.key;
+      if (faultsByGame.has(g.key)) tr.classList.add("faulted");
+      tr.appendChild(el("td", "", String(index.games.indexOf(g) + 1)));
+      tr.appendChild(el("td", "", g.label));
+      const seats = g.seats.map((e, s) => {
+        let t = `${s}: ${nameOf(e)}`;
+        if (g.scores.length) t += ` (${g.scores[s]}, #${g.ranks[s]})`;
+        if (g.forfeits.includes(s)) t += " forfeit";
+        return t;
+      });
+      tr.appendChild(el("td", "", seats.join(" · ")));
+      const winners = g.ranks.length ? g.seats.filter((_, s) => g.ranks[s] === 1).map(nameOf) : [];
+      tr.appendChild(el("td", "", [...new Set(winners)].join(", ")));
+      tr.appendChild(el("td", "", g.seed === null ? "" : String(g.seed)));
+      const cell = el("td");
+      if (g.replay) {
+        const a = el("a", "", "watch");
+        a.href = `#replay/${g.key}`;
+        cell.appendChild(a);
+      } else {
+        cell.appendChild(el("span", "hint", g.note || "no replay"));
+      }
+      tr.appendChild(cell);
+      body.appendChild(tr);
+    }
+    text($("game-count"), `${games.length} game${games.length === 1 ? "" : "s"}`);
+    text($("page-info"), `page ${page + 1} of ${pages}`);
+    $("page-prev").disabled = page === 0;
+    $("page-next").disabled = page >= pages - 1;
+  }
+
+  // ------------------------------------------------------------------ replay frames
+  const STATUS = ["playing", "finished", "dropped"];
+
+  function describe(ev, players) {
+    const who = (s) => players[s];
+    const seat = ev[0];
+    if (ev[1] === 0) {
+      const [, , value, count, bonus, penalty, flags] = ev;
+      if (flags & 2) return `Referee plays the 1 for ${who(seat)} (forfeit)`;
+      let t = `${who(seat)} plays ${count} × ${value}`;
+      if (bonus) t += `, spending ${bonus} bonus chip${bonus === 1 ? "" : "s"}`;
+      if (flags & 1) return `${t} and finishes the round (net ${penalty >= 0 ? "+" : ""}${penalty} penalty)`;
+      if (penalty) t += `, taking ${penalty} penalty chip${penalty === 1 ? "" : "s"}`;
+      return t;
+    }
+    if (ev[1] === 1) {
+      const [, , force, penalty, next] = ev;
+      if (force) return `${who(seat)} passes and forces ${next >= 0 ? who(next) : "the next player"} (+${penalty})`;
+      return `${who(seat)} passes (+${penalty})`;
+    }
+    const [, , penalty, flags] = ev;
+    if (flags & 1) return `${who(seat)} forfeits and drops out (+${penalty} for the cards in hand)`;
+    if (flags & 2) return `Turn limit: ${who(seat)} drops out (+${penalty})`;
+    return `${who(seat)} drops out (+${penalty} for the cards in hand)`;
+  }
+
+  function removeCards(hand, value, count) {
+    const out = hand.slice();
+    for (let k = 0; k < count; k++) {
+      const i = out.indexOf(value);
+      if (i >= 0) out.splice(i, 1);
+    }
+    return out;
+  }
+
+  function buildFrames(game, rep) {
+    const n = rep.n;
+    const players = game.seats.map((e, s) => `${nameOf(e)} [${s}]`);
+    const frames = [];
+    const faults = (faultsByGame.get(game.key) || []).slice();
+    const pendingFault = new Map(faults.map((f) => [f.seat, f]));
+    rep.r.forEach((round, r) => {
+      let hands = round.h.map((h) => h.slice());
+      const pen = round.p.slice(), bon = round.b.slice();
+      const status = new Array(n).fill(0);
+      let last = null, toMove = -1, forced = false;
+      const history = round.e.map((ev) => describe(ev, players));
+      const snap = (extra) => Object.assign({
+        round: r + 1, hands: hands.map((h) => h.slice()), pen: pen.slice(), bon: bon.slice(),
+        status: status.slice(), last, toMove, forced, history, discards: null, ev: -1, fault: null,
+      }, extra);
+      frames.push(snap({ kind: "deal", text: `Round ${r + 1}: the deal (all hands revealed)` }));
+      hands = hands.map((h, s) => {
+        let out = h;
+        for (const c of round.d[s] || []) out = removeCards(out, c, 1);
+        return out;
+      });
+      const opener = round.e.find((ev) => !(ev[1] === 0 && ev[6] & 2) && !(ev[1] === 2 && ev[3] & 1));
+      toMove = opener ? opener[0] : -1;
+      frames.push(snap({ kind: "discard", discards: round.d, text: `Round ${r + 1}: every player discards ${round.d[0] ? round.d[0].length : 0} cards face down` }));
+      round.e.forEach((ev, i) => {
+        const seat = ev[0];
+        let fault = null;
+        if (ev[1] === 0) {
+          hands[seat] = removeCards(hands[seat], ev[2], ev[3]);
+          pen[seat] += ev[5];
+          bon[seat] -= ev[4];
+          last = ev[2];
+          if (ev[6] & 1) status[seat] = 1;
+          forced = false;
+          toMove = ev[7];
+        } else if (ev[1] === 1) {
+          pen[seat] += ev[3];
+          toMove = ev[4];
+          forced = ev[2] === 1 && toMove >= 0;
+        } else {
+          pen[seat] += ev[2];
+          status[seat] = 2;
+          // a forfeit out of turn leaves a force on the seat to move in place; any other drop ends it
+          if (!(ev[3] & 1) || seat === toMove) forced = false;
+          toMove = ev[4];
+          if (toMove < 0) forced = false;
+        }
+        const isForfeit = (ev[1] === 0 && ev[6] & 2) || (ev[1] === 2 && ev[3] & 1);
+        if (isForfeit && pendingFault.has(seat)) {
+          const f = pendingFault.get(seat);
+          pendingFault.delete(seat);
+          fault = `Fault by ${players[seat]}: ${f.kind}${f.detail ? " — " + f.detail : ""}`;
+        }
+        frames.push(snap({ kind: "event", ev: i, text: history[i], fault }));
+      });
+    });
+    if (rep.s) {
+      const order = rep.s.map((sc, s) => `${players[s]}: ${sc} (rank ${rep.k[s]})`);
+      const lastFrame = frames[frames.length - 1];
+      frames.push(Object.assign({}, lastFrame, {
+        kind: "over", ev: -1, toMove: -1, forced: false, fault: null,
+        text: `Game over. Scores: ${order.join(", ")}`, scores: rep.s, ranks: rep.k,
+      }));
+    }
+    for (const f of pendingFault.values()) {
+      // a fault with no forfeit event of its own (the bot had already left the round): note it on the last frame
+      const lastFrame = frames[frames.length - 1];
+      lastFrame.fault = (lastFrame.fault ? lastFrame.fault + "; " : "") +
+        `Fault by ${players[f.seat]}: ${f.kind}${f.detail ? " — " + f.detail : ""}`;
+    }
+    return { frames, players };
+  }
+
+  // ------------------------------------------------------------------ replay viewer
+  let view = null;
+
+  function cardSpan(value, cls) { return el("span", "card" + (cls ? " " + cls : ""), String(value)); }
+
+  function showFrame(i) {
+    if (!view) return;
+    const frames = view.frames;
+    i = Math.max(0, Math.min(frames.length - 1, i));
+    view.pos = i;
+    const f = frames[i];
+    $("replay-view").dataset.frame = String(i);
+    $("replay-view").dataset.kind = f.kind;
+    $("rp-slider").value = String(i);
+    text($("rp-pos"), `step ${i + 1} of ${frames.length} · round ${f.round}`);
+    text($("rp-event"), f.text);
+    const fault = $("rp-fault");
+    fault.hidden = !f.fault;
+    text(fault, f.fault || "");
+    text($("rp-last-played"), f.last === null ? "Last: nothing played yet this round" : `Last: ${f.last}`);
+    const body = $("rp-table").tBodies[0];
+    body.replaceChildren();
+    f.hands.forEach((hand, s) => {
+      const tr = el("tr");
+      tr.dataset.seat = String(s);
+      if (s === f.toMove) tr.classList.add("to-move");
+      tr.appendChild(el("td", "seat", String(s)));
+      const who = el("td", "entrant", nameOf(view.game.seats[s]));
+      if (s === f.toMove) who.appendChild(el("span", "tag turn", "to move"));
+      if (s === f.toMove && f.forced) who.appendChild(el("span", "tag forced", "forced"));
+      if (view.rep.f.includes(s)) who.appendChild(el("span", "tag forfeit", "forfeit"));
+      tr.appendChild(who);
+      const st = STATUS[f.status[s]];
+      tr.appendChild(el("td", "status status-" + st, st));
+      const handCell = el("td", "hand");
+      hand.forEach((c) => handCell.appendChild(cardSpan(c, st === "dropped" ? "gone" : "")));
+      if (f.discards && f.discards[s]) f.discards[s].forEach((c) => handCell.appendChild(cardSpan(c, "discard")));
+      tr.appendChild(handCell);
+      tr.appendChild(el("td", "cards", String(hand.length)));
+      tr.appendChild(el("td", "penalty", String(f.pen[s])));
+      tr.appendChild(el("td", "bonus", String(f.bon[s])));
+      tr.appendChild(el("td", "result", f.scores ? `score ${f.scores[s]}, rank ${f.ranks[s]}` : ""));
+      body.appendChild(tr);
+    });
+    const list = $("rp-history");
+    list.replaceChildren();
+    f.history.forEach((t, k) => {
+      const li = el("li", k === f.ev ? "current" : f.kind !== "over" && (f.ev < 0 || k > f.ev) ? "future" : "", t);
+      list.appendChild(li);
+    });
+    $("rp-first").disabled = $("rp-prev").disabled = i === 0;
+    $("rp-last").disabled = $("rp-next").disabled = i === frames.length - 1;
+  }
+
+  async function openReplay(key, target) {
+    const game = gamesByKey.get(key);
+    $("replay-empty").hidden = false;
+    $("replay-view").hidden = true;
+    if (!game) { text($("replay-empty"), `No game ${key} in this report.`); return; }
+    if (!game.replay) {
+      text($("replay-empty"), `Game ${game.label}: ${game.note || "no replay available"}.`);
+      return;
+    }
+    const reps = await chunk(game.replay[0]);
+    const rep = reps[game.replay[1]];
+    const built = buildFrames(game, rep);
+    view = { game, rep, frames: built.frames, pos: 0 };
+    $("replay-empty").hidden = true;
+    $("replay-view").hidden = false;
+    $("replay-view").dataset.game = String(key);
+    const seats = game.seats.map((e, s) => `${s}: ${nameOf(e)}`).join(", ");
+    text($("replay-title"), `Game ${game.label}${game.seed === null ? "" : " · seed " + game.seed} · ${seats}`);
+    $("rp-slider").max = String(built.frames.length - 1);
+    let start = 0;
+    if (target === "fault") start = Math.max(0, built.frames.findIndex((f) => f.fault));
+    else if (target === "end") start = built.frames.length - 1;
+    else if (/^\d+$/.test(target || "")) start = Number(target) - 1;
+    showFrame(start);
+    $("replay").scrollIntoView();
+  }
+
+  function route() {
+    const m = /^#replay\/(-?\d+)(?:\/(\w+))?$/.exec(location.hash);
+    if (m) openReplay(Number(m[1]), m[2]);
+  }
+
+  // ------------------------------------------------------------------ start
+  async function start() {
+    index = await unpack($("report-index").textContent);
+    index.entrants.forEach((e) => names.set(e.key, e.name));
+    index.games.forEach((g) => gamesByKey.set(g.key, g));
+    index.faults.forEach((f) => {
+      if (!faultsByGame.has(f.game)) faultsByGame.set(f.game, []);
+      faultsByGame.get(f.game).push(f);
+    });
+    $("game-filter").addEventListener("change", () => { page = 0; renderGames(); });
+    $("game-faulted").addEventListener("change", () => { page = 0; renderGames(); });
+    $("page-prev").addEventListener("click", () => { page -= 1; renderGames(); });
+    $("page-next").addEventListener("click", () => { page += 1; renderGames(); });
+    $("rp-first").addEventListener("click", () => showFrame(0));
+    $("rp-prev").addEventListener("click", () => showFrame(view.pos - 1));
+    $("rp-next").addEventListener("click", () => showFrame(view.pos + 1));
+    $("rp-last").addEventListener("click", () => showFrame(view.frames.length - 1));
+    $("rp-slider").addEventListener("input", (e) => showFrame(Number(e.target.value)));
+    document.addEventListener("keydown", (e) => {
+      if (!view || $("replay-view").hidden || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+      if (e.key === "ArrowRight") showFrame(view.pos + 1);
+      else if (e.key === "ArrowLeft") showFrame(view.pos - 1);
+      else if (e.key === "Home") showFrame(0);
+      else if (e.key === "End") showFrame(view.frames.length - 1);
+    });
+    window.addEventListener("hashchange", route);
+    renderGames();
+    route();
+    document.body.dataset.ready = "1";
+  }
+  start().catch((err) => {
+    document.body.dataset.ready = "error";
+    const p = el("p", "banner partial", `This report's data could not be read: ${err}`);
+    document.querySelector("main").prepend(p);
+  });
+})();

@@ -1,0 +1,91 @@
+"""Read the steps of a game back from its game log (``referee.runner.gamelog``'s JSON Lines format).
+
+Only what a replay needs is parsed: the ``game`` header (ruleset, seed, deal, names), the applied ``discard``
+and ``action`` events, the ``forfeit`` events and the ``result``. The bulky ``send``/``recv`` lines (every
+message to and from the bots) are skipped without decoding.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.engine import Deal, DealError, Discard, Drop, Pass, Play, Ruleset, RulesetError, deal_from_json
+from referee.report.errors import ReplayError
+from referee.report.replay import Forfeit, Step
+
+_SKIP = ('{"event":"send"', '{"event":"recv"')
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedGame:
+    """A game as its log tells it: enough to re-run it through the engine."""
+
+    names: tuple[str, ...]
+    ruleset: Ruleset
+    seed: int | None
+    deal: Deal
+    steps: tuple[Step, ...]
+    scores: tuple[int, ...] | None
+
+
+def read_game_log(path: Path) -> LoggedGame:
+    """The header, steps and result of the game log at ``path``.
+
+    Raises ``ReplayError`` naming the file (and line) when it is missing, not JSON Lines, has no ``game`` header,
+    or holds an event a replay cannot use.
+    """
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise ReplayError(f"cannot read game log {path}: {exc.strerror or exc}") from None
+    header: dict[str, Any] | None = None
+    steps: list[Step] = []
+    scores: tuple[int, ...] | None = None
+    with handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                if line.startswith(_SKIP) or not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                    kind = obj["event"]
+                    if header is None:
+                        if kind != "game":
+                            raise ReplayError(f"{path} is not a game log: its first event is not the 'game' header")
+                        header = obj
+                    elif kind == "discard" and obj.get("by", "bot") == "bot":
+                        steps.append(Discard(int(obj["seat"]), tuple(sorted(int(c) for c in obj["cards"]))))
+                    elif kind == "action":
+                        steps.append(_action(obj["action"]))
+                    elif kind == "forfeit" and obj.get("forfeited", True):
+                        steps.append(Forfeit(int(obj["seat"])))
+                    elif kind == "result":
+                        scores = tuple(int(s) for s in obj["scores"])
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    raise ReplayError(f"{path}:{number}: not a game log event a replay can use ({exc})") from None
+        except UnicodeDecodeError:
+            raise ReplayError(f"{path} is not a game log (not UTF-8 text)") from None
+    if header is None:
+        raise ReplayError(f"{path} is empty: no 'game' header")
+    try:
+        ruleset = Ruleset.from_dict(header.get("rules") or {})
+        deal = deal_from_json(header["deal"], ruleset)
+        names = tuple(str(n) for n in header["names"])
+        seed = header.get("seed")
+    except (RulesetError, DealError, KeyError, TypeError) as exc:
+        raise ReplayError(f"{path}: the 'game' header is unusable ({exc})") from None
+    return LoggedGame(names, ruleset, None if seed is None else int(seed), deal, tuple(steps), scores)
+
+
+def _action(data: dict[str, Any]) -> Play | Pass | Drop:
+    kind = data["type"]
+    if kind == "play":
+        return Play(int(data["value"]), int(data.get("count", 1)), int(data.get("bonus", 0)))
+    if kind == "pass":
+        return Pass(bool(data.get("force", False)))
+    if kind == "drop":
+        return Drop()
+    raise ValueError(f"unknown action type {kind!r}")

@@ -1,0 +1,69 @@
+"""What the report shows, read from a tournament folder: plain values, no I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.tournament.standings import Standings
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """One bot of the tournament. ``key`` is its 0-based position; ``name`` its unique tournament name."""
+
+    key: int
+    name: str
+    declared: str | None = None
+    command: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One stored game, in schedule order.
+
+    ``key`` is the schedule ordinal, ``label`` the game id. ``seats`` holds the entrant key of each seat and
+    ``scores``/``ranks``/``forfeits`` are per seat. ``replay`` is the compact replay (``replay.py``) or
+    ``None``, with ``replay_note`` saying why.
+    """
+
+    key: int
+    label: str
+    seats: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[bool, ...]
+    seed: int | None = None
+    replay: dict[str, Any] | None = None
+    replay_note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A bot fault that forfeited (or would have forfeited) a game; ``game`` is the game's key."""
+
+    game: int
+    entrant: int
+    seat: int
+    kind: str
+    detail: str
+    round: int | None = None
+    turn: int | None = None
+    line: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tournament:
+    """A tournament as the report sees it. ``partial`` when fewer games are stored than its schedule holds."""
+
+    name: str
+    entrants: tuple[Entrant, ...]
+    games: tuple[Game, ...]
+    standings: Standings
+    faults: tuple[Fault, ...] = ()
+    planned: int | None = None
+    ruleset: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def partial(self) -> bool:
+        return self.planned is None or len(self.games) < self.planned

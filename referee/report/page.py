@@ -1,0 +1,215 @@
+"""The report page: one self-contained HTML file (inline CSS, script and data; nothing loaded from the network).
+
+Standings, charts, the head-to-head table and the faults table are plain HTML/SVG, readable without script.
+The script (``assets/report.js``) sorts the standings and runs the game list and the replay viewer from the
+packed data (``payload.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from html import escape
+from importlib import resources
+
+from referee.report.charts import heatmap, ratings_chart, scores_chart
+from referee.report.model import Tournament
+from referee.report.payload import REPLAY_BUDGET, Packed, pack
+from referee.report.stats import rating_history, scores_by_entrant
+
+
+def _asset(name: str) -> str:
+    return resources.files("referee.report").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def render(t: Tournament, *, replay_budget: int = REPLAY_BUDGET, now: datetime | None = None) -> tuple[str, Packed]:
+    """The report's HTML text and what was packed into it."""
+    names = [e.name for e in t.entrants]
+    packed = pack(t, replay_budget)
+    when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    meta = {"name": t.name, "partial": t.partial, "embedded": packed.embedded, "available": packed.available}
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(t.name)} · referee report</title>",
+        f"<style>{_asset('report.css')}</style></head><body>",
+        f'<header><h1>{escape(t.name)}</h1><p class="sub">{_summary(t)} · generated {when}</p>',
+        _banner(t),
+        '<nav><a href="#standings">Standings</a><a href="#ratings">Ratings</a><a href="#scores">Scores</a>'
+        '<a href="#h2h">Head-to-head</a><a href="#faults">Faults</a><a href="#games">Games</a>'
+        '<a href="#replay">Replay</a></nav></header><main>',
+        '<section id="standings"><h2>Standings</h2>',
+        '<p class="hint">Best first by rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by game in schedule '
+        "order), as <code>referee standings</code> prints them. Click a column to sort.</p>",
+        _standings(t),
+        "</section>",
+        '<section id="ratings"><h2>Ratings over the tournament</h2>',
+        ratings_chart(names, rating_history(len(names), t.games), len(t.games)),
+        "</section>",
+        '<section id="scores"><h2>Score distribution</h2>',
+        '<p class="hint">Per entrant: whiskers from best to worst game score, box from first to third quartile, '
+        "bar at the median, dot at the mean.</p>",
+        scores_chart(names, scores_by_entrant(len(names), t.games)),
+        "</section>",
+        '<section id="h2h"><h2>Head-to-head</h2>',
+        '<p class="hint">Share of the games two entrants shared in which the row entrant placed ahead of the '
+        "column entrant (a shared rank counts for neither).</p>",
+        heatmap(t.standings),
+        "</section>",
+        '<section id="faults"><h2>Faults</h2>',
+        _faults(t),
+        "</section>",
+        '<section id="games"><h2>Games</h2>',
+        '<div class="controls"><label>Entrant <select id="game-filter"><option value="">all</option>',
+        *(f'<option value="{e.key}">{escape(e.name)}</option>' for e in t.entrants),
+        '</select></label> <label><input type="checkbox" id="game-faulted"> only games with a fault</label>',
+        ' <span id="game-count"></span></div>',
+        '<table id="game-table" class="data"><thead><tr><th>#</th><th>game</th><th>seat: entrant (score, rank)</th>'
+        "<th>winner</th><th>deal seed</th><th>replay</th></tr></thead><tbody></tbody></table>",
+        '<div class="pager"><button id="page-prev">‹ previous</button> <span id="page-info"></span> '
+        '<button id="page-next">next ›</button></div>',
+        _replay_note(packed),
+        "</section>",
+        '<section id="replay"><h2>Replay</h2>',
+        '<p id="replay-empty" class="hint">Choose a game in the list above to watch it move by move.</p>',
+        '<div id="replay-view" hidden><div id="replay-title"></div>',
+        '<div class="controls replay-controls"><button id="rp-first" title="first (Home)">« first</button>'
+        '<button id="rp-prev" title="previous (←)">‹ back</button><button id="rp-next" title="next (→)">next ›</button>'
+        '<button id="rp-last" title="last (End)">last »</button> <input type="range" id="rp-slider" min="0" value="0">'
+        ' <span id="rp-pos"></span></div>',
+        '<div id="rp-event"></div><div id="rp-fault" hidden></div>',
+        '<table id="rp-table" class="data table-view"><thead><tr><th>seat</th><th>entrant</th><th>status</th>'
+        "<th>hand</th><th>cards</th><th>penalty chips</th><th>bonus chips</th><th>result</th></tr></thead>"
+        "<tbody></tbody></table>",
+        '<p id="rp-last-played"></p><ol id="rp-history"></ol></div>',
+        "</section></main>",
+        f'<script type="application/json" id="report-meta">{_json(meta)}</script>',
+        f'<script type="text/plain" id="report-index">{packed.index}</script>',
+        *(
+            f'<script type="text/plain" class="replay-chunk" data-chunk="{i}">{c}</script>'
+            for i, c in enumerate(packed.chunks)
+        ),
+        f"<script>{_asset('report.js')}</script>",
+        "</body></html>",
+    ]
+    return "\n".join(parts), packed
+
+
+def _json(value: object) -> str:
+    """JSON safe inside a <script> element."""
+    return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def _summary(t: Tournament) -> str:
+    done = len(t.games)
+    games = f"{done} game{'s' if done != 1 else ''}"
+    if t.planned and t.planned != done:
+        games += f" of {t.planned}"
+    return f"{len(t.entrants)} entrants · {games}"
+
+
+def _banner(t: Tournament) -> str:
+    if not t.games:
+        return '<p class="banner partial" id="partial">Partial report: no game has finished yet.</p>'
+    if t.partial:
+        return (
+            f'<p class="banner partial" id="partial">Partial report: {len(t.games)} of {t.planned or "?"} games are '
+            "stored (the tournament is still running, or stopped before its end and can be resumed).</p>"
+        )
+    return ""
+
+
+def _cell(sort: str | float | None, shown: str) -> str:
+    key = "" if sort is None else (f"{sort:.6f}" if isinstance(sort, float) else str(sort))
+    return f'<td data-v="{escape(key)}">{shown}</td>'
+
+
+def _fixed(v: float | None, digits: int = 2) -> str:
+    return "–" if v is None else f"{v:.{digits}f}"
+
+
+def _standings(t: Tournament) -> str:
+    faults: dict[str, int] = {}
+    for f in t.faults:
+        name = t.entrants[f.entrant].name
+        faults[name] = faults.get(name, 0) + 1
+    heads = [
+        ("place", "num"),
+        ("entrant", "text"),
+        ("rating", "num"),
+        ("μ", "num"),
+        ("σ", "num"),
+        ("games", "num"),
+        ("wins", "num"),
+        ("mean score", "num"),
+        ("95% interval", "num"),
+        ("mean rank", "num"),
+        ("forfeits", "num"),
+        ("faults", "num"),
+    ]
+    out = ['<table id="standings-table" class="data sortable"><thead><tr>']
+    out.extend(
+        f'<th data-col="{i}" data-type="{kind}" tabindex="0">{name}</th>' for i, (name, kind) in enumerate(heads)
+    )
+    out.append("</tr></thead><tbody>")
+    for place, e in enumerate(t.standings.entrants, start=1):
+        declared = (
+            f' <span class="hint">({escape(e.declared_name)})</span>'
+            if e.declared_name and e.declared_name != e.name
+            else ""
+        )
+        ci = e.mean_score_ci95
+        forfeits = sum(e.forfeits.values())
+        kinds = ", ".join(f"{k}: {v}" for k, v in sorted(e.forfeits.items()))
+        wins = f"{e.wins:g}" if e.wins == int(e.wins) else f"{e.wins:.2f}"
+        out.append(f'<tr data-entrant="{escape(e.name)}">')
+        out.extend(
+            [
+                _cell(place, str(place)),
+                _cell(e.name, escape(e.name) + declared),
+                _cell(e.rating, _fixed(e.rating)),
+                _cell(e.rating_mu, _fixed(e.rating_mu)),
+                _cell(e.rating_sigma, _fixed(e.rating_sigma)),
+                _cell(e.games, str(e.games)),
+                _cell(float(e.wins), wins),
+                _cell(e.mean_score, _fixed(e.mean_score)),
+                _cell(None if ci is None else ci[1] - ci[0], "–" if ci is None else f"{ci[0]:.2f} … {ci[1]:.2f}"),
+                _cell(e.mean_rank, _fixed(e.mean_rank)),
+                f'<td data-v="{forfeits}" title="{escape(kinds)}">{forfeits}</td>',
+                _cell(faults.get(e.name, 0), str(faults.get(e.name, 0))),
+            ]
+        )
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _faults(t: Tournament) -> str:
+    if not t.faults:
+        return '<p class="empty" id="no-faults">No faults: every bot answered in time and by the rules.</p>'
+    labels = {g.key: g.label for g in t.games}
+    out = [
+        '<table id="fault-table" class="data"><thead><tr><th>game</th><th>round</th><th>turn</th><th>entrant</th>'
+        "<th>seat</th><th>kind</th><th>detail</th></tr></thead><tbody>"
+    ]
+    for f in t.faults:
+        detail = escape(f.detail) + (f'<br><span class="hint">line: {escape(f.line)}</span>' if f.line else "")
+        out.append(
+            f'<tr data-game="{f.game}"><td><a href="#replay/{f.game}/fault">'
+            f"{escape(labels.get(f.game, str(f.game)))}</a></td>"
+            f"<td>{'' if f.round is None else f.round}</td><td>{f.turn or ''}</td>"
+            f"<td>{escape(t.entrants[f.entrant].name)}</td><td>{f.seat}</td><td>{escape(f.kind)}</td>"
+            f'<td class="msg">{detail}</td></tr>'
+        )
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _replay_note(p: Packed) -> str:
+    if p.embedded >= p.available:
+        return ""
+    return (
+        f'<p class="hint" id="replay-budget">{p.embedded} of {p.available} replays are embedded to keep this file '
+        "small (games with a fault first, the rest spread over the tournament); every game's result is listed.</p>"
+    )

@@ -1,0 +1,112 @@
+"""The data the page's script reads, packed to keep a large tournament's report small.
+
+The page carries two kinds of blobs, each JSON compressed with gzip and base64-encoded, decoded in the
+browser with ``DecompressionStream``:
+
+- the index: entrants, every game (seats, scores, ranks, forfeits, seed, status) and the faults;
+- replay chunks: the compact replays (``replay.py``) of up to ``CHUNK`` games each, decoded only when a
+  replay from that chunk is opened.
+
+Size budget: replays are added until their compressed size would pass ``replay_budget`` bytes. When not all
+fit, games with a fault come first, then games spread evenly over the tournament; the rest stay listed with
+their results and a note that their replay was left out (``referee report`` prints how many).
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.report.model import Tournament
+
+CHUNK = 200
+REPLAY_BUDGET = 8_000_000  # bytes of base64 text for all replay chunks together
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """The page's blobs: the index and the replay chunks (base64 text), and how many replays were embedded."""
+
+    index: str
+    chunks: tuple[str, ...]
+    embedded: int
+    available: int
+
+
+def pack_blob(value: Any) -> str:
+    """JSON → gzip → base64 text."""
+    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unpack_blob(text: str) -> Any:
+    """The inverse of ``pack_blob`` (tests and tools read a report's data back with it)."""
+    return json.loads(gzip.decompress(base64.b64decode(text)))
+
+
+def pack(t: Tournament, replay_budget: int = REPLAY_BUDGET) -> Packed:
+    """Pack the tournament for the page, embedding as many replays as the budget allows (see module doc)."""
+    with_replay = [i for i, g in enumerate(t.games) if g.replay is not None]
+    faulted = {f.game for f in t.faults}
+    chosen = _choose(t, with_replay, faulted, len(with_replay))
+    chunks = _chunks(t, chosen)
+    size = sum(len(c) for c in chunks)
+    while size > replay_budget and chosen:
+        keep = max(0, int(len(chosen) * replay_budget / size * 0.97) - 1)
+        chosen = _choose(t, with_replay, faulted, keep)
+        chunks = _chunks(t, chosen)
+        size = sum(len(c) for c in chunks)
+    where = {}
+    for c in range(len(chunks)):
+        for j, gi in enumerate(chosen[c * CHUNK : (c + 1) * CHUNK]):
+            where[gi] = (c, j)
+    games = []
+    for i, g in enumerate(t.games):
+        loc = where.get(i)
+        note = g.replay_note
+        if loc is None and g.replay is not None:
+            note = "replay left out of this report to keep it small"
+        games.append(
+            {
+                "key": g.key,
+                "label": g.label,
+                "seats": list(g.seats),
+                "scores": list(g.scores),
+                "ranks": list(g.ranks),
+                "forfeits": [s for s, f in enumerate(g.forfeits) if f],
+                "seed": None if g.seed is None else str(g.seed),  # 63-bit: beyond exact JS numbers
+                "replay": list(loc) if loc else None,
+                "note": note,
+            }
+        )
+    index = {
+        "entrants": [{"key": e.key, "name": e.name} for e in t.entrants],
+        "games": games,
+        "faults": [
+            {"game": f.game, "seat": f.seat, "kind": f.kind, "detail": f.detail, "round": f.round, "turn": f.turn}
+            for f in t.faults
+        ],
+    }
+    return Packed(pack_blob(index), tuple(chunks), len(chosen), len(with_replay))
+
+
+def _choose(t: Tournament, candidates: Sequence[int], faulted: set[int], keep: int) -> list[int]:
+    """``keep`` game indexes from ``candidates``: faulted games first, then evenly spread; in game order."""
+    if keep >= len(candidates):
+        return list(candidates)
+    first = [i for i in candidates if t.games[i].key in faulted][:keep]
+    rest = [i for i in candidates if t.games[i].key not in faulted]
+    room = keep - len(first)
+    spread: list[int] = []
+    if room > 0 and rest:
+        step = len(rest) / room
+        spread = sorted({rest[min(len(rest) - 1, int(k * step))] for k in range(room)})
+    return sorted(first + spread)
+
+
+def _chunks(t: Tournament, chosen: list[int]) -> list[str]:
+    return [pack_blob([t.games[i].replay for i in chosen[c : c + CHUNK]]) for c in range(0, len(chosen), CHUNK)]
