@@ -1,0 +1,214 @@
+"""Run the conformance suite against one bot: probe, handshake, the planned games, bye; then judge."""
+
+from __future__ import annotations
+
+import importlib.util
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import trio
+
+from referee.check.model import CheckReport, GameSummary
+from referee.check.observe import ObservedBot
+from referee.check.plan import PlannedGame, plan_games
+from referee.check.probe import probe_bot
+from referee.check.verdicts import Observations, PlayedGame, evaluate
+from referee.runner import BotSpec, BotSpecError, Player, RunnerConfig, parse_bot_spec, play_game
+
+#: The sample bots the suite plays against by default (fast ones; add others with ``opponents``).
+DEFAULT_OPPONENTS = ("random_bot", "greedy", "heuristic")
+DEFAULT_GAMES = 24
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How to run the suite. ``games`` regular games (plus one with unknown fields), ``jobs`` at once.
+
+    ``logs``: folder for game logs and stderr logs (a temporary folder, removed afterwards, when None).
+    """
+
+    games: int = DEFAULT_GAMES
+    move_time: float = 1.0
+    startup_time: float = 10.0
+    sandbox: str = "auto"
+    seed: int = 23
+    jobs: int = 2
+    opponents: tuple[BotSpec, ...] = ()
+    logs: Path | None = None
+
+
+def sample_bot_spec(name: str) -> BotSpec:
+    """The ``BotSpec`` of a sample bot by name (``greedy``, ``random_bot``, ``js_bot``, ...).
+
+    Raises ``BotSpecError`` when the sample bots are not installed or have no bot of that name.
+    """
+    spec = importlib.util.find_spec("sample_bots")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        for suffix in (".py", ".js"):
+            path = Path(folder) / f"{name}{suffix}"
+            if path.is_file():
+                return parse_bot_spec(str(path))
+    known = sorted({p.stem for f in folders for p in Path(f).glob("*.[pj][ys]") if not p.stem.startswith("_")})
+    raise BotSpecError(f"no sample bot named {name!r}; the sample bots are: {', '.join(known) or 'none installed'}")
+
+
+def resolve_opponent(text: str) -> BotSpec:
+    """An opponent given on the command line: a sample bot's name or any BOT argument."""
+    if "/" not in text and "." not in text and " " not in text:
+        return sample_bot_spec(text)
+    return parse_bot_spec(text)
+
+
+class _Lane:
+    """One table at a time: the bot under check and a pool of opponent processes, reused across games."""
+
+    def __init__(self, index: int, spec: BotSpec, config: RunnerConfig, opp_config: RunnerConfig, logs: Path) -> None:
+        self.bot = ObservedBot(Player(spec, config, logs / f"bot-stderr-{index}.log"))
+        self.index = index
+        self.opp_config = opp_config
+        self.logs = logs
+        self.pool: dict[tuple[str, int], Player] = {}
+        self.specs: dict[str, BotSpec] = {}
+
+    def opponent(self, spec: BotSpec, copy: int) -> Player:
+        key = (spec.name, copy)
+        if key not in self.pool:
+            self.pool[key] = Player(spec, self.opp_config, self.logs / f"opp-{spec.name}-{self.index}-{copy}.log")
+        return self.pool[key]
+
+    async def play(self, planned: PlannedGame, tolerance: bool, specs: dict[str, BotSpec]) -> PlayedGame:
+        copies: dict[str, int] = {}
+        seats: list[ObservedBot | Player] = []
+        for name in planned.lineup:
+            if name is None:
+                seats.append(self.bot)
+                continue
+            seats.append(self.opponent(specs[name], copies.get(name, 0)))
+            copies[name] = copies.get(name, 0) + 1
+        self.bot.begin(planned.game_id, tolerance=tolerance)
+        result = await play_game(
+            seats, game_id=planned.game_id, deal=planned.deal, log_path=self.logs / f"{planned.game_id}.jsonl"
+        )
+        return PlayedGame(planned, tolerance, result, self.bot.record)
+
+    async def close(self) -> tuple[bool, float] | None:
+        """Close every process; for the bot under check, whether it exited by itself after bye (and how fast)."""
+        outcome = None
+        if self.bot.ready:
+            start = time.monotonic()
+            await self.bot.aclose()
+            seconds = time.monotonic() - start
+            outcome = (seconds < self.bot.player.config.grace, seconds)
+        else:
+            await self.bot.aclose()
+        for p in self.pool.values():
+            await p.aclose()
+        return outcome
+
+
+async def run_check(
+    spec: BotSpec, options: CheckOptions = CheckOptions(), progress: Progress | None = None
+) -> CheckReport:
+    """Run the suite against ``spec`` and judge it. Bot misbehaviour is in the report, never raised.
+
+    Raises ``BotSpecError`` when an opponent cannot be found or the sandbox mode cannot be honoured,
+    ``ConfigError`` for impossible timings, ``ValueError`` for fewer than one game.
+    """
+    if options.games < 1:
+        raise ValueError("--games must be at least 1")
+    opponents = options.opponents or tuple(sample_bot_spec(n) for n in DEFAULT_OPPONENTS)
+    specs = {o.name: o for o in opponents}
+    if len(specs) != len(opponents):
+        raise BotSpecError("two opponents have the same name: give each opponent once")
+    shown = spec.name
+    if spec.name in specs:  # a sample bot checked against itself: keep the seats' names apart
+        spec = replace(spec, name=f"{spec.name}-under-check")
+    config = RunnerConfig(move_time=options.move_time, startup_time=options.startup_time, sandbox=options.sandbox)  # type: ignore[arg-type]
+    opp_config = RunnerConfig(move_time=max(options.move_time, 1.0), startup_time=options.startup_time, sandbox="none")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:
+        logs = options.logs or Path(tmp)
+        logs.mkdir(parents=True, exist_ok=True)
+        obs = await _collect(spec, options, config, opp_config, specs, logs, progress or (lambda _: None))
+        checks = evaluate(obs)
+    games = tuple(
+        GameSummary(
+            g.planned.game_id,
+            g.result.names,
+            g.planned.seat,
+            g.result.scores,
+            g.result.ranks,
+            bool(g.faults),
+            str(g.result.log_path) if options.logs and g.result.log_path else None,
+        )
+        for g in sorted(obs.games, key=lambda g: g.planned.game_id)
+    )
+    notes = _opponent_notes(obs.games)
+    if options.logs:
+        notes.append(f"game logs and stderr logs are in {options.logs}")
+    name = obs.hello.name if obs.hello is not None else None
+    return CheckReport(shown, name, tuple(checks), games, time.monotonic() - started, tuple(notes))
+
+
+def _opponent_notes(games: Sequence[PlayedGame]) -> list[str]:
+    notes = []
+    for g in games:
+        for f in g.result.faults:
+            if f.seat != g.planned.seat:
+                notes.append(f"opponent fault in game {g.planned.game_id}: {f.describe(list(g.result.names))}")
+    return notes
+
+
+async def _collect(
+    spec: BotSpec,
+    options: CheckOptions,
+    config: RunnerConfig,
+    opp_config: RunnerConfig,
+    specs: dict[str, BotSpec],
+    logs: Path,
+    progress: Progress,
+) -> Observations:
+    obs = Observations(move_time=options.move_time, grace=config.grace)
+    plan = plan_games(options.games, tuple(specs), seed=options.seed)
+    control = plan[0]
+    tolerance_game = replace(control, game_id="check-unknown-fields")
+    jobs = max(1, min(options.jobs, len(plan) + 1))
+    lanes = [_Lane(i, spec, config, opp_config, logs) for i in range(jobs)]
+
+    async def probe() -> None:
+        obs.probe = await probe_bot(spec, config, logs / "bot-stderr-probe.log")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(probe)
+        first = lanes[0].bot
+        await first.ensure_started()
+        obs.startup_fault, obs.hello = first.startup_fault, first.hello
+        if first.ready:
+            progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
+            send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
+            for planned in plan:
+                send.send_nowait((planned, False))
+            send.send_nowait((tolerance_game, True))
+            send.close()
+
+            async def work(lane: _Lane) -> None:
+                async for planned, tolerance in receive.clone():
+                    played = await lane.play(planned, tolerance, specs)
+                    obs.games.append(played)
+                    progress(f"{planned.game_id}: {'fault' if played.faults else 'ok'}")
+
+            async with trio.open_nursery() as games:
+                for lane in lanes:
+                    games.start_soon(work, lane)
+            receive.close()
+    for lane in lanes:
+        outcome = await lane.close()
+        if outcome is not None:
+            obs.bye_exits.append(outcome)
+    return obs

@@ -1,0 +1,272 @@
+"""From what the suite saw to named checks: pure functions, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol import HelloReply, ProtocolViolation
+from referee.check.latency import latency
+from referee.check.model import CheckResult, Evidence, Outcome
+from referee.check.observe import Exchange, GameRecord
+from referee.check.plan import SEATS, PlannedGame
+from referee.check.probe import BYE, ProbeResult
+from referee.check.situations import Situation
+from referee.runner import BotFault, Fault, GameResult
+
+#: Which fault kinds fail which check (faults in the tolerance game count for ``tolerates-unknown`` only).
+FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
+    "handshake": ("answers hello within the start-up time", frozenset({"startup"})),
+    "protocol-version": ("speaks protocol version 1", frozenset({"protocol_version"})),
+    "stdout-protocol-only": (
+        "writes nothing but protocol lines on stdout",
+        frozenset({"invalid_json", "not_object", "unknown_type", "line_too_long", "unsolicited"}),
+    ),
+    "reply-fields": ("replies with the awaited type and valid fields", frozenset({"wrong_type", "bad_field"})),
+    "legal-discards": ("discards legally", frozenset({"illegal_discard"})),
+    "legal-moves": ("moves legally", frozenset({"illegal_move"})),
+    "stays-alive": ("keeps running through every game", frozenset({"crash"})),
+    "move-time": ("replies within the move time", frozenset({"timeout"})),
+}
+_REQUESTS = ("hello", "deal", "turn")
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """A finished game of the suite with the bot's recorded exchanges."""
+
+    planned: PlannedGame
+    tolerance: bool
+    result: GameResult
+    record: GameRecord
+
+    @property
+    def faults(self) -> tuple[Fault, ...]:
+        """The faults of the bot under check in this game."""
+        return tuple(f for f in self.result.faults if f.seat == self.planned.seat)
+
+
+@dataclass(slots=True)
+class Observations:
+    """Everything the suite collected about the bot."""
+
+    move_time: float
+    grace: float
+    startup_fault: BotFault | ProtocolViolation | None = None
+    hello: HelloReply | None = None
+    probe: ProbeResult | None = None
+    games: list[PlayedGame] = field(default_factory=list)
+    bye_exits: list[tuple[bool, float]] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------------ evidence
+
+
+def culprit(record: GameRecord) -> tuple[Exchange | None, Exchange | None]:
+    """The exchange a game's fault happened on, and the one before it.
+
+    The last exchange that raised; else (an illegal reply, which parses but the engine refuses) the last
+    request that got an answer.
+    """
+    exchanges = record.exchanges
+    for i in range(len(exchanges) - 1, -1, -1):
+        if exchanges[i].error is not None:
+            return exchanges[i], exchanges[i - 1] if i else None
+    for i in range(len(exchanges) - 1, -1, -1):
+        if exchanges[i].kind in _REQUESTS:
+            return exchanges[i], exchanges[i - 1] if i else None
+    return None, None
+
+
+def fault_evidence(game: PlayedGame, fault: Fault) -> Evidence:
+    """Where ``fault`` happened: game, round, turn, the message sent and the line received."""
+    ex, before = culprit(game.record)
+    what = f"{fault.kind.replace('_', ' ')}: {fault.detail}"
+    sent = ex.sent if ex is not None else None
+    if fault.kind == "unsolicited" and before is not None:
+        # The stray line arrived after an earlier message; show that one.
+        what += " (the line arrived after the message shown)"
+        sent = before.sent
+    received = fault.line if fault.line is not None else (ex.received if ex is not None else None)
+    return Evidence(what, game.planned.game_id, fault.round, fault.turn or None, sent, received)
+
+
+def _result(
+    name: str, title: str, evidence: Sequence[Evidence], ok: str, *, figures: dict[str, Any] | None = None
+) -> CheckResult:
+    if evidence:
+        first = evidence[0]
+        where = f" (game {first.game}, round {first.round})" if first.game else ""
+        summary = f"{first.what}{where}" + (f"; {len(evidence)} times" if len(evidence) > 1 else "")
+        return CheckResult(name, title, Outcome.FAILED, summary, tuple(evidence), figures or {})
+    return CheckResult(name, title, Outcome.PASSED, ok, (), figures or {})
+
+
+def _skip(name: str, title: str, why: str) -> CheckResult:
+    return CheckResult(name, title, Outcome.SKIPPED, why)
+
+
+# ------------------------------------------------------------------------------------------------ checks
+
+
+def evaluate(obs: Observations) -> list[CheckResult]:
+    """Every check, in report order."""
+    regular = [g for g in obs.games if not g.tolerance]
+    by_check: dict[str, list[Evidence]] = {name: [] for name in FAULT_CHECKS}
+    for game in regular:
+        for fault in game.faults:
+            for name, (_, kinds) in FAULT_CHECKS.items():
+                if fault.kind in kinds:
+                    by_check[name].append(fault_evidence(game, fault))
+    out = [*_handshake(obs, by_check), _tolerance(obs)]
+    for name in ("stdout-protocol-only", "reply-fields", "legal-discards", "legal-moves", "stays-alive"):
+        title = FAULT_CHECKS[name][0]
+        out.append(_gated(obs, name, title, by_check[name], f"no such fault in {len(regular)} games"))
+    out.append(_move_time(obs, regular, by_check["move-time"]))
+    out.extend(_seat_counts(obs, regular))
+    out.extend(_situations(obs, regular))
+    out.append(_bye(obs))
+    return out
+
+
+def _handshake(obs: Observations, by_check: dict[str, list[Evidence]]) -> list[CheckResult]:
+    title_h, title_v = FAULT_CHECKS["handshake"][0], FAULT_CHECKS["protocol-version"][0]
+    fault = obs.startup_fault
+    hello_line = '{"type":"hello","protocol":1}'
+    if fault is not None and getattr(fault, "kind", "") != "protocol_version":
+        e = Evidence(f"startup: {getattr(fault, 'detail', str(fault))}", None, 0, None, hello_line, fault_line(fault))
+        return [
+            _result("handshake", title_h, [e], ""),
+            _skip("protocol-version", title_v, "not reached: the bot did not complete its hello"),
+        ]
+    name = obs.hello.name if obs.hello is not None else "?"
+    handshake = _result("handshake", title_h, by_check["handshake"], f"answered hello as {name!r}")
+    if fault is not None:
+        e = Evidence(
+            f"protocol version: {getattr(fault, 'detail', str(fault))}", None, 0, None, hello_line, fault_line(fault)
+        )
+        return [handshake, _result("protocol-version", title_v, [e], "")]
+    return [handshake, _result("protocol-version", title_v, by_check["protocol-version"], "protocol 1")]
+
+
+def fault_line(fault: BaseException) -> str | None:
+    line = getattr(fault, "line", None)
+    if isinstance(line, bytes):
+        return line.decode("utf-8", "replace")
+    return line
+
+
+def _gated(obs: Observations, name: str, title: str, evidence: list[Evidence], ok: str) -> CheckResult:
+    if not obs.games:
+        return _skip(name, title, "not reached: no game was played")
+    return _result(name, title, evidence, ok)
+
+
+def _tolerance(obs: Observations) -> CheckResult:
+    name, title = "tolerates-unknown", "ignores unknown fields and messages of unknown type"
+    evidence: list[Evidence] = []
+    probe = obs.probe
+    if probe is not None and probe.problem is not None and obs.startup_fault is None:
+        evidence.append(Evidence(probe.problem, None, 0, None, probe.problem_sent, probe.problem_line))
+    tolerance = [g for g in obs.games if g.tolerance]
+    inconclusive = []
+    for game in tolerance:
+        if not game.faults:
+            continue
+        control = next((g for g in obs.games if not g.tolerance and g.planned.deal == game.planned.deal), None)
+        if control is not None and control.faults:
+            inconclusive.append(game.planned.game_id)
+            continue
+        for fault in game.faults:
+            e = fault_evidence(game, fault)
+            evidence.append(Evidence(f"with unknown fields and message types: {e.what}", *_where(e)))
+    if evidence:
+        return _result(name, title, evidence, "")
+    if not tolerance and (probe is None or not probe.started):
+        return _skip(name, title, "not reached: no session with the bot got that far")
+    if inconclusive:
+        return _skip(name, title, "not decided: the bot also faulted in the same game without unknown fields")
+    return _result(name, title, [], f"{len(tolerance)} game(s) with unknown fields and message types, no fault")
+
+
+def _where(e: Evidence) -> tuple[str | None, int, int | None, str | None, str | None]:
+    return e.game, e.round, e.turn, e.sent, e.received
+
+
+def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:
+    title = FAULT_CHECKS["move-time"][0]
+    samples = [ex.ms for g in regular for ex in g.record.exchanges if ex.ms is not None and ex.kind in ("deal", "turn")]
+    lat = latency(samples)
+    budget = obs.move_time * 1000
+    figures = {**lat.to_dict(), "move_time_ms": round(budget, 1)}
+    if not regular:
+        return _skip("move-time", title, "not reached: no game was played")
+    text = (
+        f"median {lat.median_ms:.1f} ms, p99 {lat.p99_ms:.1f} ms, max {lat.max_ms:.1f} ms"
+        f" over {lat.count} replies; move time {budget:.0f} ms"
+    )
+    result = _result("move-time", title, evidence, text, figures=figures)
+    if result.failed:
+        return CheckResult(
+            result.name, result.title, result.outcome, f"{result.summary}; {text}", result.evidence, figures
+        )
+    return result
+
+
+def _seat_counts(obs: Observations, regular: list[PlayedGame]) -> list[CheckResult]:
+    out = []
+    for seats in SEATS:
+        name, title = f"games-{seats}-seats", f"plays {seats}-player games to the end without a fault"
+        games = [g for g in regular if g.planned.seats == seats]
+        if not games:
+            out.append(_skip(name, title, f"not reached: no {seats}-player game was played"))
+            continue
+        evidence = [fault_evidence(g, f) for g in games for f in g.faults[:1]]
+        ok = f"{len(games)} games, no fault"
+        out.append(_result(name, title, evidence, ok))
+    return out
+
+
+def _situations(obs: Observations, regular: list[PlayedGame]) -> list[CheckResult]:
+    reached: dict[Situation, int] = dict.fromkeys(Situation, 0)
+    evidence: dict[Situation, list[Evidence]] = {s: [] for s in Situation}
+    for game in regular:
+        bad, _ = culprit(game.record) if game.faults else (None, None)
+        for ex in game.record.exchanges:
+            for s in ex.situations:
+                reached[s] += 1
+        if bad is not None and bad.situations:
+            for s in bad.situations:
+                evidence[s].append(fault_evidence(game, game.faults[0]))
+    out = []
+    for s in Situation:
+        if evidence[s]:
+            out.append(_result(s.value, s.label, evidence[s], ""))
+        elif reached[s]:
+            out.append(_result(s.value, s.label, [], f"reached {reached[s]} times, no fault"))
+        else:
+            out.append(_skip(s.value, s.label, "not reached in these games (the bot's own play decides some)"))
+    for r in out:
+        r.figures["reached"] = reached[Situation(r.name)]
+    return out
+
+
+def _bye(obs: Observations) -> CheckResult:
+    name, title = "exit-on-bye", f"exits by itself within {obs.grace:g} s of bye"
+    bye = BYE.decode().strip()
+    evidence = []
+    if obs.probe is not None and obs.probe.exited is False:
+        evidence.append(
+            Evidence(f"still running {obs.grace:g} s after bye (right after hello)", None, 0, None, bye, None)
+        )
+    for exited, _seconds in obs.bye_exits:
+        if not exited:
+            evidence.append(
+                Evidence(f"still running {obs.grace:g} s after bye (after its games)", None, 0, None, bye, None)
+            )
+    tried = len(obs.bye_exits) + (1 if obs.probe is not None and obs.probe.exited is not None else 0)
+    if not tried:
+        return _skip(name, title, "not reached: the bot was never running when the suite ended")
+    slowest = max((s for _, s in obs.bye_exits), default=0.0)
+    return _result(name, title, evidence, f"exited {tried} times; slowest {slowest * 1000:.0f} ms after bye")

@@ -1,0 +1,121 @@
+"""``referee check BOT``: the conformance suite for one bot, as text, JSON or JUnit XML."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+import trio
+
+from referee.check import DEFAULT_GAMES, CheckOptions, render_text, resolve_opponent, run_check, write_junit
+from referee.cli.app import main
+from referee.engine import RefereeError
+from referee.runner import BotSpecError, parse_bot_spec
+
+#: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code).
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@main.command("check")
+@click.argument("bot", metavar="BOT")
+@click.option(
+    "--games",
+    type=click.IntRange(min=1),
+    default=DEFAULT_GAMES,
+    show_default=True,
+    help="Games against the sample bots (2, 3 and 4 seats in turn), plus one with unknown fields.",
+)
+@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds the bot has per reply.")
+@click.option("--startup-time", type=float, default=10.0, show_default=True, help="Seconds for the bot's hello.")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Run the bot inside bubblewrap (auto: when installed) or with rlimits and process groups only.",
+)
+@click.option("--seed", type=int, default=23, show_default=True, help="Seed of the suite's deals.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True, help="Games at once.")
+@click.option(
+    "--opponent",
+    "opponents",
+    multiple=True,
+    help="An opponent: a sample bot's name (random_bot, greedy, heuristic, montecarlo, js_bot) or a BOT."
+    "  Repeat for several.  [default: random_bot, greedy, heuristic]",
+)
+@click.option("--name", default=None, help="The bot's name in the report [default: the file's stem].")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
+@click.option(
+    "--junit",
+    "junit_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the report as JUnit XML (one test case per check) to this file.",
+)
+@click.option(
+    "--logs",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the game logs and the bot's stderr in this folder (default: discarded).",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Show each game as it finishes (on stderr).")
+def check_cmd(
+    bot: str,
+    games: int,
+    move_time: float,
+    startup_time: float,
+    sandbox: str,
+    seed: int,
+    jobs: int,
+    opponents: tuple[str, ...],
+    name: str | None,
+    as_json: bool,
+    junit_file: Path | None,
+    logs: Path | None,
+    verbose: bool,
+) -> None:
+    """Check that BOT speaks protocol v1 correctly before it enters a contest.
+
+    Runs the handshake, a session with unknown fields and message types, and games against the sample bots
+    at 2, 3 and 4 seats, dealt so that the bot meets the situations that break naive bots (holding the 1,
+    being forced, only cards lower than last, no bonus chips left, round 2, last player in a round). Reports
+    move latency, stray output on stdout and whether the bot exits on bye.
+
+    Exit status: 0 every check passed, 1 the bot failed a check, 2 bad arguments or options.
+    """
+    try:
+        spec = parse_bot_spec(bot, name=name)
+        opponent_specs = tuple(resolve_opponent(o) for o in opponents)
+    except BotSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint="BOT" if "opponent" not in str(exc) else "--opponent") from None
+    options = CheckOptions(
+        games=games,
+        move_time=move_time,
+        startup_time=startup_time,
+        sandbox=sandbox,
+        seed=seed,
+        jobs=jobs,
+        opponents=opponent_specs,
+        logs=logs,
+    )
+
+    def progress(line: str) -> None:
+        if verbose:
+            click.echo(line, err=True)
+
+    try:
+        report = trio.run(run_check, spec, options, progress)
+    except (RefereeError, ValueError) as exc:
+        raise click.UsageError(str(exc)) from None
+    if junit_file is not None:
+        try:
+            write_junit(report, junit_file)
+        except OSError as exc:
+            raise click.UsageError(f"cannot write the JUnit report {junit_file}: {exc.strerror or exc}") from None
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        click.echo(render_text(report))
+    sys.exit(EXIT_PASSED if report.passed else EXIT_FAILED)
