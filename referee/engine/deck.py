@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from referee.engine.errors import DealError
@@ -81,15 +81,15 @@ def deal_from_json(data: Any, ruleset: Ruleset) -> Deal:
 
     Hands are sorted on the way in. Raises ``DealError`` naming the first problem.
     """
-    if not isinstance(data, Mapping) or not isinstance(data.get("rounds"), Sequence):
+    if not isinstance(data, Mapping) or not isinstance(data.get("rounds"), list | tuple):
         raise DealError('a deal file is a JSON object {"rounds": [{"hands": [[15 cards], ...]}, ...]}')
     rounds = []
     for r, entry in enumerate(data["rounds"], start=1):
-        if not isinstance(entry, Mapping) or not isinstance(entry.get("hands"), Sequence):
+        if not isinstance(entry, Mapping) or not isinstance(entry.get("hands"), list | tuple):
             raise DealError(f'round {r}: expected an object with a list "hands"')
         hands = []
         for seat, hand in enumerate(entry["hands"]):
-            if not isinstance(hand, Sequence) or isinstance(hand, str):
+            if not isinstance(hand, list | tuple):
                 raise DealError(f"round {r}, seat {seat}: a hand is a list of cards")
             for card in hand:
                 if isinstance(card, bool) or not isinstance(card, int):

@@ -85,6 +85,8 @@ class Ruleset:
         Raises ``RulesetError`` for an unknown option or a bad value.
         """
         known = {f.name for f in fields(cls)}
+        if not isinstance(data, Mapping):
+            raise RulesetError(f"ruleset options are an object of option names and values, got {data!r}")
         for key in data:
             if key not in known:
                 raise RulesetError(f"unknown ruleset option {key!r}; known options: {', '.join(sorted(known))}")
