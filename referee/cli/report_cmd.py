@@ -26,6 +26,14 @@ def describe(outcome: ReportOutcome) -> str:
     return line
 
 
+def report_after_run(directory: Path) -> None:
+    """Write ``DIRECTORY/report.html`` at the end of ``referee run``: one line, a failure only warns."""
+    try:
+        click.echo(describe(build_report(directory)))
+    except ReportError as exc:
+        click.echo(f"referee run: the report was not written: {exc}", err=True)
+
+
 @main.command("report")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.option(

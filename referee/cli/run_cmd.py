@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 
 from referee.cli.app import main
+from referee.cli.report_cmd import report_after_run
 from referee.engine import STANDARD
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
@@ -170,6 +171,7 @@ def run_cmd(
     _print_standings(console, standings)
     csv_path, json_path = _write_standings(directory, standings)
     console.print(f"Standings written to {csv_path} and {json_path}")
+    report_after_run(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
         click.echo(

@@ -1,0 +1,106 @@
+"""Fixtures of the report tests: a real tournament (real bot processes, with faults) and a real browser."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# the tournament tests' random bot: MISBEHAVE=illegal|crash makes it fault on its MISBEHAVE_AT-th turn of every game
+RANDOM_BOT = ROOT / "tests" / "tournament" / "bots" / "random_bot.py"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+
+def referee(*args: object, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m referee ARGS`` to the end; text output."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
+
+
+def manifest(folder: Path) -> Path:
+    """Five entrants: two sample bots, a random bot, and two random bots that fault (an illegal move; a crash)."""
+    path = folder / "bots.toml"
+    path.write_text(
+        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "greedy.py"}"\n'
+        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "heuristic.py"}"\n'
+        f'[[bot]]\nname = "random"\ncommand = "{RANDOM_BOT}"\n'
+        f'[[bot]]\nname = "cheater"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "illegal", MISBEHAVE_AT = "4" }}\n'
+        f'[[bot]]\nname = "crashy"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "crash", MISBEHAVE_AT = "9" }}\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture(scope="session")
+def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished tournament of 30 games (tables of 3, seat rotations) with illegal-move and crash faults.
+
+    ``referee run`` writes its report too: ``DIR/report.html``.
+    """
+    folder = tmp_path_factory.mktemp("report")
+    out = folder / "t"
+    done = referee("run", "--manifest", manifest(folder), "-k", "3", "--games", "1", "--seed", "7", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@pytest.fixture
+def copy_of(tmp_path: Path) -> Any:
+    """``copy_of(folder)``: a copy of a tournament folder to change freely."""
+
+    def copy(folder: Path) -> Path:
+        target = tmp_path / folder.name
+        shutil.copytree(folder, target)
+        return target
+
+    return copy
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium driven by Playwright (headless); the tests skip only when chromium is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip("chromium is not installed (/usr/bin/chromium); .ci/run installs it with apt")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def open_report(browser: Any) -> Iterator[Any]:
+    """``open_report(path)``: a page showing the report file, once its script has decoded the data."""
+    pages: list[Any] = []
+    errors: list[str] = []
+
+    def open_(path: Path, fragment: str = "") -> Any:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("request", lambda req: req.url.startswith("file:") or errors.append(f"network request {req.url}"))
+        pages.append(page)
+        page.goto(path.resolve().as_uri() + fragment)
+        page.wait_for_selector("body[data-ready]")
+        assert page.get_attribute("body", "data-ready") == "1"
+        return page
+
+    yield open_
+    for page in pages:
+        page.close()
+    assert errors == []
