@@ -1,0 +1,172 @@
+"""``referee play``: one game between bots (or you and bots) with a readable or JSON summary."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sys
+import time
+from pathlib import Path
+
+import click
+import trio
+
+from referee.cli.app import main
+from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
+from referee.runner import GameResult, Player, RunnerConfig, parse_bot_spec, play_game
+from referee.runner.game import Entrant
+from referee.runner.human import HumanPlayer
+
+
+@main.command("play")
+@click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
+@click.option("--human", is_flag=True, help="You take seat 0 at the terminal; the BOTs take the other seats.")
+@click.option("--seed", type=int, default=None, help="Deal from this seed (default: a random seed, printed).")
+@click.option(
+    "--deal",
+    "deal_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help='Deal from a JSON file {"rounds":[{"hands":[[...],...]},...]} instead of a seed.',
+)
+@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per reply.")
+@click.option("--startup-time", type=float, default=10.0, show_default=True, help="Seconds for a bot's hello.")
+@click.option("--time-bank", type=float, default=None, help="Extra seconds per bot per game beyond the move time.")
+@click.option(
+    "--log",
+    "log_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Game log (JSON Lines) path [default: referee-logs/<game>.jsonl].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object with the result.")
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bwrap", "none"]),
+    default="auto",
+    show_default=True,
+    help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only.",
+)
+@click.option(
+    "--rules",
+    "rules_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Ruleset options as a JSON object file (default: the standard ruleset).",
+)
+def play_cmd(
+    bots: tuple[str, ...],
+    human: bool,
+    seed: int | None,
+    deal_file: Path | None,
+    move_time: float,
+    startup_time: float,
+    time_bank: float | None,
+    log_file: Path | None,
+    as_json: bool,
+    sandbox: str,
+    rules_file: Path | None,
+) -> None:
+    """Play one game; seats follow the order of the BOTs.
+
+    A BOT is a .py file (run with this Python), a .js file (run with node), another executable file, or a
+    quoted command line such as "java -jar bot.jar". Bot faults (timeouts, crashes, protocol errors, illegal
+    moves) forfeit the bot's game and are listed in the summary; the game log records every message.
+    """
+    seats = len(bots) + (1 if human else 0)
+    if not 2 <= seats <= 4:
+        raise click.UsageError(
+            f"a game has 2 to 4 players; got {seats} ({'you and ' if human else ''}{len(bots)} BOTs)"
+        )
+    if seed is not None and deal_file is not None:
+        raise click.UsageError("give --seed or --deal, not both")
+    try:
+        ruleset = _load_rules(rules_file)
+        deal = _load_deal(deal_file, ruleset) if deal_file is not None else None
+        config = RunnerConfig(
+            move_time=move_time,
+            startup_time=startup_time,
+            time_bank=time_bank,
+            sandbox=sandbox,  # type: ignore[arg-type]
+        )
+        specs = [parse_bot_spec(b) for b in bots]
+        if deal is None and seed is None:
+            seed = secrets.randbits(32)
+        game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
+        log_path = log_file or Path("referee-logs") / f"{game_id}.jsonl"
+        entrants: list[Entrant] = [HumanPlayer()] if human else []
+        for i, spec in enumerate(specs):
+            stderr = log_path.with_name(f"{log_path.stem}.seat{i + len(entrants)}.{_safe(spec.name)}.stderr.log")
+            player = Player(spec, config, stderr)
+            entrants.append(player)
+        result = trio.run(_play, entrants, game_id, ruleset, seed, deal, log_path)
+    except RefereeError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        _print_summary(result)
+
+
+async def _play(
+    entrants: list[Entrant], game_id: str, ruleset: Ruleset, seed: int | None, deal: Deal | None, log_path: Path
+) -> GameResult:
+    try:
+        return await play_game(entrants, game_id=game_id, ruleset=ruleset, seed=seed, deal=deal, log_path=log_path)
+    finally:
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for e in entrants:
+                    nursery.start_soon(e.aclose)
+
+
+def _load_rules(path: Path | None) -> Ruleset:
+    if path is None:
+        return Ruleset()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot read ruleset file {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"ruleset file {path} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise click.ClickException(f"ruleset file {path} must hold a JSON object of options")
+    return Ruleset.from_dict(data)
+
+
+def _load_deal(path: Path, ruleset: Ruleset) -> Deal:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot read deal file {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"deal file {path} is not JSON: {exc}") from None
+    try:
+        return deal_from_json(data, ruleset)
+    except RefereeError as exc:
+        raise click.ClickException(f"deal file {path}: {exc}") from None
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:40] or "bot"
+
+
+def _print_summary(result: GameResult) -> None:
+    how = f"seed {result.seed}" if result.seed is not None else "dealt from file"
+    click.echo(f"Game {result.game_id} ({how})")
+    width = max(len(n) for n in result.names)
+    for seat in sorted(range(len(result.names)), key=lambda s: (result.ranks[s], s)):
+        note = "  forfeit" if seat in result.forfeits else ""
+        name = f"{result.names[seat]:<{width}}"
+        click.echo(f"  rank {result.ranks[seat]}  seat {seat}  {name}  score {result.scores[seat]:>4}{note}")
+    if result.faults:
+        click.echo("Faults:")
+        for fault in result.faults:
+            click.echo(f"  {fault.describe(result.names)}")
+            if fault.line:
+                click.echo(f"      line: {fault.line[:100]}")
+    click.echo(f"Log: {result.log_path}")
+    sys.stdout.flush()

@@ -1,0 +1,44 @@
+"""The match runner: bots as sandboxed child processes speaking protocol v1, one game at a time.
+
+``parse_bot_spec`` turns a BOT argument into a ``BotSpec``; a ``Player`` is an entrant's bot process (reused
+across games); ``play_game`` plays one game and returns a ``GameResult`` with every fault recorded. Bot faults
+never raise out of ``play_game``; they become forfeits. Game logs are read back with ``read_log`` and checked
+with ``verify_log``.
+"""
+
+from referee.runner.config import ConfigError, Limits, RunnerConfig
+from referee.runner.errors import (
+    BotCrashed,
+    BotFault,
+    BotSpecError,
+    BotTimeout,
+    StartupFailed,
+    UnsolicitedOutput,
+)
+from referee.runner.faults import FAULT_KINDS, Fault
+from referee.runner.game import Entrant, GameResult, play_game
+from referee.runner.gamelog import LogError, read_log
+from referee.runner.player import Player
+from referee.runner.spec import BotSpec, parse_bot_spec
+
+__all__ = [
+    "FAULT_KINDS",
+    "BotCrashed",
+    "BotFault",
+    "BotSpec",
+    "BotSpecError",
+    "BotTimeout",
+    "ConfigError",
+    "Entrant",
+    "Fault",
+    "GameResult",
+    "Limits",
+    "LogError",
+    "Player",
+    "RunnerConfig",
+    "StartupFailed",
+    "UnsolicitedOutput",
+    "parse_bot_spec",
+    "play_game",
+    "read_log",
+]

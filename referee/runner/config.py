@@ -1,0 +1,69 @@
+"""How the runner runs bots: deadlines, sandbox mode, resource limits, stderr cap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from referee.engine.errors import RefereeError
+
+SandboxMode = Literal["auto", "bwrap", "none"]
+GiB = 1024**3
+MiB = 1024**2
+
+
+class ConfigError(RefereeError, ValueError):
+    """A runner option has an impossible value; the message names the option."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one bot process (``None``: not limited).
+
+    ``address_space`` (bytes) is virtual memory, not RAM: node and the JVM reserve gigabytes up front, so the
+    default 4 GiB leaves room for both. ``processes`` caps processes and threads of the bot; it is enforced by
+    a pids cgroup when the referee may create one (root), else by RLIMIT_NPROC (which the kernel does not apply
+    to root). ``cpu_seconds`` is CPU time of one process over its life (it plays many games).
+    """
+
+    address_space: int | None = 4 * GiB
+    cpu_seconds: int | None = 3600
+    processes: int | None = 256
+    open_files: int | None = 256
+    file_size: int | None = 64 * MiB
+
+    def __post_init__(self) -> None:
+        for name in ("address_space", "cpu_seconds", "processes", "open_files", "file_size"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ConfigError(f"limit {name} must be a positive integer or None, got {value!r}")
+
+
+@dataclass(frozen=True)
+class RunnerConfig:
+    """Deadlines (seconds), the sandbox mode, resource limits and the cap of each bot's stderr log (bytes).
+
+    ``time_bank``: extra seconds per game a bot may spend beyond ``move_time`` in total (None: no bank).
+    ``sandbox``: ``"auto"`` uses bubblewrap when ``bwrap`` is installed, ``"bwrap"`` requires it, ``"none"``
+    runs with process groups and rlimits only. ``grace`` is how long a bot has to exit after ``bye`` or TERM.
+    """
+
+    move_time: float = 1.0
+    startup_time: float = 10.0
+    time_bank: float | None = None
+    sandbox: SandboxMode = "auto"
+    limits: Limits = field(default_factory=Limits)
+    stderr_cap: int = 1 * MiB
+    grace: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("move_time", "startup_time", "grace"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+                raise ConfigError(f"{name.replace('_', '-')} must be a positive number of seconds, got {value!r}")
+        if self.time_bank is not None and not self.time_bank >= 0:
+            raise ConfigError(f"time-bank must be zero or more seconds, got {self.time_bank!r}")
+        if self.sandbox not in ("auto", "bwrap", "none"):
+            raise ConfigError(f"sandbox must be auto, bwrap or none, got {self.sandbox!r}")
+        if self.stderr_cap < 0:
+            raise ConfigError(f"stderr cap must be zero or more bytes, got {self.stderr_cap!r}")

@@ -1,0 +1,50 @@
+"""A recorded fault of a bot in a game, and the fault kinds."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from protocol.errors import KINDS as PROTOCOL_KINDS
+
+#: Every fault kind a game records.
+FAULT_KINDS = frozenset(
+    {"timeout", "crash", "unsolicited", "startup", "illegal_move", "illegal_discard", *PROTOCOL_KINDS}
+)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Seat ``seat`` faulted: ``kind`` (one of ``FAULT_KINDS``), when (``round`` 1-based, 0 before the first deal;
+    ``turn`` 1-based within the round, 0 outside a turn), ``detail`` for the bot's author, and the offending
+    ``line`` (truncated), if a line was to blame."""
+
+    seat: int
+    kind: str
+    round: int
+    turn: int
+    detail: str
+    line: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Fault:
+        return cls(
+            seat=int(data["seat"]),
+            kind=str(data["kind"]),
+            round=int(data["round"]),
+            turn=int(data["turn"]),
+            detail=str(data["detail"]),
+            line=data.get("line"),
+        )
+
+    def describe(self, names: tuple[str, ...] | list[str] | None = None) -> str:
+        """One line: ``seat 1 (greedy): timeout in round 2, turn 7: no reply before the deadline``."""
+        who = f"seat {self.seat}" + (f" ({names[self.seat]})" if names else "")
+        if self.round == 0:
+            when = "at start-up"
+        else:
+            when = f"in round {self.round}" + (f", turn {self.turn}" if self.turn else "")
+        return f"{who}: {self.kind} {when}: {self.detail}"

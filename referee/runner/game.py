@@ -1,0 +1,356 @@
+"""One game of 23 with real bots: messages in protocol-v1 order, deadlines, faults turned into forfeits, the log."""
+
+from __future__ import annotations
+
+import math
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import trio
+
+from protocol import (
+    AnyReply,
+    DiscardReply,
+    DropReply,
+    Expect,
+    HelloReply,
+    PassReply,
+    PlayReply,
+    ProtocolViolation,
+    action_to_reply,
+    deal_message,
+    discard_to_action,
+    encode,
+    game_end_message,
+    game_start_message,
+    reply_to_action,
+    round_end_message,
+    turn_message,
+)
+from referee.engine import (
+    STANDARD,
+    Deal,
+    IllegalMove,
+    Phase,
+    Ruleset,
+    State,
+    apply,
+    deal_to_json,
+    forfeit,
+    legal_actions,
+    new_game,
+    observation_for,
+)
+from referee.runner.errors import BotFault
+from referee.runner.faults import Fault
+from referee.runner.gamelog import LOG_FORMAT, GameLogWriter, applied_events
+
+
+class Entrant(Protocol):
+    """What ``play_game`` needs of a seat: a ``Player`` (a bot process) or a person at the terminal."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def ready(self) -> bool: ...
+    @property
+    def wants_legal_moves(self) -> bool: ...
+    @property
+    def move_time(self) -> float | None: ...
+    @property
+    def time_bank(self) -> float | None: ...
+
+    startup_fault: BotFault | ProtocolViolation | None
+    hello: HelloReply | None
+
+    async def ensure_started(self) -> None: ...
+    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]: ...
+    async def notify(self, line: bytes, deadline: float) -> None: ...
+    async def end(self, message: str | None = None) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one game, by seat. ``forfeits`` are the seats that forfeited; ``faults`` every fault."""
+
+    game_id: str
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[int, ...]
+    faults: tuple[Fault, ...]
+    log_path: Path | None
+    seed: int | None
+    deal: Deal
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary object of ``referee play --json``."""
+        return {
+            "scores": list(self.scores),
+            "ranks": list(self.ranks),
+            "forfeits": list(self.forfeits),
+            "faults": [{"seat": f.seat, "kind": f.kind, "round": f.round, "detail": f.detail} for f in self.faults],
+            "log": str(self.log_path) if self.log_path is not None else None,
+        }
+
+
+async def play_game(
+    players: Sequence[Entrant],
+    *,
+    game_id: str,
+    ruleset: Ruleset = STANDARD,
+    seed: int | None = None,
+    deal: Deal | None = None,
+    log_path: Path | None = None,
+) -> GameResult:
+    """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn.
+
+    Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
+    ``error`` message, forfeits per rulings.md and its process is ended (``ensure_started`` starts a fresh
+    one for its next game). Raises ``RulesetError`` / ``DealError`` for a ruleset or deal that cannot be
+    played (before any bot is contacted), ``BotSpecError`` when a required sandbox is missing.
+    """
+    if seed is not None and deal is not None:
+        raise ValueError("play_game takes a seed or a deal, not both")
+    if seed is None and deal is None:
+        seed = secrets.randbits(63)
+    state = new_game(len(players), ruleset, seed=seed, deal=deal)
+    with GameLogWriter(log_path) as log:
+        game = _Game(list(players), state, game_id, log)
+        await game.run()
+        final = game.state
+        assert final.scores is not None and final.ranks is not None
+        result = GameResult(
+            game_id=game_id,
+            names=tuple(game.names),
+            scores=final.scores,
+            ranks=final.ranks,
+            forfeits=tuple(s for s, f in enumerate(final.forfeited) if f),
+            faults=tuple(game.faults),
+            log_path=log_path,
+            seed=seed,
+            deal=final.deal,
+        )
+        log.write(
+            "result",
+            t=log.ms(),
+            scores=list(result.scores),
+            ranks=list(result.ranks),
+            forfeits=list(result.forfeits),
+            faults=[f.to_dict() for f in result.faults],
+        )
+    return result
+
+
+class _Game:
+    def __init__(self, players: list[Entrant], state: State, game_id: str, log: GameLogWriter) -> None:
+        self.players = players
+        self.names = [p.name for p in players]
+        self.state = state
+        self.game_id = game_id
+        self.log = log
+        self.faults: list[Fault] = []
+        self.out: set[int] = set()  # seats whose process was ended in this game: no more messages
+        self.bank: list[float] = [p.time_bank if p.time_bank is not None else 0.0 for p in players]
+        self.rounds_announced = 0
+        self.current_round = 0  # 1-based round faults are recorded in; 0 during start-up
+
+    # ------------------------------------------------------------------------------------------ flow
+
+    async def run(self) -> None:
+        s = self.state
+        self.log.write(
+            "game",
+            format=LOG_FORMAT,
+            game=self.game_id,
+            names=self.names,
+            rules=s.ruleset.to_dict(),
+            seed=s.seed,
+            deal=deal_to_json(s.deal),
+            move_ms=[_ms(p.move_time) for p in self.players],
+        )
+        await self._start_all()
+        for seat, p in enumerate(self.players):
+            if seat not in self.out:
+                msg = game_start_message(self.game_id, seat, self.names, s.ruleset, _ms(p.move_time) or 1)
+                await self._notify(seat, encode(msg))
+        while not self.state.is_over:
+            await self._announce_rounds()
+            if self.state.is_over:
+                break
+            self.current_round = self.state.round + 1
+            if self.state.phase is Phase.DISCARD:
+                await self._discards()
+            else:
+                await self._turn()
+        await self._announce_rounds()
+        st = self.state
+        assert st.scores is not None and st.ranks is not None
+        end = encode(game_end_message(self.game_id, st.scores, st.ranks, st.forfeited))
+        for seat in range(len(self.players)):
+            await self._notify(seat, end)
+
+    async def _start_all(self) -> None:
+        async with trio.open_nursery() as nursery:
+            for p in self.players:
+                nursery.start_soon(p.ensure_started)
+        for seat, p in enumerate(self.players):
+            self.log.write(
+                "player",
+                seat=seat,
+                name=p.name,
+                hello=p.hello.model_dump(mode="json") if p.hello is not None else None,
+            )
+            if not p.ready:
+                exc = p.startup_fault
+                if exc is None:  # pragma: no cover - ensure_started always says why
+                    exc = BotFault("the bot did not start")
+                await self._fault(seat, exc, kind=getattr(exc, "kind", "startup"))
+
+    async def _announce_rounds(self) -> None:
+        done = self.state.rounds_done
+        while self.rounds_announced < len(done):
+            record = done[self.rounds_announced]
+            self.rounds_announced += 1
+            self.current_round = record.round
+            self.log.write(
+                "round_end",
+                t=self.log.ms(),
+                round=record.round,
+                discards=[list(d) for d in record.discards],
+                table=[p._asdict() for p in record.players],
+            )
+            line = encode(round_end_message(self.game_id, record, names=self.names))
+            for seat in range(len(self.players)):
+                await self._notify(seat, line)
+
+    async def _discards(self) -> None:
+        state = self.state
+        need = [s for s in range(state.players) if state.discards[s] is None and s not in self.out]
+        results: dict[int, tuple[AnyReply | None, bytes | None, float, BaseException | None]] = {}
+
+        async def ask(seat: int) -> None:
+            msg = deal_message(self.game_id, state.round + 1, state.hands[seat], state.ruleset.discard)
+            results[seat] = await self._request(seat, encode(msg), Expect.DISCARD)
+
+        async with trio.open_nursery() as nursery:
+            for seat in need:
+                nursery.start_soon(ask, seat)
+        for seat in need:
+            reply, raw, _elapsed, exc = results[seat]
+            if exc is not None:
+                await self._fault(seat, exc)
+                continue
+            assert isinstance(reply, DiscardReply)
+            action = discard_to_action(seat, reply)
+            try:
+                self.state = apply(self.state, action)
+            except IllegalMove as err:
+                await self._fault(seat, err, kind="illegal_discard", line=raw)
+                continue
+            self.log.write("discard", t=self.log.ms(), seat=seat, cards=list(action.cards), by="bot")
+
+    async def _turn(self) -> None:
+        state = self.state
+        seat = state.to_move
+        p = self.players[seat]
+        obs = observation_for(state, seat)
+        legal = legal_actions(state) if p.wants_legal_moves else None
+        line = encode(turn_message(self.game_id, obs, legal, names=self.names))
+        reply, raw, _, exc = await self._request(seat, line, Expect.TURN)
+        turn = state.turns + 1
+        if exc is not None:
+            await self._fault(seat, exc, turn=turn)
+            return
+        assert isinstance(reply, PlayReply | PassReply | DropReply)
+        action = reply_to_action(reply)
+        try:
+            new = apply(state, action)
+        except IllegalMove as err:
+            await self._fault(seat, err, kind="illegal_move", line=raw, turn=turn)
+            return
+        self.state = new
+        self.log.write(
+            "action",
+            t=self.log.ms(),
+            round=state.round + 1,
+            turn=turn,
+            seat=seat,
+            action=_action_json(action),
+            entries=[e.to_dict() for e in applied_events(state, new)],
+        )
+
+    # ------------------------------------------------------------------------------------------ I/O
+
+    def _deadline(self, seat: int) -> float:
+        move = self.players[seat].move_time
+        if move is None:
+            return math.inf
+        return trio.current_time() + move + self.bank[seat]
+
+    async def _request(
+        self, seat: int, line: bytes, expect: Expect
+    ) -> tuple[AnyReply | None, bytes | None, float, BaseException | None]:
+        p = self.players[seat]
+        self.log.sent(seat, line)
+        start = trio.current_time()
+        try:
+            reply, raw = await p.request(line, expect, self._deadline(seat))
+        except (BotFault, ProtocolViolation) as exc:
+            elapsed = trio.current_time() - start
+            bad = getattr(exc, "line", None)
+            if bad is not None:
+                self.log.received(seat, bad, elapsed)
+            return None, None, elapsed, exc
+        elapsed = trio.current_time() - start
+        self.log.received(seat, raw, elapsed)
+        move = p.move_time
+        if move is not None and elapsed > move:
+            self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - move))
+        return reply, raw, elapsed, None
+
+    async def _notify(self, seat: int, line: bytes) -> None:
+        if seat in self.out:
+            return
+        p = self.players[seat]
+        self.log.sent(seat, line)
+        try:
+            await p.notify(line, self._deadline(seat))
+        except BotFault as exc:
+            await self._fault(seat, exc)
+
+    # ------------------------------------------------------------------------------------------ faults
+
+    async def _fault(
+        self, seat: int, exc: BaseException, *, kind: str | None = None, line: bytes | None = None, turn: int = 0
+    ) -> None:
+        state = self.state
+        if kind is None:
+            kind = getattr(exc, "kind", "crash")
+        detail = getattr(exc, "detail", None) or getattr(exc, "reason", None) or str(exc)
+        bad = line if line is not None else getattr(exc, "line", None)
+        if isinstance(bad, bytes):
+            bad = bad[:200].decode("utf-8", "replace") + ("…" if len(bad) > 200 else "")
+        fault = Fault(seat=seat, kind=kind, round=self.current_round, turn=turn, detail=detail, line=bad)
+        self.faults.append(fault)
+        self.log.write("fault", t=self.log.ms(), **fault.to_dict())
+        self.out.add(seat)
+        await self.players[seat].end(f"{kind.replace('_', ' ')}: {detail}; you forfeit game {self.game_id}")
+        if state.is_over or state.forfeited[seat]:
+            self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=False)
+            return
+        self.state = forfeit(state, seat)
+        self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=True)
+
+
+def _ms(seconds: float | None) -> int | None:
+    return None if seconds is None else max(1, round(seconds * 1000))
+
+
+def _action_json(action: Any) -> dict[str, Any]:
+    """The wire form of an engine turn action (as the bot's reply would read)."""
+    return action_to_reply(action).model_dump(mode="json")

@@ -1,0 +1,108 @@
+"""The game log: one JSON Lines file per game, with everything needed to replay and re-verify the game.
+
+Lines, each an object with an ``event`` field, in order:
+
+- ``game``: log format, game id, names, ruleset options, seed (or null), the deal (always), move time, sandbox.
+- ``send`` / ``recv``: every message to a bot (``msg``, the object sent) and every line from it (``line``, the
+  raw text, truncated when over-long; ``ms``, milliseconds since the request). ``t`` is milliseconds since the
+  game began; ``seat`` the bot's seat.
+- ``discard``: a seat's discard as applied (``by``: ``"bot"`` or ``"referee"`` for a forfeiter).
+- ``action``: a turn action as applied, with the engine's history entry (``entry``) it produced.
+- ``fault``: a recorded fault; ``forfeit``: the referee's forfeit of a seat (with ``forfeited: false`` when
+  the game was already over and the result stands).
+- ``round_end``: a finished round with its table; ``result``: scores, ranks, forfeits, faults.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from referee.engine import Event, RefereeError, State
+
+LOG_FORMAT = 1
+_RAW_KEPT = 4096
+
+
+class GameLogWriter:
+    """Writes one game's log (or nothing, for ``path=None``). Use as a context manager."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+        self._t0 = time.monotonic()
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+
+    def __enter__(self) -> GameLogWriter:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def ms(self) -> float:
+        return round((time.monotonic() - self._t0) * 1000, 3)
+
+    def write(self, event: str, **fields: Any) -> None:
+        if self._file is None:
+            return
+        self._file.write(json.dumps({"event": event, **fields}, separators=(",", ":")) + "\n")
+
+    def sent(self, seat: int, line: bytes) -> None:
+        """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
+        if self._file is None:
+            return
+        body = line.decode("utf-8").rstrip("\n")
+        self._file.write(f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":{body}}}\n')
+
+    def received(self, seat: int, line: bytes | str | None, elapsed: float) -> None:
+        """A line from ``seat`` (raw text), ``elapsed`` seconds after the request."""
+        if self._file is None:
+            return
+        text = line[:_RAW_KEPT].decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")[:_RAW_KEPT]
+        self.write("recv", t=self.ms(), seat=seat, ms=round(elapsed * 1000, 3), line=text)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class LogError(RefereeError, ValueError):
+    """A game log cannot be read; the message names the file and line."""
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The events of a game log. Raises ``LogError`` for a missing file, bad JSON or a log without header."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise LogError(f"{path} is not a game log (not UTF-8 text)") from None
+    events: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict) or not isinstance(obj.get("event"), str):
+            raise LogError(f"{path}:{number}: not a game log event (an object with an 'event' field)")
+        obj["_line"] = number
+        events.append(obj)
+    if not events or events[0]["event"] != "game":
+        raise LogError(f"{path} is not a game log: its first line is not the 'game' header")
+    return events
+
+
+def applied_events(before: State, after: State) -> list[Event]:
+    """The history events one action appended (when it ended the round, taken from that round's record)."""
+    if len(after.rounds_done) > len(before.rounds_done):
+        return list(after.rounds_done[len(before.rounds_done)].history[len(before.history) :])
+    return list(after.history[len(before.history) :])

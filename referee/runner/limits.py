@@ -1,0 +1,118 @@
+"""Resource limits of a bot process: rlimits set in the child before exec, and a pids cgroup where allowed.
+
+The kernel does not apply RLIMIT_NPROC to root, so when the referee may create a cgroup (it runs as root on a
+machine with a writable pids controller) each bot process gets its own pids cgroup: it caps processes and
+threads and lists every process the bot started, even ones that left its session, so all can be killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import resource
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+from referee.runner.config import Limits
+
+_CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
+_counter = itertools.count()
+_usable_root: Path | bool | None = False  # False: not probed yet
+
+
+def preexec(limits: Limits, cgroup: Path | None) -> Callable[[], None]:
+    """A function for the child between fork and exec: join ``cgroup``, set the rlimits, reset signals."""
+    pairs: list[tuple[int, int]] = []
+    if limits.address_space is not None:
+        pairs.append((resource.RLIMIT_AS, limits.address_space))
+    if limits.cpu_seconds is not None:
+        pairs.append((resource.RLIMIT_CPU, limits.cpu_seconds))
+    if limits.processes is not None:
+        pairs.append((resource.RLIMIT_NPROC, limits.processes))
+    if limits.open_files is not None:
+        pairs.append((resource.RLIMIT_NOFILE, limits.open_files))
+    if limits.file_size is not None:
+        pairs.append((resource.RLIMIT_FSIZE, limits.file_size))
+    pairs.append((resource.RLIMIT_CORE, 0))
+    procs = str(cgroup / "cgroup.procs") if cgroup is not None else None
+
+    def run() -> None:
+        if procs is not None:
+            with contextlib.suppress(OSError), open(procs, "w") as f:
+                f.write("0")
+        for which, value in pairs:
+            _soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(which, (value, value))
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return run
+
+
+def _cgroup_root() -> Path | None:
+    """A pids cgroup hierarchy where this process may create cgroups, or None (probed once)."""
+    global _usable_root
+    if _usable_root is not False:
+        return _usable_root  # type: ignore[return-value]
+    _usable_root = None
+    for root in _CGROUP_ROOTS:
+        probe = root / f"referee-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+        except OSError:
+            continue
+        ok = (probe / "pids.max").exists()
+        with contextlib.suppress(OSError):
+            probe.rmdir()
+        if ok:
+            _usable_root = root
+            break
+    return _usable_root
+
+
+def make_cgroup(limits: Limits) -> Path | None:
+    """A fresh pids cgroup capped at ``limits.processes``, or None where cgroups are not available."""
+    root = _cgroup_root()
+    if root is None or limits.processes is None:
+        return None
+    path = root / f"referee-{os.getpid()}-{next(_counter)}"
+    try:
+        path.mkdir()
+        (path / "pids.max").write_text(str(limits.processes))
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.rmdir()
+        return None
+    return path
+
+
+def cgroup_pids(cgroup: Path) -> list[int]:
+    """The processes in ``cgroup`` now."""
+    try:
+        return [int(x) for x in (cgroup / "cgroup.procs").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def kill_cgroup(cgroup: Path) -> int:
+    """SIGKILL every process in ``cgroup``; the number signalled."""
+    pids = cgroup_pids(cgroup)
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(pids)
+
+
+def remove_cgroup(cgroup: Path) -> bool:
+    """Remove an empty cgroup; False while processes remain in it."""
+    try:
+        cgroup.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True

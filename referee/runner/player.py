@@ -1,0 +1,173 @@
+"""One entrant's bot process, reused across games: start-up and hello, requests under deadlines, ending it."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import trio
+
+from protocol import MAX_LINE, AnyReply, Bye, ErrorMessage, Expect, Hello, HelloReply, ProtocolViolation, encode
+from protocol import parse_reply as _parse_reply
+from referee.runner.config import RunnerConfig
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFailed, UnsolicitedOutput
+from referee.runner.process import BotProcess, LineTooLong
+from referee.runner.sandbox import resolve_mode
+from referee.runner.spec import BotSpec
+
+_HELLO = encode(Hello())
+_BYE = encode(Bye())
+
+
+class Player:
+    """An entrant's bot. ``await ensure_started()`` before each game; ``await aclose()`` when done.
+
+    The process lives across games. After a fault (``end(...)``) or an exit, ``ensure_started`` starts a
+    fresh one. Bot faults during start-up never raise: ``startup_fault`` holds them and ``ready`` is False.
+    ``hello`` is the bot's hello reply (its self-reported name, version, author, options).
+    """
+
+    def __init__(self, spec: BotSpec, config: RunnerConfig | None = None, stderr_path: Path | None = None) -> None:
+        """Raises ``BotSpecError`` when ``config.sandbox`` is ``"bwrap"`` and bubblewrap is not installed."""
+        self.spec = spec
+        self.config = config or RunnerConfig()
+        self.stderr_path = stderr_path
+        self.sandbox = resolve_mode(self.config)
+        self.hello: HelloReply | None = None
+        self.startup_fault: BotFault | ProtocolViolation | None = None
+        self.starts = 0
+        self._proc: BotProcess | None = None
+
+    @property
+    def name(self) -> str:
+        """The entrant's name (from the BOT spec, not the bot's hello)."""
+        return self.spec.name
+
+    @property
+    def ready(self) -> bool:
+        """True while a started process has completed its hello and not faulted or exited."""
+        return self._proc is not None and self.hello is not None and self._proc.process.returncode is None
+
+    @property
+    def wants_legal_moves(self) -> bool:
+        return self.hello is not None and self.hello.wants_legal_moves
+
+    @property
+    def move_time(self) -> float | None:
+        return self.config.move_time
+
+    @property
+    def time_bank(self) -> float | None:
+        return self.config.time_bank
+
+    @property
+    def pid(self) -> int | None:
+        """The process id of the running bot process (bwrap's, when sandboxed), or None."""
+        return self._proc.pid if self._proc is not None else None
+
+    async def ensure_started(self) -> None:
+        """Make sure a live process that has answered hello is running, starting a fresh one if needed.
+
+        Bot faults (cannot start, crash, timeout, bad hello) are kept in ``startup_fault``; nothing is raised
+        for them.
+        """
+        if self.ready:
+            return
+        await self._stop()
+        self.hello = None
+        self.startup_fault = None
+        self.starts += 1
+        try:
+            self._proc = await BotProcess.start(self.spec, self.config, self.stderr_path, self.sandbox)
+        except BotCrashed as exc:
+            self.startup_fault = StartupFailed(str(exc))
+            return
+        deadline = trio.current_time() + self.config.startup_time
+        try:
+            reply, _ = await self._exchange(_HELLO, Expect.HELLO, deadline)
+        except ProtocolViolation as exc:
+            if exc.kind == "protocol_version":
+                self.startup_fault = exc
+            else:
+                self.startup_fault = StartupFailed(f"bad hello reply: {exc.detail}", line=getattr(exc, "line", None))
+        except BotTimeout:
+            self.startup_fault = StartupFailed(f"no hello reply within {self.config.startup_time:g} s")
+        except BotFault as exc:
+            self.startup_fault = StartupFailed(f"{exc.detail} before its hello reply", line=exc.line)
+        else:
+            assert isinstance(reply, HelloReply)
+            self.hello = reply
+            return
+        await self._stop()
+
+    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
+        """Send ``line`` (an encoded message that needs a reply) and return the parsed reply and its raw line.
+
+        ``deadline`` is in trio time. Raises ``BotTimeout``, ``BotCrashed``, ``UnsolicitedOutput`` or
+        ``ProtocolViolation`` (with ``.line`` set to the offending line).
+        """
+        return await self._exchange(line, expect, deadline)
+
+    async def notify(self, line: bytes, deadline: float) -> None:
+        """Send ``line`` (a message without reply). Raises ``BotCrashed``, ``BotTimeout``, ``UnsolicitedOutput``."""
+        proc = self._live()
+        self._check_unsolicited(proc)
+        await proc.send(line, deadline)
+
+    async def _exchange(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
+        proc = self._live()
+        self._check_unsolicited(proc)
+        await proc.send(line, deadline)
+        try:
+            raw = await proc.read_line(deadline)
+        except LineTooLong as exc:
+            violation = ProtocolViolation("line_too_long", f"a reply line over {MAX_LINE} bytes")
+            violation.line = exc.head  # type: ignore[attr-defined]
+            raise violation from None
+        try:
+            return _parse_reply(raw, expect), raw
+        except ProtocolViolation as exc:
+            exc.line = raw[:400]  # type: ignore[attr-defined]
+            raise
+
+    def _live(self) -> BotProcess:
+        if self._proc is None or self._proc.closed:
+            raise BotCrashed("the bot is not running")
+        return self._proc
+
+    @staticmethod
+    def _check_unsolicited(proc: BotProcess) -> None:
+        extra = proc.pending()
+        if extra is not None:
+            raise UnsolicitedOutput("a line arrived when no reply was awaited", line=extra)
+
+    async def end(self, message: str | None = None) -> None:
+        """End the process after a fault: send ``error`` with ``message`` (best effort), then TERM, grace, KILL.
+
+        The next ``ensure_started`` starts a fresh process. Never raises for bot behaviour; shielded.
+        """
+        with trio.CancelScope(shield=True):
+            proc = self._proc
+            if proc is not None and message is not None and proc.process.returncode is None:
+                with contextlib.suppress(BotFault):
+                    await proc.send(encode(ErrorMessage(message=message)), trio.current_time() + 0.2)
+            await self._stop()
+            self.hello = None
+
+    async def aclose(self) -> None:
+        """Say ``bye``, close stdin, give the bot ``grace`` seconds to exit, then TERM → grace → KILL its whole
+        process group (and sandbox). Always reaps; shielded from cancellation; safe to call twice."""
+        with trio.CancelScope(shield=True):
+            proc = self._proc
+            if proc is not None and not proc.closed and proc.process.returncode is None:
+                with contextlib.suppress(BotFault):
+                    await proc.send(_BYE, trio.current_time() + 0.2)
+                await proc.close_input()
+                await proc.wait_exit(self.config.grace)
+            await self._stop()
+            self.hello = None
+
+    async def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            await proc.terminate(self.config.grace)

@@ -1,0 +1,310 @@
+"""One bot program as a child process: start it, send lines, read bounded lines under deadlines, end it.
+
+Knows nothing of the protocol's messages. Every wait has a deadline; memory per bot is bounded (a reply line is
+read with a hard cap, stderr goes to a capped log file); ending a process kills its whole process group (and its
+cgroup or bubblewrap namespace), and the process is always reaped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import select
+import signal
+import subprocess
+from pathlib import Path
+
+import trio
+
+from protocol import MAX_LINE
+from referee.runner import limits as limits_mod
+from referee.runner.config import RunnerConfig
+from referee.runner.errors import BotCrashed, BotTimeout
+from referee.runner.sandbox import bot_argv, bot_env
+from referee.runner.spec import BotSpec
+
+_CHUNK = 65_536
+
+
+class LineTooLong(Exception):
+    """A bot sent more than ``MAX_LINE`` bytes without a newline; ``head`` is the start of it."""
+
+    def __init__(self, head: bytes) -> None:
+        super().__init__(f"a line over {MAX_LINE} bytes")
+        self.head = head
+
+
+class BotProcess:
+    """A started bot program. Create with ``await BotProcess.start(spec, config, stderr_path)``."""
+
+    def __init__(self, spec: BotSpec, process: trio.Process, cgroup: Path | None, mode: str) -> None:
+        self.spec = spec
+        self.process = process
+        self.pid = process.pid
+        self.cgroup = cgroup
+        self.mode = mode
+        self._buf = bytearray()
+        self._eof = False
+        self._drain_scope: trio.CancelScope | None = None
+        self._reader_scope: trio.CancelScope | None = None
+        self.exited = False
+        self.closed = False
+
+    @classmethod
+    async def start(cls, spec: BotSpec, config: RunnerConfig, stderr_path: Path | None, mode: str) -> BotProcess:
+        """Start ``spec`` in its own session and process group, with ``mode`` ``"bwrap"`` or ``"none"``.
+
+        Raises ``BotCrashed`` when the program cannot be started at all (missing interpreter, exec failure).
+        """
+        argv = bot_argv(spec, mode)
+        cgroup = limits_mod.make_cgroup(config.limits)
+        try:
+            process = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=str(spec.cwd),
+                env=bot_env(spec),
+                start_new_session=True,
+                preexec_fn=limits_mod.preexec(config.limits, cgroup),
+                close_fds=True,
+            )
+        except OSError as exc:
+            if cgroup is not None:
+                limits_mod.remove_cgroup(cgroup)
+            raise BotCrashed(f"cannot start {spec.argv[0]}: {exc.strerror or exc}") from None
+        bot = cls(spec, process, cgroup, mode)
+        trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
+        trio.lowlevel.spawn_system_task(bot._watch_exit)
+        return bot
+
+    # ------------------------------------------------------------------------------------------- output
+
+    async def send(self, data: bytes, deadline: float) -> None:
+        """Write ``data`` to the bot's stdin by ``deadline`` (trio time).
+
+        Raises ``BotCrashed`` when the bot no longer reads its stdin and ``BotTimeout`` when the pipe stays
+        full past the deadline.
+        """
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:
+            with trio.fail_at(deadline):
+                await stdin.send_all(data)
+        except trio.TooSlowError:
+            raise BotTimeout("the bot did not read its input in time") from None
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            raise BotCrashed(self._exit_detail("closed its input")) from None
+
+    # ------------------------------------------------------------------------------------------- input
+
+    async def read_line(self, deadline: float) -> bytes:
+        """The next line from the bot's stdout (without the newline), by ``deadline`` (trio time).
+
+        Raises ``BotTimeout`` past the deadline, ``BotCrashed`` when stdout ends or the process exits without
+        a complete line (even if a child it left behind still holds stdout open), ``LineTooLong`` for a line
+        over ``MAX_LINE`` bytes. Never holds more than ``MAX_LINE + 64 KiB`` bytes.
+        """
+        stdout = self.process.stdout
+        assert stdout is not None
+        start = 0
+        while True:
+            i = self._buf.find(b"\n", start)
+            if i >= 0:
+                if i > MAX_LINE:
+                    raise LineTooLong(bytes(self._buf[:200]))
+                line = bytes(self._buf[:i])
+                del self._buf[: i + 1]
+                return line.rstrip(b"\r")
+            if len(self._buf) > MAX_LINE:
+                raise LineTooLong(bytes(self._buf[:200]))
+            start = len(self._buf)
+            if self._eof:
+                raise BotCrashed(await self._exit_detail_wait("closed its output"))
+            if self.exited:
+                # Take what the dead process left in the pipe; without a whole line it crashed mid-reply.
+                if not self._read_available():
+                    raise BotCrashed(self._exit_detail("exited"))
+                continue
+            with trio.CancelScope(deadline=deadline) as scope:
+                self._reader_scope = scope
+                try:
+                    chunk = await stdout.receive_some(_CHUNK)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    chunk = b""
+            self._reader_scope = None
+            if scope.cancelled_caught:
+                if self.exited:
+                    continue
+                raise BotTimeout("no reply before the deadline")
+            if not chunk:
+                self._eof = True
+            else:
+                self._buf += chunk
+
+    def _read_available(self) -> bool:
+        """Read what the pipe holds now, without waiting (bounded); True when something was read."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        fd = stdout.fileno()  # type: ignore[attr-defined]
+        got = False
+        while len(self._buf) <= MAX_LINE:
+            try:
+                ready, _, _ = select.select([fd], [], [], 0)
+                if not ready:
+                    break
+                chunk = os.read(fd, _CHUNK)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                self._eof = True
+                break
+            if not chunk:
+                self._eof = True
+                break
+            self._buf += chunk
+            got = True
+        return got
+
+    async def _watch_exit(self) -> None:
+        """Note the process's exit and wake a reader waiting on stdout (a child may hold stdout open)."""
+        await self.process.wait()
+        self.exited = True
+        if self._reader_scope is not None:
+            self._reader_scope.cancel()
+
+    def pending(self) -> bytes | None:
+        """The start of output the bot sent that nobody asked for yet (None: nothing waiting).
+
+        Looks at buffered bytes and, without waiting, at the pipe. End of output is not reported here.
+        """
+        if not self._buf and not self._eof:
+            self._read_available()
+        if self._buf:
+            return bytes(self._buf[:200])
+        return None
+
+    # ------------------------------------------------------------------------------------------- stderr
+
+    async def _drain_stderr(self, path: Path | None, cap: int) -> None:
+        """Copy stderr to ``path`` up to ``cap`` bytes, then read and drop the rest (so the bot never blocks)."""
+        stream = self.process.stderr
+        if stream is None:
+            return
+        with trio.CancelScope() as scope:
+            self._drain_scope = scope
+            written = 0
+            log = None
+            try:
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    log = open(path, "ab")  # noqa: SIM115 - closed in finally
+                while True:
+                    try:
+                        chunk = await stream.receive_some(_CHUNK)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        break
+                    if not chunk:
+                        break
+                    if log is not None and written < cap:
+                        part = chunk[: cap - written]
+                        log.write(part)
+                        written += len(part)
+                        if written >= cap:
+                            log.write(b"\n[referee: stderr log capped here; the rest was dropped]\n")
+                        log.flush()
+            except OSError:
+                pass
+            finally:
+                if log is not None:
+                    log.close()
+
+    # ------------------------------------------------------------------------------------------- ending
+
+    def _exit_detail(self, what: str) -> str:
+        code = self.process.poll()
+        if code is None:
+            return f"the bot {what}"
+        return f"the bot {what}: {describe_exit(code)}"
+
+    async def _exit_detail_wait(self, what: str) -> str:
+        # Give an exiting process a moment to be reaped so the message can say how it ended.
+        with trio.move_on_after(0.2):
+            await self.process.wait()
+        return self._exit_detail(what)
+
+    async def close_input(self) -> None:
+        """Close the bot's stdin (it sees end of input)."""
+        stdin = self.process.stdin
+        if stdin is not None:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                await stdin.aclose()
+
+    async def wait_exit(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the bot to exit; True when it did."""
+        with trio.move_on_after(timeout):
+            await self.process.wait()
+        return self.process.returncode is not None
+
+    async def terminate(self, grace: float) -> None:
+        """End the bot: SIGTERM to its process group, ``grace`` seconds, then SIGKILL to the group and to every
+        process in its cgroup; always reaps it. Shielded from cancellation; safe to call twice."""
+        with trio.CancelScope(shield=True):
+            if self.process.returncode is None:
+                self._signal_group(signal.SIGTERM)
+                await self.wait_exit(grace)
+            self._signal_group(signal.SIGKILL)
+            if self.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.kill()
+            await self._reap()
+            await self._release()
+
+    async def _reap(self) -> None:
+        # After SIGKILL the kernel ends the process; waiting is bounded in practice, but never wait forever.
+        with trio.move_on_after(10):
+            await self.process.wait()
+
+    def _signal_group(self, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, sig)
+        if sig == signal.SIGKILL and self.cgroup is not None:
+            limits_mod.kill_cgroup(self.cgroup)
+
+    async def _release(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+        if self._drain_scope is not None:
+            # Let the drain copy what the dead process left in the pipe, then stop it.
+            self._drain_scope.deadline = trio.current_time() + 0.5
+        if self.cgroup is not None:
+            for _ in range(100):
+                limits_mod.kill_cgroup(self.cgroup)
+                if limits_mod.remove_cgroup(self.cgroup):
+                    break
+                await trio.sleep(0.02)
+
+
+def describe_exit(code: int) -> str:
+    """``exit code 3`` or ``killed by SIGSEGV``."""
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exit code {code}"
+
+
+def seconds_left(deadline: float) -> float:
+    """Seconds from now until ``deadline`` (trio time), at least 0; inf stays inf."""
+    if math.isinf(deadline):
+        return deadline
+    return max(0.0, deadline - trio.current_time())

@@ -1,0 +1,130 @@
+"""The command line that starts a bot: inside bubblewrap, or bare with process groups and rlimits only."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from referee.runner.config import RunnerConfig
+from referee.runner.errors import BotSpecError
+from referee.runner.spec import BotSpec
+
+#: System folders a program may need, bound read-only when they exist (symlinks are recreated as symlinks).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+#: Files and folders of /etc that dynamic linking, locales and common runtimes (Java) read.
+ETC_PATHS = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/ssl",
+    "/etc/java-17-openjdk",
+    "/etc/java-21-openjdk",
+    "/etc/nodejs",
+)
+#: Variables kept from the referee's environment; everything else is scrubbed.
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+
+_notice_given = False
+
+
+def bwrap_path() -> str | None:
+    """Where ``bwrap`` is installed, or None."""
+    return shutil.which("bwrap")
+
+
+def resolve_mode(config: RunnerConfig) -> str:
+    """``"bwrap"`` or ``"none"`` for ``config.sandbox``; raises ``BotSpecError`` when bwrap is required but absent.
+
+    In ``auto`` mode without bwrap, says once on stderr that bots run with rlimits and process groups only.
+    """
+    global _notice_given
+    if config.sandbox == "none":
+        return "none"
+    if bwrap_path() is not None:
+        return "bwrap"
+    if config.sandbox == "bwrap":
+        raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
+    if not _notice_given:
+        _notice_given = True
+        print(
+            "referee: bubblewrap (bwrap) not found; bots run with resource limits and process groups only",
+            file=sys.stderr,
+        )
+    return "none"
+
+
+def bot_env(spec: BotSpec) -> dict[str, str]:
+    """The scrubbed environment of a bot: a few neutral variables, HOME=/tmp, and the spec's own ``env``."""
+    env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
+    env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["HOME"] = "/tmp"
+    env["TMPDIR"] = "/tmp"
+    env.update(spec.env)
+    return env
+
+
+def bot_argv(spec: BotSpec, mode: str) -> list[str]:
+    """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``)."""
+    if mode == "none":
+        return list(spec.argv)
+    bwrap = bwrap_path()
+    if bwrap is None:
+        raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
+    args = [
+        bwrap,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "bot",
+    ]
+    for path in SYSTEM_PATHS:
+        p = Path(path)
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), path]
+        elif p.is_dir():
+            args += ["--ro-bind", path, path]
+    for path in ETC_PATHS:
+        args += ["--ro-bind-try", path, path]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for path in _runtime_paths(spec):
+        args += ["--ro-bind", path, path]
+    cwd = str(spec.cwd)
+    args += ["--ro-bind", cwd, cwd, "--chdir", cwd, "--"]
+    return args + list(spec.argv)
+
+
+def _runtime_paths(spec: BotSpec) -> list[str]:
+    """Folders outside the system folders the bot's program needs: this Python's installation and venv, the
+    project's own packages (bots written with the SDK import ``protocol``), and the program's folder."""
+    wanted: list[Path] = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
+    for module in ("protocol", "referee"):
+        mod = sys.modules.get(module)
+        file = getattr(mod, "__file__", None)
+        if file:
+            wanted.append(Path(file).resolve().parent)
+    program = Path(spec.argv[0])
+    if program.is_absolute():
+        wanted.append(program.resolve().parent)
+    out: list[str] = []
+    covered = [Path(p) for p in SYSTEM_PATHS]
+    for path in wanted:
+        if not path.is_dir() or any(_inside(path, c) for c in covered):
+            continue
+        covered.append(path)
+        out.append(str(path))
+    # Bind parents before children, so a child bind is not hidden by its parent's.
+    return sorted(out, key=lambda p: p.count("/"))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents

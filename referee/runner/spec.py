@@ -1,0 +1,90 @@
+"""BOT arguments: how a path or a command line becomes a program to start."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.runner.errors import BotSpecError
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """A bot to start: its display ``name``, the command ``argv``, the folder ``cwd`` it runs in and extra ``env``.
+
+    ``cwd`` is also the bot's own folder: the sandbox lets the bot read it (and nothing of other bots).
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+
+def parse_bot_spec(spec: str, *, name: str | None = None) -> BotSpec:
+    """Turn a BOT argument into a ``BotSpec``.
+
+    A ``.py`` file runs with this Python, a ``.js`` file with ``node``, another executable file directly; an
+    argument with spaces is a command line split like a shell would (its first word is looked up on PATH or
+    taken as a file). The name defaults to the file's stem. Raises ``BotSpecError`` (one line) when the
+    argument names nothing runnable.
+    """
+    text = spec.strip()
+    if not text:
+        raise BotSpecError("empty BOT argument: give a bot file (bot.py, bot.js, an executable) or a command line")
+    path = Path(text).expanduser()
+    if " " in text and not path.exists():
+        try:
+            words = shlex.split(text)
+        except ValueError as exc:
+            raise BotSpecError(f"cannot split BOT command {text!r}: {exc}") from None
+        return _from_words(words, name, text)
+    return _from_file(path, name, text)
+
+
+def _from_file(path: Path, name: str | None, text: str) -> BotSpec:
+    if not path.exists():
+        raise BotSpecError(f"bot {text!r} not found: give the path of a bot file or a command line in quotes")
+    if path.is_dir():
+        raise BotSpecError(f"bot {text!r} is a folder: give the bot's file inside it (bot.py, bot.js, an executable)")
+    path = path.resolve()
+    bot_name = name or path.stem
+    if path.suffix == ".py":
+        argv: tuple[str, ...] = (sys.executable, str(path))
+    elif path.suffix in (".js", ".mjs", ".cjs"):
+        node = shutil.which("node")
+        if node is None:
+            raise BotSpecError(f"bot {text!r} needs node, which is not installed or not on PATH")
+        argv = (node, str(path))
+    elif os.access(path, os.X_OK):
+        argv = (str(path),)
+    else:
+        raise BotSpecError(
+            f"bot {text!r} is neither .py, .js nor executable: make it executable (chmod +x) or give a command line"
+        )
+    return BotSpec(bot_name, argv, path.parent)
+
+
+def _from_words(words: list[str], name: str | None, text: str) -> BotSpec:
+    program = words[0]
+    resolved = shutil.which(program) if "/" not in program else None
+    if resolved is None:
+        path = Path(program).expanduser()
+        if not path.is_file():
+            raise BotSpecError(f"bot command {text!r}: program {program!r} not found on PATH or as a file")
+        resolved = str(path.resolve())
+    # The bot's folder: the first argument that is an existing file (the script), else the current folder.
+    cwd = Path.cwd()
+    stem = Path(program).stem
+    for word in words[1:]:
+        candidate = Path(word).expanduser()
+        if not word.startswith("-") and candidate.is_file():
+            cwd = candidate.resolve().parent
+            stem = candidate.stem
+            break
+    return BotSpec(name or stem, (resolved, *words[1:]), cwd)
