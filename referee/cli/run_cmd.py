@@ -17,6 +17,7 @@ from referee.cli.report_cmd import report_after_run
 from referee.engine import STANDARD
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
+    DB_NAME,
     EntrantInfo,
     LiveProgress,
     ManifestError,
@@ -133,29 +134,33 @@ def run_cmd(
     if jobs is not None and jobs < 1:
         _fail("run", f"--jobs must be at least 1, got {jobs}")
     directory = resume or out
-    if resume is not None and not (resume / "results.sqlite").exists():
+    if resume is not None and not (resume / DB_NAME).exists():
         _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
     if directory is None:
         directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     entrants = _entrants(bots, manifest)
     requested = Requested(entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox)
     console = _console()
+    stored = None
+    if (directory / DB_NAME).exists():
+        try:
+            with ResultsStore(directory, create=False) as existing:
+                stored = existing.params()
+        except StoreError as e:
+            _fail("run", str(e), 1)
+    try:
+        params = resolve_params(stored, requested, STANDARD.to_dict())
+        make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+        runner_config(params)
+    except (ParamsError, ScheduleError, ConfigError) as e:
+        where = f"results folder {directory}: " if stored is not None else ""
+        hint = "; use the same options, or another --out" if stored is not None else ""
+        _fail("run", f"{where}{e}{hint}")
     try:
         store = ResultsStore(directory)
     except StoreError as e:
         _fail("run", str(e), 1)
     with store:
-        try:
-            stored = store.params()
-            params = resolve_params(stored, requested, STANDARD.to_dict())
-            make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-            runner_config(params)
-        except (ParamsError, ScheduleError, ConfigError) as e:
-            where = f"results folder {directory}: " if stored is not None else ""
-            hint = "; use the same options, or another --out" if stored is not None else ""
-            _fail("run", f"{where}{e}{hint}")
-        except StoreError as e:
-            _fail("run", str(e), 1)
         if stored is None:
             store.initialise(params)
         verb = "Continuing" if stored is not None else "Starting"
@@ -168,7 +173,17 @@ def run_cmd(
             store, params, jobs=jobs or os.cpu_count() or 1, progress=LiveProgress(console), fresh=fresh_bots
         )
         standings = standings_from_store(store)
+        faults = store.first_faults()
     _print_standings(console, standings)
+    for e in standings.entrants:
+        if e.name not in faults:
+            continue
+        game_id, kind, detail = faults[e.name]
+        console.print(
+            f"[yellow]{e.name}[/]: {sum(e.forfeits.values())} forfeit(s); first in {game_id}: {kind}: {detail} "
+            f"(its stderr: {directory / 'bots' / e.name}.*.log)",
+            highlight=False,
+        )
     csv_path, json_path = _write_standings(directory, standings)
     console.print(f"Standings written to {csv_path} and {json_path}")
     report_after_run(directory)

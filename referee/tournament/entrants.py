@@ -9,7 +9,9 @@ A manifest lists one ``[[bot]]`` table per entrant::
     cwd = "greedy"                    # optional: the folder the bot runs in, relative to the manifest's folder
     env = { GREEDY_DEPTH = "2" }      # optional: extra environment variables (strings)
 
-Relative paths in ``command`` and ``cwd`` are taken from the bot's folder (``cwd``, else the manifest's folder).
+Relative paths in ``command`` are taken from ``cwd`` (itself relative to the manifest's folder), else from the
+manifest's folder. The bot runs in ``cwd`` if given, else in its script's folder; the sandbox lets it read only
+that folder, so keep a bot's files together.
 """
 
 from __future__ import annotations
@@ -112,21 +114,34 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
     if not words:
         raise fail("command is empty")
     try:
-        spec = _spec(words, folder, name if isinstance(name, str) else None)
+        spec = _spec(words, folder, name if isinstance(name, str) else None, cwd is not None)
     except BotSpecError as e:
         raise fail(str(e)) from None
-    return replace(spec, cwd=folder if cwd is not None else spec.cwd, env=MappingProxyType(dict(env)))
+    return replace(spec, env=MappingProxyType(dict(env)))
 
 
-def _spec(words: list[str], folder: Path, name: str | None) -> BotSpec:
+def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) -> BotSpec:
+    """The spec of a manifest command; relative paths are resolved against ``folder``.
+
+    Without an explicit ``cwd`` the bot runs in (and the sandbox exposes) its script's folder: the first
+    argument that is an existing file, else the program's folder when it is a file, else ``folder``.
+    """
     program = words[0]
     if len(words) == 1 and (folder / program).is_file():
-        return parse_bot_spec(str(folder / program), name=name)
+        spec = parse_bot_spec(str(folder / program), name=name)
+        return replace(spec, cwd=folder) if explicit_cwd else spec
     resolved = shutil.which(program) if "/" not in program else None
     if resolved is None:
         candidate = folder / program
         if not candidate.is_file():
             raise BotSpecError(f"program {program!r} not found on PATH or in {folder}")
         resolved = str(candidate.resolve())
-    stem = next((Path(w).stem for w in words[1:] if not w.startswith("-") and (folder / w).is_file()), None)
-    return BotSpec(name or stem or Path(program).stem, (resolved, *words[1:]), folder)
+    args = list(words[1:])
+    script: Path | None = None
+    for i, word in enumerate(args):
+        if not word.startswith("-") and (folder / word).is_file():
+            args[i] = str((folder / word).resolve())
+            script = script or Path(args[i])
+    home = folder if explicit_cwd else (script.parent if script else folder)
+    stem = script.stem if script else Path(program).stem
+    return BotSpec(name or stem, (resolved, *args), home)

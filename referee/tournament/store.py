@@ -278,6 +278,14 @@ class ResultsStore:
                 ],
             )
 
+    def first_faults(self) -> dict[str, tuple[str, str, str]]:
+        """Entrant → (game id, kind, detail) of its first recorded fault, for entrants that faulted."""
+        rows = self._db.execute(
+            "SELECT entrant, game_id, kind, detail FROM faults f JOIN games g USING (game_id) "
+            "ORDER BY g.ordinal DESC, f.rowid DESC"
+        )
+        return {entrant: (game_id, kind, detail) for entrant, game_id, kind, detail in rows}
+
     def games(self) -> Iterator[StoredGame]:
         """Every stored game in schedule order, each with its seats (and the kind of each forfeit)."""
         kinds: dict[tuple[str, int], str] = {}

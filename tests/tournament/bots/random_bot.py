@@ -1,7 +1,8 @@
-"""A tiny protocol-v1 bot that plays uniformly random legal moves (asks the referee for the legal list).
+"""A tiny protocol-v1 bot playing uniformly random legal moves (it asks the referee for the legal list).
 
-Environment: MISBEHAVE=crash|hang|garbage|illegal makes it fault on its N-th turn (N = MISBEHAVE_AT, default 3)
-of every game, for fault-attribution tests. BOT_NAME sets the declared name.
+Its choices depend only on the game id and its seat, so a game replayed after a resume is the same game.
+Environment: MISBEHAVE=crash|hang|garbage|illegal makes it fault on its MISBEHAVE_AT-th turn (default 3) of
+every game; MISBEHAVE=nohello exits before its hello. BOT_NAME sets the name it declares.
 """
 
 import json
@@ -10,7 +11,7 @@ import random
 import sys
 import time
 
-rng = random.Random(os.getpid())
+rng = random.Random(0)
 mode = os.environ.get("MISBEHAVE", "")
 at = int(os.environ.get("MISBEHAVE_AT", "3"))
 turns = 0
@@ -21,37 +22,37 @@ def send(obj):
     sys.stdout.flush()
 
 
+def misbehave():
+    if mode == "crash":
+        sys.exit(3)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "garbage":
+        sys.stdout.write("this is not json\n")
+        sys.stdout.flush()
+    if mode == "illegal":
+        send({"type": "play", "value": 23, "count": 4, "bonus": 0})
+
+
 for line in sys.stdin:
     msg = json.loads(line)
     t = msg["type"]
     if t == "hello":
-        send(
-            {
-                "type": "hello",
-                "protocol": 1,
-                "name": os.environ.get("BOT_NAME", "random"),
-                "options": {"legal_moves": True},
-            }
-        )
+        if mode == "nohello":
+            sys.exit(2)
+        name = os.environ.get("BOT_NAME", "random")
+        send({"type": "hello", "protocol": 1, "name": name, "options": {"legal_moves": True}})
     elif t == "game_start":
         turns = 0
+        rng.seed(f"{msg['game']}/{msg['seat']}")
     elif t == "deal":
         hand = [c for c in msg["hand"] if c != 1]
         send({"type": "discard", "cards": rng.sample(hand, msg["discard"])})
     elif t == "turn":
         turns += 1
         if mode and turns == at:
-            if mode == "crash":
-                sys.exit(3)
-            if mode == "hang":
-                time.sleep(3600)
-            if mode == "garbage":
-                sys.stdout.write("this is not json\n")
-                sys.stdout.flush()
-                continue
-            if mode == "illegal":
-                send({"type": "play", "value": 99, "count": 1, "bonus": 0})
-                continue
+            misbehave()
+            continue
         send(rng.choice(msg["legal"]))
     elif t == "bye":
         break

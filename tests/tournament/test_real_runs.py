@@ -1,0 +1,138 @@
+"""Tournaments of real bot processes through the ``referee`` command: kill -9 and resume, Ctrl-C, faults."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .conftest import live_processes_under, referee
+
+COMMON = ["--seed", "2024", "--move-time", "2", "--jobs", "2", "--sandbox", "none", "-k", "3"]
+
+
+def start_referee(*args: object) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_games(db: Path, count: int, proc: subprocess.Popen[str], timeout: float = 60) -> int:
+    """Poll the results database until it holds at least ``count`` games; returns how many it holds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        assert proc.poll() is None, "the referee ended before it was stopped"
+        if db.exists():
+            try:
+                with sqlite3.connect(db, timeout=5) as conn:
+                    n = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                n = 0
+            if n >= count:
+                return int(n)
+        time.sleep(0.02)
+    raise AssertionError(f"no {count} games within {timeout} s")
+
+
+def bots(bot_dir: Path) -> list[Path]:
+    return [bot_dir / f"{n}.py" for n in ("alpha", "beta", "gamma", "delta")]
+
+
+def test_killed_run_resumes_to_the_same_standings(tmp_path: Path, bot_dir: Path) -> None:
+    whole = tmp_path / "whole"
+    done = referee("run", *bots(bot_dir), *COMMON, "--games", "12", "--out", whole)
+    assert done.returncode == 0, done.stderr
+    expected = json.loads((whole / "standings.json").read_text())
+    assert expected["games"] == 4 * 3 * 12
+
+    part = tmp_path / "part"
+    proc = start_referee("run", *bots(bot_dir), *COMMON, "--games", "12", "--out", part)
+    try:
+        wait_for_games(part / "results.sqlite", 20, proc)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+        proc.communicate()
+    assert proc.returncode == -signal.SIGKILL
+    with sqlite3.connect(part / "results.sqlite") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+        seats = conn.execute("SELECT count(*) FROM seats").fetchone()[0]
+    assert 20 <= stored < 144, "killed midway"
+    assert seats == 3 * stored, "only whole games are stored"
+
+    resumed = referee("run", "--resume", part)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{stored}/144 games already played" in resumed.stdout
+    got = json.loads((part / "standings.json").read_text())
+    assert got == expected
+    with sqlite3.connect(part / "results.sqlite") as conn:
+        ids = [r[0] for r in conn.execute("SELECT game_id FROM games ORDER BY ordinal")]
+    assert ids == [f"g{i:06d}" for i in range(1, 145)], "no game duplicated or missing"
+
+    shown = referee("standings", part, "--json")
+    assert shown.returncode == 0 and json.loads(shown.stdout) == expected
+    table = referee("standings", part)
+    assert table.returncode == 0 and "alpha" in table.stdout and "Head to head" in table.stdout
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_finished_games(tmp_path: Path, bot_dir: Path) -> None:
+    out = tmp_path / "t"
+    proc = start_referee("run", *bots(bot_dir), *COMMON, "--games", "200", "--out", out)
+    try:
+        wait_for_games(out / "results.sqlite", 10, proc)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert 10 <= stored < 2400
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert f"Standings after {stored} games" in stdout
+    assert f"continue with: referee run --resume {out}" in stderr
+    assert json.loads((out / "standings.json").read_text())["games"] == stored
+    assert live_processes_under(bot_dir) == [], "every bot process is ended"
+
+
+def test_faults_are_attributed_to_the_entrant_at_fault(tmp_path: Path, bot_dir: Path) -> None:
+    modes = {"crasher": "crash", "hanger": "hang", "liar": "illegal", "noisy": "garbage", "mute": "nohello"}
+    lines = ['[[bot]]\nname = "honest"\ncommand = "python3 alpha.py"\n']
+    for name, mode in modes.items():
+        lines.append(f'[[bot]]\nname = "{name}"\ncommand = "python3 alpha.py"\nenv = {{ MISBEHAVE = "{mode}" }}\n')
+    (bot_dir / "bots.toml").write_text("\n".join(lines))
+    out = tmp_path / "t"
+    args = ["--manifest", bot_dir / "bots.toml", "-k", "2", "--move-time", "0.3", "--startup-time", "2"]
+    done = referee("run", *args, "--out", out, "--seed", "1", "--sandbox", "none")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "standings.json").read_text())
+    forfeits = {e["name"]: e["forfeits"] for e in data["entrants"]}
+    games = 15 * 2  # C(6, 2) tables, 2 rotations each
+    assert data["games"] == games
+    assert forfeits == {
+        "honest": {},
+        "crasher": {"crash": 10},
+        "hanger": {"timeout": 10},
+        "liar": {"illegal_move": 10},
+        "noisy": {"invalid_json": 10},
+        "mute": {"startup": 10},
+    }
+    ranks = {e["name"]: e["mean_rank"] for e in data["entrants"]}
+    assert ranks["honest"] == 1.0, "it never faults, so it places above every forfeiter"
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        wrong = conn.execute(
+            "SELECT count(*) FROM faults f JOIN seats s USING (game_id, seat) WHERE s.entrant != f.entrant "
+            "OR s.forfeit = 0"
+        ).fetchone()[0]
+    assert wrong == 0
+    assert "crasher: 10 forfeit(s)" in done.stdout
+    assert live_processes_under(bot_dir) == []
