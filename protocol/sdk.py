@@ -1,0 +1,386 @@
+"""The Python bot SDK: write ``discard`` and ``move``, call ``run``; the SDK speaks protocol v1.
+
+A bot is a subclass of ``Bot``::
+
+    from protocol.sdk import Bot, run
+
+    class Lowest(Bot):
+        name = "lowest"
+
+        def move(self, obs, game):
+            return game.legal_moves(obs)[0]
+
+    if __name__ == "__main__":
+        run(Lowest())
+
+or a pair of functions: ``run(move=my_move, discard=my_discard, name="mine")``.
+
+``run`` answers ``hello`` with the bot's name, starts a fresh ``Game`` on every ``game_start`` (so per-game
+state lives in ``game.data`` or is reset in ``Bot.new_game``), answers ``deal`` with ``discard`` and ``turn``
+with ``move``, skips messages and fields it does not know, and returns on ``bye`` or end of input. While it
+runs, ``print`` goes to stderr: stdout carries protocol lines only. When ``discard`` or ``move`` raises or
+returns something illegal, the SDK logs why on stderr and answers a legal fallback instead, so that a bug costs
+a bad move rather than a forfeit.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from typing import IO, Any
+
+from protocol.codec import encode, parse_message
+from protocol.convert import action_to_reply, observation_from_turn, reply_to_action
+from protocol.errors import ProtocolViolation
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Bye,
+    DealMessage,
+    DiscardReply,
+    DropReply,
+    ErrorMessage,
+    GameEnd,
+    GameStart,
+    Hello,
+    HelloOptions,
+    HelloReply,
+    PassReply,
+    PlayReply,
+    RoundEnd,
+    Turn,
+)
+from referee.engine import (
+    Drop,
+    Hand,
+    Observation,
+    Pass,
+    Play,
+    Ruleset,
+    RulesetError,
+    State,
+    discard_options,
+    legal_actions_for,
+)
+from referee.engine import sample_state as engine_sample_state
+
+Move = Play | Pass | Drop
+MoveLike = Play | Pass | Drop | PlayReply | PassReply | DropReply
+
+__all__ = ["Bot", "FunctionBot", "Game", "Move", "run"]
+
+
+def ruleset_from_rules(rules: dict[str, Any]) -> Ruleset:
+    """The ruleset of a ``game_start``'s ``rules``; options this SDK does not know are ignored.
+
+    Falls back to the standard ruleset (with a note on stderr) when the options do not form a valid ruleset.
+    """
+    known = {f.name for f in fields(Ruleset)}
+    try:
+        return Ruleset.from_dict({k: v for k, v in rules.items() if k in known})
+    except (RulesetError, TypeError) as exc:
+        _log(f"game_start rules not understood ({exc}); assuming the standard ruleset")
+        return Ruleset()
+
+
+@dataclass
+class Game:
+    """One game as the bot sees it; a new one on every ``game_start``.
+
+    ``round`` is the current round (1-based, 0 before the first deal); ``hand`` the hand after the discard;
+    ``discards`` this round's own discards (private: only this bot knows them). ``data`` is the bot's own
+    per-game store. ``rng`` is a random generator for this game. ``deadline`` is the ``time.monotonic()``
+    instant the current reply is due (the move time counted from the message's arrival).
+    """
+
+    id: str
+    seat: int
+    names: list[str]
+    ruleset: Ruleset
+    move_ms: int
+    rng: random.Random
+    round: int = 0
+    hand: Hand = ()
+    discards: Hand = ()
+    deadline: float = 0.0
+    turn: Turn | None = None
+    round_ends: list[RoundEnd] = field(default_factory=list)
+    result: GameEnd | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def players(self) -> int:
+        """How many seats the game has."""
+        return len(self.names)
+
+    def time_left(self) -> float:
+        """Seconds until the current reply is due (negative when late)."""
+        return self.deadline - time.monotonic()
+
+    def legal_moves(self, obs: Observation) -> list[Move]:
+        """Every legal move of ``obs`` (plays by value, count, bonus; then pass, pass-and-force, drop)."""
+        return [a for a in legal_actions_for(obs, self.ruleset) if isinstance(a, Play | Pass | Drop)]
+
+    def sample_state(self, obs: Observation, rng: random.Random | None = None) -> State:
+        """A full engine state consistent with ``obs`` and this bot's discards: the unseen cards dealt at random
+        to the other seats (for determinized simulation with ``referee.engine.apply``)."""
+        return engine_sample_state(obs, self.ruleset, rng or self.rng, self.discards)
+
+
+class Bot:
+    """Base class of an SDK bot. Override ``move`` (and usually ``discard``); set ``name``.
+
+    ``legal_moves = True`` asks the referee to send the legal moves with every turn (``game.turn.legal``);
+    the SDK can compute them anyway with ``game.legal_moves(obs)``.
+    """
+
+    name: str = "bot"
+    version: str | None = None
+    author: str | None = None
+    legal_moves: bool = False
+
+    def new_game(self, game: Game) -> None:
+        """Called on ``game_start``: reset per-game state here."""
+
+    def discard(self, hand: Hand, n: int, game: Game) -> Sequence[int]:
+        """The ``n`` cards to discard from ``hand`` (never the 1). Default: the ``n`` highest."""
+        pool = [c for c in hand if c != 1]
+        return pool[len(pool) - n :] if n else []
+
+    def move(self, obs: Observation, game: Game) -> MoveLike:
+        """The move for the turn ``obs``: an engine ``Play``/``Pass``/``Drop`` (or a reply model)."""
+        raise NotImplementedError("a Bot subclass must implement move(obs, game)")
+
+    def round_end(self, msg: RoundEnd, game: Game) -> None:
+        """Called on ``round_end`` with the whole public history of the round."""
+
+    def game_end(self, msg: GameEnd, game: Game) -> None:
+        """Called on ``game_end`` with the scores and ranks."""
+
+    def error(self, msg: ErrorMessage, game: Game | None) -> None:
+        """Called when the referee reports this bot's fault (just before it forfeits). Default: log it."""
+        _log(f"referee reports an error: {msg.message}")
+
+
+class FunctionBot(Bot):
+    """A bot made of a ``move(obs, game)`` function and, optionally, a ``discard(hand, n, game)`` function."""
+
+    def __init__(
+        self,
+        move: Callable[[Observation, Game], MoveLike],
+        discard: Callable[[Hand, int, Game], Sequence[int]] | None = None,
+        name: str = "bot",
+    ) -> None:
+        self._move = move
+        self._discard = discard
+        self.name = name
+
+    def move(self, obs: Observation, game: Game) -> MoveLike:
+        return self._move(obs, game)
+
+    def discard(self, hand: Hand, n: int, game: Game) -> Sequence[int]:
+        if self._discard is None:
+            return super().discard(hand, n, game)
+        return self._discard(hand, n, game)
+
+
+def run(
+    bot: Bot | None = None,
+    *,
+    move: Callable[[Observation, Game], MoveLike] | None = None,
+    discard: Callable[[Hand, int, Game], Sequence[int]] | None = None,
+    name: str = "bot",
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+    seed: int | str | None = None,
+) -> None:
+    """Speak protocol v1 for ``bot`` (or for the functions ``move``/``discard``) until ``bye`` or end of input.
+
+    ``stdin``/``stdout`` default to the process's binary streams. While it runs, ``sys.stdout`` points at
+    stderr so that stray prints never corrupt the protocol. ``seed`` makes every game's ``rng`` reproducible.
+    Raises ``TypeError`` when neither a bot nor a move function is given.
+    """
+    if bot is None:
+        if move is None:
+            raise TypeError("run() needs a Bot or a move function")
+        bot = FunctionBot(move, discard, name)
+    out = stdout if stdout is not None else sys.stdout.buffer
+    inp = stdin if stdin is not None else sys.stdin.buffer
+    saved = sys.stdout
+    sys.stdout = sys.stderr
+    try:
+        _Session(bot, out, seed).serve(inp)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+    finally:
+        sys.stdout = saved
+
+
+class _Session:
+    """The message loop of one bot process."""
+
+    def __init__(self, bot: Bot, out: IO[bytes], seed: int | str | None) -> None:
+        self.bot = bot
+        self.out = out
+        self.seed = seed
+        self.game: Game | None = None
+        self.games = 0
+
+    def serve(self, inp: IO[bytes]) -> None:
+        while True:
+            line = inp.readline()
+            if not line:
+                return
+            arrived = time.monotonic()
+            if not line.strip():
+                continue
+            try:
+                msg = parse_message(line)
+            except ProtocolViolation as exc:
+                if exc.kind != "unknown_type":
+                    _log(f"ignoring a line from the referee: {exc.detail}")
+                continue
+            if isinstance(msg, Bye):
+                return
+            self.handle(msg, arrived)
+
+    def send(self, reply: Any) -> None:
+        self.out.write(encode(reply))
+        self.out.flush()
+
+    def handle(self, msg: Any, arrived: float) -> None:
+        if isinstance(msg, Hello):
+            self.send(self.hello_reply())
+        elif isinstance(msg, GameStart):
+            self.games += 1
+            seed = random.randrange(2**63) if self.seed is None else f"{self.seed}:{self.games}:{msg.game}"
+            self.game = Game(
+                id=msg.game,
+                seat=msg.seat,
+                names=list(msg.players),
+                ruleset=ruleset_from_rules(msg.rules),
+                move_ms=msg.time.move_ms,
+                rng=random.Random(seed),
+            )
+            self.guard("new_game", lambda g: self.bot.new_game(g))
+        elif isinstance(msg, DealMessage):
+            self.send(self.answer_deal(msg, arrived))
+        elif isinstance(msg, Turn):
+            self.send(self.answer_turn(msg, arrived))
+        elif isinstance(msg, RoundEnd):
+            if self.game is not None:
+                self.game.round_ends.append(msg)
+            self.guard("round_end", lambda g: self.bot.round_end(msg, g))
+        elif isinstance(msg, GameEnd):
+            if self.game is not None:
+                self.game.result = msg
+            self.guard("game_end", lambda g: self.bot.game_end(msg, g))
+        elif isinstance(msg, ErrorMessage):
+            try:
+                self.bot.error(msg, self.game)
+            except Exception:
+                _log_exception("error")
+
+    def hello_reply(self) -> HelloReply:
+        bot = self.bot
+        return HelloReply(
+            protocol=PROTOCOL_VERSION,
+            name=str(bot.name),
+            version=bot.version,
+            author=bot.author,
+            options=HelloOptions(legal_moves=True) if bot.legal_moves else None,
+        )
+
+    def current_game(self, game_id: str) -> Game:
+        """The game a deal or turn belongs to; a stand-in when the referee skipped ``game_start``."""
+        if self.game is None or self.game.id != game_id:
+            _log(f"message for game {game_id!r} without its game_start; assuming the standard ruleset")
+            self.game = Game(game_id, 0, [], Ruleset(), 1000, random.Random())
+        return self.game
+
+    def answer_deal(self, msg: DealMessage, arrived: float) -> DiscardReply:
+        game = self.current_game(msg.game)
+        game.round = msg.round
+        game.deadline = arrived + game.move_ms / 1000
+        game.discards = ()
+        hand = tuple(sorted(msg.hand))
+        options = discard_options(hand, msg.discard)
+        cards: tuple[int, ...] | None = None
+        try:
+            chosen = tuple(sorted(int(c) for c in self.bot.discard(hand, msg.discard, game)))
+            if chosen in options or (not options and not chosen):
+                cards = chosen
+            else:
+                _log(
+                    f"discard() returned {list(chosen)}, not {msg.discard} cards of the hand {list(hand)} without the 1"
+                )
+        except Exception:
+            _log_exception("discard")
+        if cards is None:
+            cards = options[-1] if options else ()
+            _log(f"discarding {list(cards)} instead")
+        game.discards = cards
+        rest = list(hand)
+        for c in cards:
+            rest.remove(c)
+        game.hand = tuple(rest)
+        return DiscardReply(cards=list(cards))
+
+    def answer_turn(self, msg: Turn, arrived: float) -> PlayReply | PassReply | DropReply:
+        game = self.current_game(msg.game)
+        game.round = msg.round
+        game.turn = msg
+        game.deadline = arrived + game.move_ms / 1000
+        obs = observation_from_turn(msg)
+        game.hand = obs.hand
+        legal = game.legal_moves(obs)
+        action: Move | None = None
+        try:
+            chosen = self.bot.move(obs, game)
+            if isinstance(chosen, PlayReply | PassReply | DropReply):
+                chosen = reply_to_action(chosen)
+            if chosen in legal:
+                action = chosen
+            else:
+                _log(f"move() returned {chosen!r}, which is not legal here (last {obs.last}, hand {list(obs.hand)})")
+        except Exception:
+            _log_exception("move")
+        if action is None:
+            action = _fallback(legal)
+            _log(f"playing {action!r} instead")
+        reply = action_to_reply(action)
+        assert not isinstance(reply, DiscardReply)
+        return reply
+
+    def guard(self, what: str, call: Callable[[Game], None]) -> None:
+        """Call a bot hook with the current game; a hook that raises is logged, not fatal."""
+        if self.game is None:
+            return
+        try:
+            call(self.game)
+        except Exception:
+            _log_exception(what)
+
+
+def _fallback(legal: list[Move]) -> Move:
+    """A safe legal move: a plain pass if allowed, else a drop, else the only move (the opening 1)."""
+    for action in legal:
+        if isinstance(action, Pass) and not action.force:
+            return action
+    for action in legal:
+        if isinstance(action, Drop):
+            return action
+    return legal[0]
+
+
+def _log(text: str) -> None:
+    print(f"[sdk] {text}", file=sys.stderr, flush=True)
+
+
+def _log_exception(where: str) -> None:
+    _log(f"{where}() raised:")
+    traceback.print_exc(file=sys.stderr)
+    sys.stderr.flush()

@@ -1,0 +1,99 @@
+"""Small facts about moves that most bots want: what a move costs now, and whether the table is stalled.
+
+Costs are in points of the final score (lower is better): penalty chips taken (net of the finishing refund),
+plus the end-of-game value of every bonus chip spent (``ruleset.bonus_refund`` each).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from itertools import pairwise
+
+from referee.engine import Drop, Observation, Pass, PassEvent, Play, PlayEvent, Ruleset, discard_options
+
+
+def play_penalty(value: int, bonus: int, last: int | None, step: int) -> int:
+    """Penalty chips a play of ``value`` on ``last`` spending ``bonus`` chips takes (before any refund)."""
+    if last is None:
+        return 0
+    return max(0, value - (last + step * bonus) - 1)
+
+
+def move_cost(obs: Observation, action: Play | Pass | Drop, ruleset: Ruleset) -> int:
+    """What ``action`` costs ``obs.seat`` now, in score points (a finishing play may cost less than 0)."""
+    if isinstance(action, Play):
+        cost = play_penalty(action.value, action.bonus, obs.last, ruleset.bonus_step)
+        cost += ruleset.bonus_refund * action.bonus
+        if action.count == len(obs.hand):
+            cost -= ruleset.finish_refund
+        return cost
+    if isinstance(action, Pass):
+        return 2 if action.force else 1
+    return len(obs.hand)
+
+
+def others_playing(obs: Observation) -> bool:
+    """True when another seat is still playing this round (so the table's value may still move)."""
+    return any(p.status == "playing" for s, p in enumerate(obs.players) if s != obs.seat)
+
+
+def stalled(obs: Observation) -> bool:
+    """True when this seat's previous action this round was a pass and nobody has played since.
+
+    Then passing again only waits for a table that is not moving: every pass costs a chip and changes nothing.
+    """
+    for event in reversed(obs.history):
+        if isinstance(event, PlayEvent) and not event.forfeit:
+            return False
+        if isinstance(event, PassEvent) and event.seat == obs.seat:
+            return True
+    return False
+
+
+def hand_shape(hand: Sequence[int]) -> float:
+    """How awkward a hand is to play out (lower is better): a turn per distinct value, plus the gaps between
+    successive values (each skipped value is a penalty chip unless other players' plays close it)."""
+    values = sorted({c for c in hand if c != 1})
+    if not values:
+        return 0.0
+    gaps = sum(b - a - 1 for a, b in pairwise(values))
+    return len(values) + 0.3 * gaps + 0.15 * values[-1]
+
+
+def plan_discard(hand: Sequence[int], n: int) -> tuple[int, ...]:
+    """The discard of ``n`` cards that leaves the best-shaped hand (``hand_shape``): it keeps pairs, triples
+    and runs, and lets go of isolated and high cards. Never the 1."""
+    options = discard_options(tuple(sorted(hand)), n)
+    if not options:
+        return ()
+
+    def shape_after(cards: tuple[int, ...]) -> float:
+        rest = Counter(hand) - Counter(cards)
+        return hand_shape(list(rest.elements()))
+
+    return min(options, key=lambda cards: (shape_after(cards), [-c for c in cards]))
+
+
+def finish_estimate(hand: Sequence[int], last: int | None, chips: int, ruleset: Ruleset) -> float | None:
+    """A rough cost (score points) of playing ``hand`` out from ``last`` holding ``chips`` bonus chips, the
+    finishing refund included; ``None`` when cards below ``last`` need more chips than are held.
+
+    Skipped values count half (other players' plays close some gaps); each play after the first counts a
+    little for the turns spent waiting; a card below ``last`` costs the chips that lift it.
+    """
+    values = sorted(set(hand))
+    start = 0 if last is None else last
+    cost = 0.0
+    current = start
+    for v in values:
+        if v >= start:
+            cost += 0.5 * max(0, v - current - 1) + 0.6
+            current = v
+            continue
+        need = -(-(start - v) // ruleset.bonus_step)
+        if need > chips:
+            return None
+        chips -= need
+        cost += need * ruleset.bonus_refund + 0.6
+    return cost - 0.6 - ruleset.finish_refund
