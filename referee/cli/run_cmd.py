@@ -175,13 +175,13 @@ def run_cmd(
         standings = standings_from_store(store)
         faults = store.first_faults()
     _print_standings(console, standings)
-    for e in standings.entrants:
-        if e.name not in faults:
+    for entry in standings.entrants:
+        if entry.name not in faults:
             continue
-        game_id, kind, detail = faults[e.name]
+        game_id, kind, detail = faults[entry.name]
         console.print(
-            f"[yellow]{e.name}[/]: {sum(e.forfeits.values())} forfeit(s); first in {game_id}: {kind}: {detail} "
-            f"(its stderr: {directory / 'bots' / e.name}.*.log)",
+            f"[yellow]{entry.name}[/]: {sum(entry.forfeits.values())} forfeit(s); first in {game_id}: {kind}: {detail} "
+            f"(its stderr: {directory / 'bots' / entry.name}.*.log)",
             highlight=False,
         )
     csv_path, json_path = _write_standings(directory, standings)
