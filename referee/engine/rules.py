@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import combinations
+from typing import Any
 
 from referee.engine.actions import DROP, PASS, PASS_FORCE, Action, Discard, Drop, Pass, Play
 from referee.engine.deck import Deal, Hand, seeded_deal, validate_deal
@@ -15,6 +16,9 @@ from referee.engine.errors import DealError, IllegalMove
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.ruleset import STANDARD, Ruleset
 from referee.engine.state import Phase, RoundRecord, State, Status
+
+#: ``tuple.__new__``: makes a State from its 20 fields in order, skipping NamedTuple's Python-level __new__.
+_tuple_new: Any = tuple.__new__
 
 PLAYING = Status.PLAYING
 FINISHED = Status.FINISHED
@@ -102,6 +106,7 @@ def turn_actions(
     if last is None:
         return [OPENING]
     out: list[Action] = []
+    cache = _PLAYS
     n = len(hand)
     i = 0
     while i < n:
@@ -111,9 +116,11 @@ def turn_actions(
             j += 1
         bmin = 0 if v >= last else (last - v + step - 1) // step
         if bmin <= chips:
-            for count in range(1, j - i + 1):
-                for b in range(bmin, chips + 1):
-                    out.append(Play(v, count, b))
+            key = (v, j - i, bmin, chips)
+            plays = cache.get(key)
+            if plays is None:
+                plays = _plays(key)
+            out.extend(plays)
         i = j
     if not forced:
         out.append(PASS)
@@ -121,6 +128,19 @@ def turn_actions(
             out.append(PASS_FORCE)
     out.append(DROP)
     return out
+
+
+#: Plays of one value group, by (value, copies held, fewest chips needed, chips held): the Play values are
+#: immutable, so turn_actions shares them instead of building new ones on every call.
+_PLAYS: dict[tuple[int, int, int, int], tuple[Play, ...]] = {}
+
+
+def _plays(key: tuple[int, int, int, int]) -> tuple[Play, ...]:
+    value, copies, bmin, chips = key
+    plays = tuple(Play(value, count, b) for count in range(1, copies + 1) for b in range(bmin, chips + 1))
+    if chips <= 64:  # bounded: values, copies and chip counts of real rulesets are small
+        _PLAYS[key] = plays
+    return plays
 
 
 def discard_options(hand: Hand, discard: int) -> list[tuple[int, ...]]:
@@ -173,7 +193,8 @@ def _play(state: State, action: Play) -> State:
         i = hand.index(value)
     except ValueError:
         raise IllegalMove(f"you hold no {value}") from None
-    if hand[i : i + count] != (value,) * count:
+    end = i + count
+    if end > len(hand) or hand[end - 1] != value:  # hands are sorted: the copies of a value are adjacent
         have = hand.count(value)
         raise IllegalMove(f"you play {count} cards of {value} but hold {have}")
     step = state.ruleset.bonus_step
@@ -191,7 +212,7 @@ def _play(state: State, action: Play) -> State:
         penalty = value - last - step * bonus - 1
         if penalty < 0:
             penalty = 0
-    new_hand = hand[:i] + hand[i + count :]
+    new_hand = hand[:i] + hand[end:]
     hands = _put(state.hands, seat, new_hand)
     bonuses = _put(state.bonus, seat, state.bonus[seat] - bonus) if bonus else state.bonus
     old = state.penalty[seat]
@@ -260,16 +281,31 @@ def _after_turn(
                 status_l[s] = DROPPED
                 events.append(DropEvent(s, p, limit=True))
         penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
-    new = state._replace(
-        hands=hands,
-        bonus=bonus,
-        penalty=penalty,
-        status=status,
-        to_move=nxt,
-        last=last,
-        forced=force and nxt >= 0,
-        turns=turns,
-        history=history,
+    # The hot path: build the next State directly (same fields as state._replace, without its overhead).
+    new: State = _tuple_new(
+        State,
+        (
+            state.ruleset,
+            state.players,
+            state.deal,
+            state.seed,
+            state.phase,
+            state.round,
+            hands,
+            state.discards,
+            penalty,
+            bonus,
+            status,
+            state.forfeited,
+            nxt,
+            last,
+            force and nxt >= 0,
+            turns,
+            history,
+            state.rounds_done,
+            state.scores,
+            state.ranks,
+        ),
     )
     if nxt < 0:
         return _end_round(new)
@@ -477,4 +513,5 @@ def _next_playing(status: tuple[Status, ...], seat: int) -> int:
 
 
 def _others_playing(status: tuple[Status, ...], seat: int) -> bool:
-    return any(st is PLAYING for s, st in enumerate(status) if s != seat)
+    """Whether a seat other than ``seat`` is still playing."""
+    return status.count(PLAYING) > (status[seat] is PLAYING)
