@@ -94,8 +94,8 @@ def play_cmd(
         if deal is None and seed is None:
             seed = secrets.randbits(32)
         game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
-        log_path = log_file or Path("referee-logs") / f"{game_id}.jsonl"
-        entrants: list[Entrant] = [HumanPlayer()] if human else []
+        log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
+        entrants: list[Entrant] = [_human(as_json)] if human else []
         for i, spec in enumerate(specs):
             stderr = log_path.with_name(f"{log_path.stem}.seat{i + len(entrants)}.{_safe(spec.name)}.stderr.log")
             player = Player(spec, config, stderr)
@@ -121,6 +121,19 @@ async def _play(
             async with trio.open_nursery() as nursery:
                 for e in entrants:
                     nursery.start_soon(e.aclose)
+
+
+def _human(as_json: bool) -> HumanPlayer:
+    """The person's seat; with --json its screen goes to stderr so stdout carries only the result object."""
+    if not as_json:
+        return HumanPlayer()
+
+    def ask(prompt: str) -> str:
+        sys.stderr.write(prompt)
+        sys.stderr.flush()
+        return input()
+
+    return HumanPlayer(ask=ask, say=lambda text: print(text, file=sys.stderr, flush=True))
 
 
 def _load_rules(path: Path | None) -> Ruleset:

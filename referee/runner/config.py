@@ -22,8 +22,9 @@ class Limits:
 
     ``address_space`` (bytes) is virtual memory, not RAM: node and the JVM reserve gigabytes up front, so the
     default 4 GiB leaves room for both. ``processes`` caps processes and threads of the bot; it is enforced by
-    a pids cgroup when the referee may create one (root), else by RLIMIT_NPROC (which the kernel does not apply
-    to root). ``cpu_seconds`` is CPU time of one process over its life (it plays many games).
+    a pids cgroup when the referee may create one (root), else inside bubblewrap by RLIMIT_NPROC (which the
+    kernel does not apply to root); a bare bot of a non-root referee has no process cap. ``cpu_seconds`` is CPU
+    time of one process over its life (it plays many games).
     """
 
     address_space: int | None = 4 * GiB

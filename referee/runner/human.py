@@ -219,11 +219,12 @@ def _parse_move(
         if len(words) > 3 or (len(words) == 3 and not words[2].startswith("b")):
             return None, f"cannot read {text!r}; {HELP}"
         try:
-            candidate = PlayReply(value=int(value_text), count=int(count_text or 1), bonus=int(bonus_text))
+            value, count, bonus = int(value_text), int(count_text or 1), int(bonus_text)
         except ValueError:
             return None, f"cannot read {text!r}; {HELP}"
-        except Exception:
+        if not (1 <= value <= 23 and count >= 1 and bonus >= 0):
             return None, f"{text!r} is not a move: values are 1..23, count at least 1, bonus 0 or more"
+        candidate = PlayReply(value=value, count=count, bonus=bonus)
     else:
         return None, f"cannot read {text!r}; {HELP}"
     if candidate in legal:

@@ -22,14 +22,18 @@ _counter = itertools.count()
 _usable_root: Path | bool | None = False  # False: not probed yet
 
 
-def preexec(limits: Limits, cgroup: Path | None) -> Callable[[], None]:
-    """A function for the child between fork and exec: join ``cgroup``, set the rlimits, reset signals."""
+def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool) -> Callable[[], None]:
+    """A function for the child between fork and exec: join ``cgroup``, set the rlimits, reset signals.
+
+    ``nproc``: also set RLIMIT_NPROC. Only inside bubblewrap does the kernel count it per sandbox (its own user
+    namespace); outside, it counts every process of the user, so a bare bot could not even start threads.
+    """
     pairs: list[tuple[int, int]] = []
     if limits.address_space is not None:
         pairs.append((resource.RLIMIT_AS, limits.address_space))
     if limits.cpu_seconds is not None:
         pairs.append((resource.RLIMIT_CPU, limits.cpu_seconds))
-    if limits.processes is not None:
+    if limits.processes is not None and nproc:
         pairs.append((resource.RLIMIT_NPROC, limits.processes))
     if limits.open_files is not None:
         pairs.append((resource.RLIMIT_NOFILE, limits.open_files))

@@ -68,7 +68,7 @@ class BotProcess:
                 cwd=str(spec.cwd),
                 env=bot_env(spec),
                 start_new_session=True,
-                preexec_fn=limits_mod.preexec(config.limits, cgroup),
+                preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
                 close_fds=True,
             )
         except OSError as exc:

@@ -1,0 +1,72 @@
+"""The sandbox: a bot cannot reach the network or read another bot's folder; it just fails inside, and plays on."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from .helpers import BOTS, HAVE_BWRAP, assert_verified, bot, config, new_mark, processes_with, run_games
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(not HAVE_BWRAP, reason="bwrap absent")]
+
+
+def test_network_is_unreachable_inside_the_sandbox(tmp_path: Path) -> None:
+    mark = new_mark()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.setblocking(False)
+        port = server.getsockname()[1]
+        specs = [bot("network", mark, NET_PORT=str(port)), bot("honest", mark)]
+        (result,), _ = run_games(specs, config("bwrap"), tmp_path)
+        with pytest.raises(BlockingIOError):
+            server.accept()
+    assert result.faults == ()
+    assert_verified(result)
+    assert "network: blocked" in (tmp_path / "seat0.network.stderr.log").read_text()
+    assert processes_with(mark) == []
+
+
+def test_network_bot_gets_through_without_sandbox(tmp_path: Path) -> None:
+    """The control: the same bot outside the sandbox connects (and so exits with status 9: a crash)."""
+    mark = new_mark()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        specs = [bot("network", mark, NET_PORT=str(port)), bot("honest", mark)]
+        (result,), _ = run_games(specs, config("none"), tmp_path)
+    assert [f.kind for f in result.faults] == ["startup"]
+    assert "exit code 9" in result.faults[0].detail
+
+
+def _other_bot(tmp_path: Path) -> Path:
+    other = tmp_path / "other-bot"
+    other.mkdir()
+    shutil.copy(BOTS / "honest.py", other / "bot.py")
+    secret = other / "strategy.txt"
+    secret.write_text("the other bot's secret\n")
+    return secret
+
+
+def test_another_bots_folder_is_invisible_inside_the_sandbox(tmp_path: Path) -> None:
+    mark = new_mark()
+    secret = _other_bot(tmp_path)
+    specs = [bot("snoop", mark, SNOOP_PATH=str(secret)), bot("honest", mark)]
+    (result,), _ = run_games(specs, config("bwrap"), tmp_path)
+    assert result.faults == ()
+    assert_verified(result)
+    assert "snoop: blocked" in (tmp_path / "seat0.snoop.stderr.log").read_text()
+    assert processes_with(mark) == []
+
+
+def test_snoop_bot_reads_the_folder_without_sandbox(tmp_path: Path) -> None:
+    """The control: outside the sandbox the same bot reads the file (and so exits with status 9)."""
+    mark = new_mark()
+    secret = _other_bot(tmp_path)
+    specs = [bot("snoop", mark, SNOOP_PATH=str(secret)), bot("honest", mark)]
+    (result,), _ = run_games(specs, config("none"), tmp_path)
+    assert [f.kind for f in result.faults] == ["startup"]

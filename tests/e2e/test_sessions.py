@@ -1,0 +1,129 @@
+"""Bot processes across games: one process plays many games; after a fault a fresh one starts; CLI runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.runner import read_log
+from referee.runner.verify import verify_log
+
+from .helpers import BOTS, MODES, assert_verified, bot, config, new_mark, processes_with, run_games
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_one_process_plays_many_games(tmp_path: Path, mode: str) -> None:
+    mark = new_mark()
+    specs = [bot("honest", mark), bot("legal_random", mark), bot("honest", mark)]
+    results, players = run_games(specs, config(mode), tmp_path, seeds=[1, 2, 3])
+    assert [r.faults for r in results] == [(), (), ()]
+    assert [p.starts for p in players] == [1, 1, 1]
+    for r in results:
+        assert_verified(r)
+        assert sorted(r.ranks)[0] == 1
+    assert processes_with(mark) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_fresh_process_after_a_fault(tmp_path: Path, mode: str) -> None:
+    mark = new_mark()
+    specs = [bot("crash_mid", mark), bot("honest", mark)]
+    results, players = run_games(specs, config(mode), tmp_path, seeds=[1, 2])
+    assert [[f.kind for f in r.faults] for r in results] == [["crash"], ["crash"]]
+    assert players[0].starts == 2
+    assert players[1].starts == 1
+    assert processes_with(mark) == []
+
+
+def _referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_play_json_prints_exactly_one_object(tmp_path: Path) -> None:
+    log = tmp_path / "game.jsonl"
+    proc = _referee(
+        "play", str(BOTS / "honest.py"), str(BOTS / "hang.py"), "--seed", "5", "--move-time", "0.5",
+        "--log", str(log), "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert set(out) == {"scores", "ranks", "forfeits", "faults", "log"}
+    assert out["forfeits"] == [1]
+    assert out["faults"] == [{"seat": 1, "kind": "timeout", "round": 1, "detail": "no reply before the deadline"}]
+    assert out["log"] == str(log)
+    assert verify_log(read_log(log)).ok
+    replay = _referee("replay", str(log), cwd=tmp_path)
+    assert replay.returncode == 0
+    assert "FAULT seat 1 hang" in replay.stdout and "Result" in replay.stdout
+    verify = _referee("verify", str(log), cwd=tmp_path)
+    assert verify.returncode == 0 and "verified" in verify.stdout
+
+
+def test_play_summary_and_default_log(tmp_path: Path) -> None:
+    proc = _referee("play", str(BOTS / "honest.py"), str(BOTS / "legal_random.py"), "--seed", "2", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "rank 1" in proc.stdout and "seed 2" in proc.stdout
+    logs = list((tmp_path / "referee-logs").glob("*.jsonl"))
+    assert len(logs) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope.py", "honest.py"], "bot 'nope.py' not found"),
+        (["honest.py"], "a game has 2 to 4 players"),
+        (["honest.py", "honest.py", "--seed", "1", "--deal", "d.json"], "give --seed or --deal, not both"),
+        (["honest.py", "honest.py", "--deal", "missing.json"], "cannot read deal file missing.json"),
+        (["honest.py", "honest.py", "--move-time", "0"], "move-time must be a positive number"),
+    ],
+)
+def test_play_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "honest.py").write_text((BOTS / "honest.py").read_text())
+    proc = _referee("play", *args, cwd=tmp_path)
+    assert proc.returncode == 2 if "players" in message or "not both" in message else proc.returncode == 1
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_play_with_a_deal_file(tmp_path: Path) -> None:
+    from referee.engine import STANDARD, deal_to_json, seeded_deal
+
+    deal = tmp_path / "deal.json"
+    deal.write_text(json.dumps(deal_to_json(seeded_deal(7, 2, STANDARD))))
+    proc = _referee("play", str(BOTS / "honest.py"), str(BOTS / "honest.py"), "--deal", str(deal), "--json",
+                    cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    events = read_log(Path(out["log"]))
+    assert events[0]["seed"] is None
+    assert events[0]["deal"] == json.loads(deal.read_text())
+    assert verify_log(events).ok
+
+
+def test_play_human_seat_from_the_terminal(tmp_path: Path) -> None:
+    """A person at seat 0: bad input is refused with a clear message and asked again; the game completes."""
+    from referee.engine import STANDARD, seeded_deal
+
+    deal = seeded_deal(4, 2, STANDARD)
+    discards = [" ".join(str(c) for c in [c for c in rnd[0] if c != 1][-3:]) for rnd in deal]
+    moves = ["drop", "play 1"] * 12
+    answers = ["1 2", discards[0], "play 99", "play eight", *moves, discards[1], *moves]
+    proc = subprocess.run(
+        [sys.executable, "-m", "referee", "play", "--human", str(BOTS / "honest.py"), "--seed", "4", "--json"],
+        cwd=tmp_path, input="\n".join(answers) + "\n", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)  # with --json the person's screen is on stderr
+    assert result["faults"] == []
+    screen = proc.stderr
+    assert "name exactly 3 cards, you named 2" in screen
+    assert "'play 99' is not a move" in screen
+    assert "cannot read 'play eight'" in screen
+    assert "Your hand:" in screen and "=== game over ===" in screen
+    assert verify_log(read_log(Path(result["log"]))).ok

@@ -1,0 +1,77 @@
+"""An in-memory entrant for runner tests: answers like the honest test bot, or raises a scripted fault."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from protocol import AnyReply, Expect, HelloReply, ProtocolViolation, parse_reply
+from referee.runner import BotFault
+
+Script = Callable[[dict[str, Any]], dict[str, Any] | BaseException | None]
+
+
+def honest(msg: dict[str, Any]) -> dict[str, Any]:
+    if msg["type"] == "deal":
+        cards = [c for c in msg["hand"] if c != 1]
+        return {"type": "discard", "cards": cards[-msg["discard"] :]}
+    last = msg["last"]
+    if last is None:
+        return {"type": "play", "value": 1, "count": 1, "bonus": 0}
+    higher = [c for c in msg["hand"] if c >= last]
+    if higher:
+        return {"type": "play", "value": min(higher), "count": 1, "bonus": 0}
+    return {"type": "drop"}
+
+
+class ScriptedEntrant:
+    """Keeps every message it receives; ``script(msg)`` may return a reply, an exception to raise, or None."""
+
+    move_time: float | None = 1.0
+    time_bank: float | None = None
+    wants_legal_moves = False
+
+    def __init__(self, name: str, script: Script | None = None, *, notify_fault: Script | None = None) -> None:
+        self._name = name
+        self.script = script
+        self.notify_fault = notify_fault
+        self.received: list[dict[str, Any]] = []
+        self.ended: list[str | None] = []
+        self.hello: HelloReply | None = HelloReply(protocol=1, name=name)
+        self.startup_fault: BotFault | ProtocolViolation | None = None
+        self._ready = True
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def ready(self) -> bool:
+        return self._ready
+
+    async def ensure_started(self) -> None:
+        self._ready = True
+
+    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
+        msg = json.loads(line)
+        self.received.append(msg)
+        out = self.script(msg) if self.script is not None else None
+        if isinstance(out, BaseException):
+            raise out
+        raw = json.dumps(out if out is not None else honest(msg)).encode()
+        return parse_reply(raw, expect), raw
+
+    async def notify(self, line: bytes, deadline: float) -> None:
+        msg = json.loads(line)
+        self.received.append(msg)
+        out = self.notify_fault(msg) if self.notify_fault is not None else None
+        if isinstance(out, BaseException):
+            raise out
+
+    async def end(self, message: str | None = None) -> None:
+        self.ended.append(message)
+        self._ready = False
+
+    async def aclose(self) -> None:
+        return None

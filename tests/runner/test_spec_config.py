@@ -1,0 +1,84 @@
+"""BOT arguments and runner options: what runs how, and one-line refusals."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.runner import BotSpecError, ConfigError, Limits, RunnerConfig, parse_bot_spec
+
+
+def test_python_file_runs_with_this_python(tmp_path: Path) -> None:
+    bot = tmp_path / "greedy.py"
+    bot.write_text("")
+    spec = parse_bot_spec(str(bot))
+    assert spec.argv == (sys.executable, str(bot))
+    assert spec.name == "greedy" and spec.cwd == tmp_path
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node absent")
+def test_js_file_runs_with_node(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.js"
+    bot.write_text("")
+    spec = parse_bot_spec(str(bot), name="jsbot")
+    assert Path(spec.argv[0]).name == "node" and spec.argv[1] == str(bot) and spec.name == "jsbot"
+
+
+def test_executable_runs_directly_and_plain_file_is_refused(tmp_path: Path) -> None:
+    bot = tmp_path / "mybot"
+    bot.write_text("#!/bin/sh\n")
+    with pytest.raises(BotSpecError, match=r"neither \.py, \.js nor executable"):
+        parse_bot_spec(str(bot))
+    os.chmod(bot, 0o755)
+    assert parse_bot_spec(str(bot)).argv == (str(bot),)
+
+
+def test_command_line_is_split_like_a_shell(tmp_path: Path) -> None:
+    script = tmp_path / "my bot.py"
+    script.write_text("")
+    spec = parse_bot_spec(f"python3 -u '{script}' --level 'very hard'")
+    assert Path(spec.argv[0]).name.startswith("python3")
+    assert spec.argv[1:] == ("-u", str(script), "--level", "very hard")
+    assert spec.cwd == tmp_path and spec.name == "my bot"
+
+
+def test_missing_things_are_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(BotSpecError, match="not found: give the path of a bot file"):
+        parse_bot_spec(str(tmp_path / "nothing.py"))
+    with pytest.raises(BotSpecError, match="is a folder"):
+        parse_bot_spec(str(tmp_path))
+    with pytest.raises(BotSpecError, match="program 'no-such-program-xyz' not found"):
+        parse_bot_spec("no-such-program-xyz --flag")
+    with pytest.raises(BotSpecError, match="empty BOT"):
+        parse_bot_spec("  ")
+
+
+def test_specs_are_hashable_values(tmp_path: Path) -> None:
+    bot = tmp_path / "a.py"
+    bot.write_text("")
+    assert len({parse_bot_spec(str(bot)), parse_bot_spec(str(bot))}) == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"move_time": 0}, "move-time must be a positive number"),
+        ({"startup_time": -1}, "startup-time must be a positive number"),
+        ({"time_bank": -0.5}, "time-bank must be zero or more"),
+        ({"sandbox": "docker"}, "sandbox must be auto, bwrap or none"),
+        ({"stderr_cap": -1}, "stderr cap must be zero or more"),
+    ],
+)
+def test_config_refuses_impossible_values(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        RunnerConfig(**kwargs)  # type: ignore[arg-type]
+
+
+def test_limits_refuse_non_positive_values() -> None:
+    with pytest.raises(ConfigError, match="limit processes must be a positive integer"):
+        Limits(processes=0)
+    assert Limits(address_space=None).address_space is None
