@@ -7,6 +7,8 @@ machine. Deals are explicit and built to lead the bot into the situations of ``s
 - ``underdog``: the bot gets the lowest cards of the round (the 1 among them) and the opponents the
   highest ones in runs of equal values: after the opening every card it holds is lower than last, it has
   to spend bonus chips to play at all, and the opponents tend to empty their hands first;
+- ``closer``: the bot gets the 1 and the highest cards of the round, the opponents the low ones: once it
+  plays high, opponents that cannot follow drop out or pass, and the bot often plays on alone;
 - ``seeded``: an ordinary seeded deal, the bot seated in turn at every seat.
 """
 
@@ -23,10 +25,11 @@ SEATS = (2, 3, 4)
 class DealKind(StrEnum):
     OPENER = "opener"
     UNDERDOG = "underdog"
+    CLOSER = "closer"
     SEEDED = "seeded"
 
 
-_KINDS = (DealKind.OPENER, DealKind.UNDERDOG, DealKind.SEEDED)
+_KINDS = (DealKind.OPENER, DealKind.UNDERDOG, DealKind.CLOSER, DealKind.SEEDED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +58,25 @@ def _opener_round(hands: tuple[Hand, ...], seat: int) -> tuple[Hand, ...]:
 
 
 def _underdog_round(hands: tuple[Hand, ...], seat: int) -> tuple[Hand, ...]:
+    return _split(sorted(c for h in hands for c in h), len(hands), len(hands[0]), seat)
+
+
+def _closer_round(hands: tuple[Hand, ...], seat: int) -> tuple[Hand, ...]:
+    cards = sorted(c for h in hands for c in h)  # the 1 first
     size = len(hands[0])
-    cards = sorted(c for h in hands for c in h)
-    chunks = [tuple(cards[i * size : (i + 1) * size]) for i in range(len(hands))]
-    out: list[Hand] = [()] * len(hands)
-    out[seat] = chunks[0]
-    others = [s for s in range(len(hands)) if s != seat]
-    for s, chunk in zip(others, chunks[1:], strict=True):
-        out[s] = chunk
+    top = [1, *cards[len(cards) - size + 1 :]]
+    rest = cards[1 : len(cards) - size + 1]
+    return _split(top + rest, len(hands), size, seat)
+
+
+def _split(cards: list[int], players: int, size: int, seat: int) -> tuple[Hand, ...]:
+    """The first ``size`` cards to ``seat``, the next ``size`` to each other seat in order."""
+    hands = [tuple(sorted(cards[i * size : (i + 1) * size])) for i in range(players)]
+    out: list[Hand] = [()] * players
+    out[seat] = hands[0]
+    others = [s for s in range(players) if s != seat]
+    for s, hand in zip(others, hands[1:], strict=True):
+        out[s] = hand
     return tuple(out)
 
 
@@ -74,8 +88,9 @@ def build_deal(kind: DealKind, seed: int, seats: int, seat: int, ruleset: Rulese
     if kind is DealKind.OPENER:
         deal = tuple(_opener_round(hands, seat) for hands in base)
     else:
-        # Round 1 is the hard one; round 2 gives the bot the 1 again so it opens a second time.
-        deal = (_underdog_round(base[0], seat), *(_opener_round(h, seat) for h in base[1:]))
+        # Round 1 is the special one; round 2 gives the bot the 1 again so it opens a second time.
+        first = _underdog_round if kind is DealKind.UNDERDOG else _closer_round
+        deal = (first(base[0], seat), *(_opener_round(h, seat) for h in base[1:]))
     validate_deal(deal, ruleset)
     return deal
 
@@ -83,7 +98,7 @@ def build_deal(kind: DealKind, seed: int, seats: int, seat: int, ruleset: Rulese
 def plan_games(
     games: int, opponents: tuple[str, ...], *, seed: int = 23, ruleset: Ruleset = STANDARD
 ) -> tuple[PlannedGame, ...]:
-    """``games`` games cycling through 2, 3 and 4 seats and the three deal kinds, opponents in turn.
+    """``games`` games cycling through 2, 3 and 4 seats and the deal kinds, opponents in turn.
 
     Raises ``ValueError`` for fewer than one game or no opponents.
     """

@@ -21,9 +21,12 @@ FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
     "protocol-version": ("speaks protocol version 1", frozenset({"protocol_version"})),
     "stdout-protocol-only": (
         "writes nothing but protocol lines on stdout",
-        frozenset({"invalid_json", "not_object", "unknown_type", "line_too_long", "unsolicited"}),
+        frozenset({"invalid_json", "not_object", "line_too_long", "unsolicited"}),
     ),
-    "reply-fields": ("replies with the awaited type and valid fields", frozenset({"wrong_type", "bad_field"})),
+    "reply-fields": (
+        "replies with the awaited type and valid fields",
+        frozenset({"unknown_type", "wrong_type", "bad_field"}),
+    ),
     "legal-discards": ("discards legally", frozenset({"illegal_discard"})),
     "legal-moves": ("moves legally", frozenset({"illegal_move"})),
     "stays-alive": ("keeps running through every game", frozenset({"crash"})),
@@ -183,6 +186,8 @@ def _tolerance(obs: Observations) -> CheckResult:
             evidence.append(Evidence(f"with unknown fields and message types: {e.what}", *_where(e)))
     if evidence:
         return _result(name, title, evidence, "")
+    if obs.startup_fault is not None:
+        return _skip(name, title, "not reached: the bot did not complete its hello")
     if not tolerance and (probe is None or not probe.started):
         return _skip(name, title, "not reached: no session with the bot got that far")
     if inconclusive:
@@ -241,7 +246,9 @@ def _situations(obs: Observations, regular: list[PlayedGame]) -> list[CheckResul
                 evidence[s].append(fault_evidence(game, game.faults[0]))
     out = []
     for s in Situation:
-        if evidence[s]:
+        if not regular:
+            out.append(_skip(s.value, s.label, "not reached: no game was played"))
+        elif evidence[s]:
             out.append(_result(s.value, s.label, evidence[s], ""))
         elif reached[s]:
             out.append(_result(s.value, s.label, [], f"reached {reached[s]} times, no fault"))
@@ -269,4 +276,5 @@ def _bye(obs: Observations) -> CheckResult:
     if not tried:
         return _skip(name, title, "not reached: the bot was never running when the suite ended")
     slowest = max((s for _, s in obs.bye_exits), default=0.0)
-    return _result(name, title, evidence, f"exited {tried} times; slowest {slowest * 1000:.0f} ms after bye")
+    times = "once" if tried == 1 else f"{tried} times"
+    return _result(name, title, evidence, f"exited {times}; slowest {slowest * 1000:.0f} ms after bye")
