@@ -1,0 +1,28 @@
+"""Every sample bot passes `referee check` against the other sample bots."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee.check import CheckReport, Outcome, sample_bot_spec
+from tests.check.conftest import check_all, sample_options
+
+SAMPLE_BOTS = ("random_bot", "greedy", "heuristic", "montecarlo", "js_bot")
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, CheckReport]:
+    specs = {name: sample_bot_spec(name) for name in SAMPLE_BOTS}
+    # montecarlo thinks for half its move time: give everyone a short one, and play it with one table.
+    options = {name: sample_options(move_time=0.3, games=6, jobs=1 if name == "montecarlo" else 2) for name in specs}
+    return check_all(specs, options, at_once=3)
+
+
+@pytest.mark.parametrize("name", SAMPLE_BOTS)
+def test_sample_bot_passes(reports: dict[str, CheckReport], name: str) -> None:
+    report = reports[name]
+    assert report.passed, [(c.name, c.summary) for c in report.checks if c.failed]
+    assert report.check("handshake").outcome is Outcome.PASSED
+    assert report.check("exit-on-bye").outcome is Outcome.PASSED
+    reached = [c.name for c in report.checks if c.name.startswith("situation") and c.outcome is Outcome.PASSED]
+    assert len(reached) >= 4, "the planned deals lead every bot into most situations"

@@ -1,0 +1,106 @@
+"""The examples stay true: the templates pass `referee check`, the contest layout runs a tournament, and the
+GitHub workflow's own scripts check submitted bots and run the nightly tournament."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from referee.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+BIN = Path(sys.executable).parent
+
+
+def test_every_example_folder_has_a_readme() -> None:
+    for folder in (EXAMPLES, EXAMPLES / "contest", EXAMPLES / "templates"):
+        text = (folder / "README.md").read_text(encoding="utf-8")
+        assert len(text.split()) > 40, folder
+
+
+@pytest.mark.parametrize("template", ["python_bot.py", "js_bot.js"])
+def test_template_passes_referee_check(template: str) -> None:
+    args = ["check", str(EXAMPLES / "templates" / template), "--games", "6", "--move-time", "0.5", "--json"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["passed"] and len(report["games"]) == 7
+
+
+def test_contest_layout_runs_a_tiny_tournament(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    args = ["run", "--manifest", str(EXAMPLES / "contest" / "bots.toml"), "--games", "1", "--seed", "3"]
+    result = CliRunner().invoke(main, [*args, "--move-time", "0.5", "--jobs", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    standings = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert standings["games"] == 2
+    assert {row["name"] for row in standings["entrants"]} == {"steady", "sprinter"}
+    assert all(not row["forfeits"] for row in standings["entrants"]), "the example bots never fault"
+
+
+# ------------------------------------------------------------------------------------------------ workflow
+
+
+def workflow() -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((EXAMPLES / "github-workflow.yml").read_text(encoding="utf-8"))
+
+
+def step(job: str, name: str) -> str:
+    return next(s["run"] for s in workflow()["jobs"][job]["steps"] if s.get("name") == name)
+
+
+def run_step(script: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, **workflow()["env"], "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", **env}
+    return subprocess.run(["bash", "-e", "-c", script], cwd=cwd, env=full, capture_output=True, text=True, timeout=300)
+
+
+def test_workflow_triggers_and_jobs() -> None:
+    wf = workflow()
+    triggers = wf[True] if True in wf else wf["on"]  # YAML 1.1 reads the key `on` as true
+    assert {"pull_request", "schedule", "workflow_dispatch"} <= set(triggers)
+    assert set(wf["jobs"]) == {"check", "nightly"}
+    assert "referee check" in step("check", "Check each submitted bot")
+    assert "referee run --manifest bots.toml" in step("nightly", "Tournament")
+
+
+@pytest.fixture()
+def contest(tmp_path: Path) -> Path:
+    copy = tmp_path / "contest"
+    shutil.copytree(EXAMPLES / "contest", copy)
+    return copy
+
+
+def test_workflow_checks_submitted_bots(contest: Path) -> None:
+    (contest / "submitted.txt").write_text("steady\nsprinter\nremoved-bot\n", encoding="utf-8")
+    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="0.5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "removed-bot: removed, nothing to check" in done.stdout
+    assert {p.name for p in (contest / "reports").glob("*.xml")} == {"steady.xml", "sprinter.xml"}
+
+
+def test_workflow_fails_a_broken_submission(contest: Path) -> None:
+    broken = contest / "bots" / "broken"
+    broken.mkdir()
+    (broken / "bot.py").write_text("print('hello there')\n", encoding="utf-8")
+    (contest / "bots" / "empty").mkdir()
+    (contest / "submitted.txt").write_text("broken\nempty\n", encoding="utf-8")
+    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="0.5")
+    assert done.returncode == 1
+    assert "FAIL  handshake" in done.stdout
+    assert "::error::bots/empty has no bot.py" in done.stdout
+    assert (contest / "reports" / "broken.xml").is_file()
+
+
+def test_workflow_nightly_tournament(contest: Path) -> None:
+    done = run_step(step("nightly", "Tournament"), contest, NIGHTLY_GAMES="1", MOVE_TIME="0.5")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (contest / "results" / "standings.json").is_file()
