@@ -79,12 +79,15 @@ def _from_words(words: list[str], name: str | None, text: str) -> BotSpec:
             raise BotSpecError(f"bot command {text!r}: program {program!r} not found on PATH or as a file")
         resolved = str(path.resolve())
     # The bot's folder: the first argument that is an existing file (the script), else the current folder.
+    # The script's path is made absolute, since the bot runs in that folder and not in the current one.
     cwd = Path.cwd()
     stem = Path(program).stem
-    for word in words[1:]:
+    args = list(words[1:])
+    for i, word in enumerate(args):
         candidate = Path(word).expanduser()
         if not word.startswith("-") and candidate.is_file():
             cwd = candidate.resolve().parent
             stem = candidate.stem
+            args[i] = str(candidate.resolve())
             break
-    return BotSpec(name or stem, (resolved, *words[1:]), cwd)
+    return BotSpec(name or stem, (resolved, *args), cwd)
