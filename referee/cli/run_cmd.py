@@ -18,6 +18,7 @@ from referee.engine import STANDARD
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
     DB_NAME,
+    ClusterError,
     EntrantInfo,
     LiveProgress,
     ManifestError,
@@ -27,12 +28,12 @@ from referee.tournament import (
     ScheduleError,
     Standings,
     StoreError,
+    check_cluster_address,
     head_to_head_table,
     load_manifest,
     make_schedule,
     resolve_params,
     run_tournament,
-    runner_config,
     standings_from_store,
     standings_table,
     with_unique_names,
@@ -107,6 +108,12 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
     "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the tournament in this folder."
 )
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Play the tables on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N worker processes "
+    "here). Needs 'referee[cluster]'; see docs/cluster.md.",
+)
 def run_cmd(
     bots: tuple[str, ...],
     manifest: Path | None,
@@ -121,6 +128,7 @@ def run_cmd(
     out: Path | None,
     resume: Path | None,
     fresh_bots: bool,
+    cluster: str | None,
 ) -> None:
     """Run a round-robin tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
 
@@ -133,6 +141,11 @@ def run_cmd(
         _fail("run", "give either --out or --resume (both name the results folder)")
     if jobs is not None and jobs < 1:
         _fail("run", f"--jobs must be at least 1, got {jobs}")
+    if cluster is not None:
+        try:
+            check_cluster_address(cluster)
+        except ClusterError as e:
+            _fail("run", str(e))
     directory = resume or out
     if resume is not None and not (resume / DB_NAME).exists():
         _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
@@ -151,7 +164,8 @@ def run_cmd(
     try:
         params = resolve_params(stored, requested, STANDARD.to_dict())
         make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-        runner_config(params)
+        params.runner_config()
+        params.game_ruleset()
     except (ParamsError, ScheduleError, ConfigError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
@@ -169,9 +183,17 @@ def run_cmd(
             f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
             f"seed {params.seed}"
         )
-        outcome = run_tournament(
-            store, params, jobs=jobs or os.cpu_count() or 1, progress=LiveProgress(console), fresh=fresh_bots
-        )
+        try:
+            outcome = run_tournament(
+                store,
+                params,
+                jobs=jobs or os.cpu_count() or 1,
+                progress=LiveProgress(console),
+                fresh=fresh_bots,
+                cluster=cluster,
+            )
+        except ClusterError as e:
+            _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         standings = standings_from_store(store)
         faults = store.first_faults()
     _print_standings(console, standings)

@@ -4,11 +4,12 @@
 ``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings of what it holds.
 """
 
+from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
 from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
 from referee.tournament.entrants import ManifestError, load_manifest, unique_names, with_unique_names
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
 from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
-from referee.tournament.run import Progress, RunOutcome, run_tournament, runner_config
+from referee.tournament.run import Progress, RunOutcome, run_tournament
 from referee.tournament.schedule import (
     ScheduledGame,
     ScheduleError,
@@ -29,6 +30,7 @@ from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame,
 
 __all__ = [
     "DB_NAME",
+    "ClusterError",
     "EntrantInfo",
     "EntrantStanding",
     "LiveProgress",
@@ -49,6 +51,8 @@ __all__ = [
     "TableBatch",
     "Tally",
     "TournamentParams",
+    "WorkerSetupError",
+    "check_cluster_address",
     "default_table_size",
     "game_seed",
     "head_to_head_table",
@@ -58,8 +62,8 @@ __all__ = [
     "play_table",
     "resolve_params",
     "run_local",
+    "run_on_cluster",
     "run_tournament",
-    "runner_config",
     "seat_rows",
     "standings_from_store",
     "standings_table",

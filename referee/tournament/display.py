@@ -98,7 +98,7 @@ class LiveProgress(Progress):
             console=self.console,
         )
         self._task = self._bar.add_task("games", total=total, completed=done)
-        self._live = Live(self._view(tally), console=self.console, refresh_per_second=4)
+        self._live = Live(self._view(tally), console=self.console, refresh_per_second=4, transient=True)
         self._live.start()
 
     def _view(self, tally: Tally) -> Group:

@@ -20,6 +20,7 @@ import trio
 
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig, play_game
+from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
@@ -139,20 +140,21 @@ async def play_batch(
 
 
 def play_table(
-    batch: TableBatch,
-    specs: Mapping[str, BotSpec],
-    config: RunnerConfig,
-    ruleset: Ruleset,
-    out_dir: str,
-    skip: frozenset[str] = frozenset(),
+    batch: TableBatch, params: TournamentParams, out_dir: str, skip: frozenset[str] = frozenset()
 ) -> list[PlayedGame]:
-    """Play one table batch from scratch in this process (own bots, closed at the end): picklable in and out."""
+    """Play one table batch of ``params``'s schedule in this process, with its own bots (closed at the end).
+
+    Inputs and output are plain picklable values, so an executor can run it in another process or on another
+    machine (game logs and bot logs go below ``out_dir`` there); the caller stores the results.
+    """
 
     async def main() -> list[PlayedGame]:
         out = Path(out_dir)
-        pool = PlayerPool(specs, config, out / "bots", batch.batch)
+        (out / "games").mkdir(parents=True, exist_ok=True)
+        (out / "bots").mkdir(parents=True, exist_ok=True)
+        pool = PlayerPool(params.bot_specs(), params.runner_config(), out / "bots", batch.batch)
         try:
-            return await play_batch(batch, pool, ruleset=ruleset, games_dir=out / "games", skip=skip)
+            return await play_batch(batch, pool, ruleset=params.game_ruleset(), games_dir=out / "games", skip=skip)
         finally:
             await pool.aclose()
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from referee.runner import BotSpec
+from referee.engine import Ruleset
+from referee.runner import BotSpec, RunnerConfig
 from referee.tournament.schedule import default_table_size
 
 __all__ = ["EntrantInfo", "ParamsError", "Requested", "TournamentParams", "resolve_params"]
@@ -61,6 +62,23 @@ class TournamentParams:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self.entrants)
+
+    def bot_specs(self) -> dict[str, BotSpec]:
+        """Entrant name → how the runner starts its bot."""
+        return {e.name: e.to_spec() for e in self.entrants}
+
+    def runner_config(self) -> RunnerConfig:
+        """The runner's settings (raises the runner's ``ConfigError`` for impossible values)."""
+        return RunnerConfig(
+            move_time=self.move_time,
+            startup_time=self.startup_time,
+            time_bank=self.time_bank,
+            sandbox=self.sandbox,  # type: ignore[arg-type]
+        )
+
+    def game_ruleset(self) -> Ruleset:
+        """The ruleset every game is played with (raises ``RulesetError`` for an invalid one)."""
+        return Ruleset.from_dict(self.ruleset)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -13,15 +13,13 @@ from dataclasses import dataclass
 
 import trio
 
-from referee.engine import Ruleset
-from referee.runner import RunnerConfig
 from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import make_schedule
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, seat_rows
 
-__all__ = ["Progress", "RunOutcome", "run_tournament", "runner_config"]
+__all__ = ["Progress", "RunOutcome", "run_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,16 +43,6 @@ class Progress:
         pass
 
 
-def runner_config(params: TournamentParams) -> RunnerConfig:
-    """The runner's settings of a tournament (raises the runner's ``ConfigError`` for impossible values)."""
-    return RunnerConfig(
-        move_time=params.move_time,
-        startup_time=params.startup_time,
-        time_bank=params.time_bank,
-        sandbox=params.sandbox,  # type: ignore[arg-type]
-    )
-
-
 def run_tournament(
     store: ResultsStore,
     params: TournamentParams,
@@ -65,17 +53,20 @@ def run_tournament(
     play: GameFn | None = None,
     factory: PlayerFactory | None = None,
     on_committed: Callable[[PlayedGame], None] | None = None,
+    cluster: str | None = None,
 ) -> RunOutcome:
     """Play every scheduled game of ``params`` that ``store`` does not hold yet, committing each as it ends.
 
     ``store`` must already be initialised with ``params``. Raises ``ScheduleError`` for an impossible schedule and
-    the runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised.
+    the runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. With
+    ``cluster`` (a Dask scheduler address or ``local:N``) the batches are played there instead (``jobs``,
+    ``fresh``, ``play`` and ``factory`` do not apply) and ``ClusterError`` reports a cluster that cannot be used.
     """
     progress = progress or Progress()
     batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-    config = runner_config(params)
-    ruleset = Ruleset.from_dict(params.ruleset)
-    specs = {e.name: e.to_spec() for e in params.entrants}
+    config = params.runner_config()
+    ruleset = params.game_ruleset()
+    specs = params.bot_specs()
     finished = store.finished_game_ids()
     pending = [b for b in batches if any(g.game_id not in finished for g in b.games)]
     total = sum(len(b.games) for b in batches)
@@ -124,6 +115,23 @@ def run_tournament(
         return True
 
     progress.start(total, len(finished), tally)
+    if cluster is not None:
+        from referee.tournament.cluster import run_on_cluster
+
+        try:
+            interrupted = run_on_cluster(
+                pending,
+                params.entrants,
+                config,
+                ruleset,
+                store.directory,
+                address=cluster,
+                on_game=on_game,
+                skip=finished,
+            )
+        finally:
+            progress.stop()
+        return RunOutcome(total, len(finished), played, interrupted)
     try:
         interrupted = trio.run(main)
     except BaseExceptionGroup as group:

@@ -136,3 +136,29 @@ def test_faults_are_attributed_to_the_entrant_at_fault(tmp_path: Path, bot_dir: 
     assert wrong == 0
     assert "crasher: 10 forfeit(s)" in done.stdout
     assert live_processes_under(bot_dir) == []
+
+
+def test_play_table_is_a_picklable_unit_that_replays_the_same_games(tmp_path: Path, bot_dir: Path) -> None:
+    """What a cluster executor ships: one table batch with plain inputs, played elsewhere, same games as locally."""
+    import pickle
+
+    from referee.tournament import ResultsStore, make_schedule, play_table, seat_rows
+
+    out = tmp_path / "t"
+    done = referee("run", *bots(bot_dir)[:3], *COMMON, "--out", out)
+    assert done.returncode == 0, done.stderr
+    with ResultsStore(out, create=False) as store:
+        params = store.params()
+        assert params is not None
+        stored = {g.game_id: g.seats for g in store.games()}
+    batch = make_schedule(params.names, table_size=3, repeats=1, seed=2024)[0]
+    args = pickle.loads(pickle.dumps((batch, params)))
+    played = play_table(*args, str(tmp_path / "elsewhere"))
+    played = pickle.loads(pickle.dumps(played))
+    assert [p.game.game_id for p in played] == [g.game_id for g in batch.games]
+    for p in played:
+        assert seat_rows(p.game.seats, p.result) == stored[p.game.game_id]
+    assert sorted(f.name for f in (tmp_path / "elsewhere" / "games").iterdir()) == [
+        f"{g.game_id}.jsonl" for g in batch.games
+    ]
+    assert live_processes_under(bot_dir) == []

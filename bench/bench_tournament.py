@@ -1,0 +1,134 @@
+"""Tournament benchmark: games/s of four random bots at four-player tables, and the referee's memory over a long run.
+
+Not a test. In one run it measures, with the same bots, seed and ``--jobs``:
+
+1. throughput with persistent bot processes (the default of ``referee run``) and with one process per game
+   (``referee run --fresh-bots``), and their ratio;
+2. the referee's resident memory (RSS, from /proc/self/status) after 1,000 and after 10,000 finished games of one
+   tournament with persistent bots, and the growth between the two.
+
+Everything runs in this process through ``referee.tournament.run_tournament`` (the code behind ``referee run``),
+with results, game logs and bot logs written to a temporary folder, as in a real tournament.
+Run: ``python bench/bench_tournament.py`` (``--help`` for options; ``--quick`` for a short smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from referee.engine import STANDARD
+from referee.runner import parse_bot_spec
+from referee.tournament import (
+    EntrantInfo,
+    PlayedGame,
+    Progress,
+    Requested,
+    ResultsStore,
+    Tally,
+    TournamentParams,
+    resolve_params,
+    run_tournament,
+    with_unique_names,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = (ROOT / "sample_bots" / "random_bot.py", ROOT / "tests" / "tournament" / "bots" / "random_bot.py")
+PLAYERS = 4
+
+
+def rss_mb() -> float:
+    """This process's resident set size in MB (VmRSS)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+class Recorder(Progress):
+    """Counts finished games; records the time of the first and last, and RSS at the requested game counts."""
+
+    def __init__(self, marks: tuple[int, ...] = ()) -> None:
+        self.marks = set(marks)
+        self.rss: dict[int, float] = {}
+        self.done = 0
+        self.first: float | None = None
+        self.last: float | None = None
+
+    def game_done(self, played: PlayedGame, tally: Tally) -> None:
+        self.done += 1
+        now = time.perf_counter()
+        self.first = self.first or now
+        self.last = now
+        if self.done in self.marks:
+            self.rss[self.done] = rss_mb()
+
+
+def params_for(bot: Path, games: int, seed: int, sandbox: str, move_time: float) -> TournamentParams:
+    specs = with_unique_names([parse_bot_spec(str(bot))] * PLAYERS)
+    entrants = tuple(EntrantInfo.from_spec(s) for s in specs)
+    repeats = max(1, games // PLAYERS)  # one table of four, four rotations per deal
+    requested = Requested(entrants, PLAYERS, repeats, seed, move_time, None, None, sandbox)
+    return resolve_params(None, requested, STANDARD.to_dict())
+
+
+def tournament(
+    params: TournamentParams, *, jobs: int, fresh: bool, marks: tuple[int, ...] = ()
+) -> tuple[int, float, float, Recorder]:
+    """Play a whole tournament in a fresh folder; returns (games, wall seconds, steady games/s, recorder).
+
+    Steady games/s counts from the first finished game to the last, leaving out the bots' start-up.
+    """
+    with tempfile.TemporaryDirectory(prefix="bench-tournament-") as folder, ResultsStore(folder) as store:
+        store.initialise(params)
+        recorder = Recorder(marks)
+        start = time.perf_counter()
+        outcome = run_tournament(store, params, jobs=jobs, progress=recorder, fresh=fresh)
+        wall = time.perf_counter() - start
+        if outcome.interrupted:
+            sys.exit("interrupted")
+        steady = (recorder.done - 1) / (recorder.last - recorder.first) if recorder.done > 1 else 0.0  # type: ignore[operator]
+        return recorder.done, wall, steady, recorder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bot", type=Path, default=next((b for b in BOTS if b.exists()), BOTS[-1]))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--games", type=int, default=400, help="games per throughput run (default 400)")
+    parser.add_argument("--rss-games", type=int, default=10_000, help="games of the memory run (default 10000)")
+    parser.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    parser.add_argument("--move-time", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="a short smoke run: 80 games, memory at 100/400")
+    args = parser.parse_args()
+    games, rss_games = (80, 400) if args.quick else (args.games, args.rss_games)
+    first_mark = 100 if args.quick else 1_000
+
+    print(f"bot {args.bot.relative_to(ROOT) if args.bot.is_relative_to(ROOT) else args.bot}, {PLAYERS} players")
+    print(f"--jobs {args.jobs}, sandbox {args.sandbox}, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    rates = {}
+    for label, fresh in (("persistent processes", False), ("one process per game", True)):
+        params = params_for(args.bot, games, args.seed, args.sandbox, args.move_time)
+        n, wall, steady, _ = tournament(params, jobs=args.jobs, fresh=fresh)
+        rates[fresh] = n / wall
+        print(f"{label:>22}: {n} games in {wall:6.2f} s = {n / wall:6.1f} games/s (steady {steady:6.1f} games/s)")
+    print(f"{'ratio':>22}: persistent / per-game = {rates[False] / rates[True]:.2f}x")
+
+    if rss_games:
+        params = params_for(args.bot, rss_games, args.seed, args.sandbox, args.move_time)
+        before = rss_mb()
+        n, wall, _, rec = tournament(params, jobs=args.jobs, fresh=False, marks=(first_mark, rss_games))
+        low, high = rec.rss.get(first_mark), rec.rss.get(n)
+        print(f"{'memory run':>22}: {n} games in {wall:6.1f} s = {n / wall:6.1f} games/s; RSS before {before:.1f} MB")
+        if low is not None and high is not None:
+            print(f"{'referee RSS':>22}: {low:.1f} MB at {first_mark} games, {high:.1f} MB at {n} games, "
+                  f"growth {high - low:+.1f} MB")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,283 @@
+"""Running a tournament's table batches on a Dask cluster (``referee run --cluster ADDRESS``).
+
+The coordinator (this process) connects to a Dask scheduler — or starts a ``LocalCluster`` for ``local:N`` —
+submits one task per pending table batch (``cluster_worker.play_batch_task``), and takes the results as they
+complete: it writes each game's log to ``DIR/games/``, appends the bots' stderr to ``DIR/bots/`` and hands the
+game to ``on_game`` (which commits it to the results store, keyed by game id). Dask re-runs a batch lost with a
+dead worker on another one; a batch's games reach ``on_game`` once, and the store ignores a game id it holds.
+
+Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each
+worker uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
+``ClusterError`` saying how to install it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import re
+import signal
+import sys
+import uuid
+import zlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import replace
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import trio
+
+from referee.engine import Ruleset
+from referee.runner import Player, RunnerConfig
+from referee.tournament.cluster_worker import (
+    BatchJob,
+    BatchOut,
+    ClusterError,
+    WorkerSetupError,
+    play_batch_task,
+    release_run,
+    required_files,
+)
+from referee.tournament.execute import PlayedGame
+from referee.tournament.params import EntrantInfo
+from referee.tournament.schedule import TableBatch
+
+__all__ = ["ClusterError", "WorkerSetupError", "check_cluster_address", "run_on_cluster"]
+
+_LOCAL = re.compile(r"local:(\d+)")
+#: How many entrants the coordinator starts at once when it checks which of them can start at all.
+PROBE_AT_ONCE = 8
+
+
+def _distributed() -> Any:
+    """The ``distributed`` module (raises ``ImportError`` when Dask is not installed)."""
+    return importlib.import_module("distributed")
+
+
+def check_cluster_address(address: str) -> None:
+    """Raise ``ClusterError`` unless Dask distributed is installed and ``address`` is ``local:N`` (N ≥ 1) or a
+    scheduler address (``tcp://host:port``, ``host:port``)."""
+    try:
+        _distributed()
+    except ImportError:
+        raise ClusterError(
+            "--cluster needs Dask distributed, which is not installed: install 'referee[cluster]' "
+            "(pip install 'referee[cluster]')"
+        ) from None
+    local = _LOCAL.fullmatch(address)
+    if local is not None:
+        if int(local.group(1)) < 1:
+            raise ClusterError(f"--cluster {address}: a local cluster needs at least 1 worker (local:2)")
+        return
+    if address.startswith("local"):
+        raise ClusterError(f"--cluster {address}: write local:N for N workers on this machine (e.g. local:2)")
+    if ":" not in address:
+        raise ClusterError(f"--cluster {address}: give the scheduler's address, e.g. tcp://host:8786, or local:N")
+
+
+def connect_timeout() -> float:
+    """Seconds to reach the scheduler: Dask's ``distributed.comm.timeouts.connect`` (env
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT``)."""
+    dask: Any = importlib.import_module("dask")
+    return float(dask.utils.parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="s"))
+
+
+@contextmanager
+def _client(address: str) -> Iterator[Any]:
+    """A Dask client of ``address`` with at least one worker; a ``LocalCluster`` of N processes for ``local:N``."""
+    dd = _distributed()
+
+    timeout = connect_timeout()
+    local = _LOCAL.fullmatch(address)
+    cluster = None
+    if local is not None:
+        cluster = dd.LocalCluster(
+            n_workers=int(local.group(1)),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = dd.Client(cluster)
+    else:
+        try:
+            client = dd.Client(address, timeout=timeout)
+        except (OSError, TimeoutError) as e:
+            raise ClusterError(
+                f"cannot reach the Dask scheduler at {address} within {timeout:g} s ({e}); "
+                f"is `dask scheduler` running there? (the timeout is DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT)"
+            ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError):
+            raise ClusterError(
+                f"the Dask scheduler at {address} has no workers after {timeout:g} s: start some with "
+                f"`dask worker {address}`"
+            ) from None
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def startable_entrants(entrants: Sequence[EntrantInfo], config: RunnerConfig) -> frozenset[str]:
+    """The entrants whose bots start and say hello on this machine (each is started once, then closed)."""
+    ok: set[str] = set()
+    limiter = trio.CapacityLimiter(PROBE_AT_ONCE)
+
+    async def probe(info: EntrantInfo) -> None:
+        async with limiter:
+            player = Player(info.to_spec(), config, None)
+            try:
+                await player.ensure_started()
+                if player.startup_fault is None:
+                    ok.add(info.name)
+            finally:
+                await player.aclose()
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            for info in entrants:
+                nursery.start_soon(probe, info)
+
+    trio.run(main)
+    return frozenset(ok)
+
+
+class _Interrupted(Exception):
+    pass
+
+
+@contextmanager
+def _interruptible() -> Iterator[None]:
+    """SIGINT and SIGTERM raise ``_Interrupted`` in the main thread while the run waits for results."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise _Interrupted
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+class _Writer:
+    """Writes what comes back from workers into the results folder and hands each game to ``on_game`` once."""
+
+    def __init__(self, out_dir: Path, on_game: Callable[[PlayedGame], None], skip: frozenset[str] | set[str]):
+        self.games_dir, self.bots_dir = out_dir / "games", out_dir / "bots"
+        self.games_dir.mkdir(parents=True, exist_ok=True)
+        self.bots_dir.mkdir(parents=True, exist_ok=True)
+        self.on_game = on_game
+        self.seen = set(skip)
+
+    def take(self, out: BatchOut) -> None:
+        for entrant, label, data in out.stderr:
+            with open(self.bots_dir / f"{entrant}.{label}.log", "ab") as f:
+                f.write(data)
+        for g in out.games:
+            game_id = g.played.game.game_id
+            if game_id in self.seen:
+                continue
+            played = g.played
+            if g.log is not None:
+                path = self.games_dir / f"{game_id}.jsonl"
+                part = path.with_suffix(".part")
+                part.write_bytes(zlib.decompress(g.log))
+                os.replace(part, path)
+                played = replace(played, result=replace(played.result, log_path=path))
+            self.on_game(played)
+            self.seen.add(game_id)
+
+
+def run_on_cluster(
+    batches: Sequence[TableBatch],
+    entrants: Sequence[EntrantInfo],
+    config: RunnerConfig,
+    ruleset: Ruleset,
+    out_dir: Path,
+    *,
+    address: str,
+    on_game: Callable[[PlayedGame], None],
+    skip: frozenset[str] | set[str] = frozenset(),
+) -> bool:
+    """Play ``batches`` on the Dask cluster at ``address`` (or ``local:N``); True when SIGINT/SIGTERM stopped it.
+
+    Every game of a completed batch reaches ``on_game`` exactly once (games in ``skip`` never), in the order the
+    batches complete. Raises ``ClusterError`` for a missing Dask, an unreachable scheduler, a scheduler without
+    workers, or a batch lost with the workers that ran it; ``WorkerSetupError`` for a worker without an entrant's
+    files or unable to start its bot. Before raising, the games of every batch already completed are handed on.
+    """
+    check_cluster_address(address)
+    if not batches:
+        return False
+    as_completed = _distributed().as_completed
+
+    python = sys.executable
+    startable = startable_entrants(entrants, config)
+    by_name = {e.name: e for e in entrants}
+    files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in entrants}
+    run_key = uuid.uuid4().hex
+    writer = _Writer(out_dir, on_game, skip)
+    rules = ruleset.to_dict()
+    with _client(address) as client:
+        futures = []
+        for b in batches:
+            names = b.entrants
+            job = BatchJob(
+                run_key=run_key,
+                batch=b,
+                entrants=tuple(by_name[n] for n in names),
+                config=config,
+                ruleset=rules,
+                skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
+                python=python,
+                files={n: files[n] for n in names},
+                startable=startable & set(names),
+            )
+            futures.append(client.submit(play_batch_task, job, key=f"referee-{run_key}-{b.batch}", pure=False))
+        taken: set[Any] = set()
+        failure: BaseException | None = None
+        interrupted = False
+        try:
+            with _interruptible():
+                for future in as_completed(futures):
+                    if future.status == "finished":
+                        writer.take(future.result())
+                        taken.add(future.key)
+                        continue
+                    failure = _failure(future)
+                    break
+        except _Interrupted:
+            interrupted = True
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+            for f in futures:
+                if f.key not in taken and f.status == "finished":
+                    writer.take(f.result())
+            with suppress(Exception):  # best effort: idle bots also close themselves after a while
+                client.run(release_run, run_key)
+        if failure is not None:
+            raise failure
+        return interrupted
+
+
+def _failure(future: Any) -> BaseException:
+    """What to raise for a failed batch future: the worker's setup error, a lost batch, or a referee bug."""
+    killed_worker = _distributed().KilledWorker
+    exc = future.exception()
+    if isinstance(exc, WorkerSetupError | ClusterError):
+        return exc
+    if isinstance(exc, killed_worker):
+        return ClusterError(
+            f"table batch {future.key.rsplit('-', 1)[-1]} was lost with every worker that ran it ({exc}); "
+            "finished games are saved"
+        )
+    return exc if exc is not None else ClusterError(f"table batch {future.key} was cancelled by the scheduler")
