@@ -39,6 +39,8 @@ from referee.tournament import (
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = (ROOT / "sample_bots" / "random_bot.py", ROOT / "tests" / "tournament" / "bots" / "random_bot.py")
 PLAYERS = 4
+TARGET_GAMES_PER_S = 50.0  # four-player games/s with persistent bots, --jobs 2, on a 2-core machine
+TARGET_RSS_GROWTH_MB = 20.0  # from 1,000 to 10,000 games
 
 
 def rss_mb() -> float:
@@ -99,25 +101,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bot", type=Path, default=next((b for b in BOTS if b.exists()), BOTS[-1]))
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--games", type=int, default=400, help="games per throughput run (default 400)")
+    parser.add_argument("--games", type=int, default=400, help="games of the persistent-process run (default 400)")
+    parser.add_argument("--fresh-games", type=int, default=100, help="games of the process-per-game run (default 100)")
     parser.add_argument("--rss-games", type=int, default=10_000, help="games of the memory run (default 10000)")
     parser.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
     parser.add_argument("--move-time", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a short smoke run: 80 games, memory at 100/400")
     args = parser.parse_args()
-    games, rss_games = (80, 400) if args.quick else (args.games, args.rss_games)
+    games, fresh_games, rss_games = (80, 20, 400) if args.quick else (args.games, args.fresh_games, args.rss_games)
     first_mark = 100 if args.quick else 1_000
 
     print(f"bot {args.bot.relative_to(ROOT) if args.bot.is_relative_to(ROOT) else args.bot}, {PLAYERS} players")
     print(f"--jobs {args.jobs}, sandbox {args.sandbox}, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     rates = {}
-    for label, fresh in (("persistent processes", False), ("one process per game", True)):
-        params = params_for(args.bot, games, args.seed, args.sandbox, args.move_time)
+    for label, fresh, count in (("persistent processes", False, games), ("one process per game", True, fresh_games)):
+        params = params_for(args.bot, count, args.seed, args.sandbox, args.move_time)
         n, wall, steady, _ = tournament(params, jobs=args.jobs, fresh=fresh)
         rates[fresh] = n / wall
         print(f"{label:>22}: {n} games in {wall:6.2f} s = {n / wall:6.1f} games/s (steady {steady:6.1f} games/s)")
     print(f"{'ratio':>22}: persistent / per-game = {rates[False] / rates[True]:.2f}x")
+    verdict = "met" if rates[False] >= TARGET_GAMES_PER_S else "NOT met"
+    print(f"{'target':>22}: >= {TARGET_GAMES_PER_S:.0f} games/s with persistent bots: {verdict}")
 
     if rss_games:
         params = params_for(args.bot, rss_games, args.seed, args.sandbox, args.move_time)
@@ -128,6 +133,9 @@ def main() -> None:
         if low is not None and high is not None:
             print(f"{'referee RSS':>22}: {low:.1f} MB at {first_mark} games, {high:.1f} MB at {n} games, "
                   f"growth {high - low:+.1f} MB")  # fmt: skip
+            verdict = "met" if high - low < TARGET_RSS_GROWTH_MB else "NOT met"
+            limit = f"RSS growth < {TARGET_RSS_GROWTH_MB:.0f} MB from {first_mark} to {n} games"
+            print(f"{'target':>22}: {limit}: {verdict}")
 
 
 if __name__ == "__main__":

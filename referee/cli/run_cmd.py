@@ -194,6 +194,8 @@ def run_cmd(
             )
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
+        except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts
+            _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
         standings = standings_from_store(store)
         faults = store.first_faults()
     _print_standings(console, standings)
