@@ -1,0 +1,84 @@
+"""The results store: parameters round-trip, whole games only, no duplicates, refusing foreign files."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from referee.engine import STANDARD
+from referee.tournament import (
+    EntrantInfo,
+    Requested,
+    ResultsStore,
+    SeatRow,
+    StoreError,
+    make_schedule,
+    resolve_params,
+)
+from referee.tournament.params import ParamsError
+
+from .fakes import FakeFault, FakeResult
+
+NAMES = ["a", "b", "c"]
+
+
+def params(**kw: object) -> object:
+    entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/bots", {"K": "v"}) for n in NAMES)
+    return resolve_params(None, Requested(entrants=entrants, seed=9, **kw), STANDARD.to_dict())  # type: ignore[arg-type]
+
+
+def test_params_round_trip_and_games_in_schedule_order(tmp_path: Path) -> None:
+    p = params(repeats=2)
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p)  # type: ignore[arg-type]
+        games = [g for b in make_schedule(NAMES, table_size=3, repeats=2, seed=9) for g in b.games]
+        for g in reversed(games):  # finishing out of order
+            faults = (FakeFault(1, "timeout"), FakeFault(1, "crash")) if g.rotation == 1 else ()
+            forfeits = (1,) if faults else ()
+            ranks = (1, 3, 2) if faults else (1, 2, 2)
+            store.record_game(
+                g, FakeResult(g.game_id, g.seats, (4, 9, 6), ranks, forfeits, faults, None, g.seed), duration=0.5
+            )
+        store.record_game(games[0], FakeResult("x", games[0].seats, (0, 0, 0), (1, 1, 1), (), (), None, 0), duration=1)
+    with ResultsStore(tmp_path, create=False) as store:
+        assert store.params() == p
+        assert store.game_count() == len(games) == 6
+        stored = list(store.games())
+        assert [s.game_id for s in stored] == [g.game_id for g in games]
+        first = stored[0]
+        assert first.seats == tuple(
+            SeatRow(n, sc, r, None) for n, sc, r in zip(games[0].seats, (4, 9, 6), (1, 2, 2), strict=True)
+        )
+        second = stored[1]
+        assert second.seats[1] == SeatRow(games[1].seats[1], 9, 3, "timeout"), "a forfeit's kind is its first fault"
+        assert store.first_faults()[games[1].seats[1]] == (games[1].game_id, "timeout", "scripted")
+
+
+def test_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
+    p = params()
+    with pytest.raises(ParamsError, match="--games was 1; now 3"):
+        resolve_params(p, Requested(repeats=3), STANDARD.to_dict())  # type: ignore[arg-type]
+    with pytest.raises(
+        ParamsError, match=re.escape("entrant a was started with `python3 a.py`; now `python3 other.py`")
+    ):
+        other = (EntrantInfo("a", ("python3", "other.py"), "/bots", {"K": "v"}), *p.entrants[1:])  # type: ignore[attr-defined]
+        resolve_params(p, Requested(entrants=other), STANDARD.to_dict())  # type: ignore[arg-type]
+    assert resolve_params(p, Requested(seed=9, repeats=1), STANDARD.to_dict()) == p  # type: ignore[arg-type]
+
+
+def test_foreign_files_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "results.sqlite").write_text("not a database at all, just text" * 100)
+    with pytest.raises(StoreError, match="cannot open the results database"):
+        ResultsStore(tmp_path)
+    with pytest.raises(StoreError, match="holds no tournament"):
+        ResultsStore(tmp_path / "empty", create=False)
+    newer = tmp_path / "newer"
+    with ResultsStore(newer) as store:
+        store.initialise(params())  # type: ignore[arg-type]
+    with sqlite3.connect(newer / "results.sqlite") as db:
+        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version 99"):
+        ResultsStore(newer)
