@@ -8,14 +8,14 @@ from pathlib import Path
 import click
 
 from referee.cli.app import main
-from referee.report import ReportError, ReportOutcome, build_report
+from referee.report import NoTournament, ReportError, ReportOutcome, build_report
 
 
 def describe(outcome: ReportOutcome) -> str:
     """One line saying what was written (and whether it is partial)."""
-    size = outcome.size / 1_000_000
+    size = f"{outcome.size / 1e6:.1f} MB" if outcome.size >= 1e6 else f"{max(1, round(outcome.size / 1e3))} kB"
     games = f"{outcome.games} game{'s' if outcome.games != 1 else ''}"
-    line = f"Report written to {outcome.path} ({size:.1f} MB, {games}"
+    line = f"Report written to {outcome.path} ({size}, {games}"
     if outcome.replays < outcome.games:
         line += f", {outcome.replays} with a replay"
     line += ")"
@@ -52,5 +52,5 @@ def report_cmd(directory: Path, output: Path | None) -> None:
         outcome = build_report(directory, output)
     except ReportError as exc:
         click.echo(f"referee report: error: {exc}", err=True)
-        sys.exit(1)
+        sys.exit(2 if isinstance(exc, NoTournament) else 1)
     click.echo(describe(outcome))

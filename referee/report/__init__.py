@@ -5,7 +5,7 @@ and re-runs each game log through the engine for its replay; ``render`` turns th
 """
 
 from referee.report.build import REPORT_NAME, ReportOutcome, build_report
-from referee.report.errors import ReplayError, ReportError
+from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import LoggedGame, read_game_log
 from referee.report.load import load_tournament
 from referee.report.model import Entrant, Fault, Game, Tournament
@@ -21,6 +21,7 @@ __all__ = [
     "Forfeit",
     "Game",
     "LoggedGame",
+    "NoTournament",
     "ReplayError",
     "ReportError",
     "ReportOutcome",

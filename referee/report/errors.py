@@ -12,5 +12,9 @@ class ReportError(RefereeError):
     """
 
 
+class NoTournament(ReportError):
+    """The folder does not exist or holds no tournament (a usage error of ``referee report``)."""
+
+
 class ReplayError(RefereeError):
     """A game log does not replay through the engine (a malformed or foreign log); that game shows no replay."""

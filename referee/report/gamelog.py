@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.engine import Deal, DealError, Discard, Drop, Pass, Play, Ruleset, RulesetError, deal_from_json
+from protocol import Expect, ProtocolViolation, parse_reply, reply_to_action
+from referee.engine import Deal, DealError, Discard, Ruleset, RulesetError, TurnAction, deal_from_json
 from referee.report.errors import ReplayError
 from referee.report.replay import Forfeit, Step
 
@@ -80,12 +81,10 @@ def read_game_log(path: Path) -> LoggedGame:
     return LoggedGame(names, ruleset, None if seed is None else int(seed), deal, tuple(steps), scores)
 
 
-def _action(data: dict[str, Any]) -> Play | Pass | Drop:
-    kind = data["type"]
-    if kind == "play":
-        return Play(int(data["value"]), int(data.get("count", 1)), int(data.get("bonus", 0)))
-    if kind == "pass":
-        return Pass(bool(data.get("force", False)))
-    if kind == "drop":
-        return Drop()
-    raise ValueError(f"unknown action type {kind!r}")
+def _action(data: Any) -> TurnAction:
+    """The engine action of a logged ``action`` (the bot's reply, as protocol v1 reads it)."""
+    try:
+        action = reply_to_action(parse_reply(json.dumps(data).encode(), Expect.TURN))  # type: ignore[arg-type]
+    except ProtocolViolation as exc:
+        raise ValueError(f"not a turn reply: {exc}") from None
+    return action

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from referee.report.errors import ReplayError, ReportError
+from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, Fault, Game, Tournament
 from referee.report.replay import encode_replay
@@ -34,10 +34,10 @@ def load_tournament(
     A game whose log is missing or does not replay keeps its result and gets a note instead of a replay.
     """
     if not directory.is_dir():
-        raise ReportError(f"{directory}: no such folder")
+        raise NoTournament(f"{directory}: no such folder")
     db_path = directory / DB_NAME
     if not db_path.is_file():
-        raise ReportError(
+        raise NoTournament(
             f"{directory} holds no tournament ({DB_NAME} not found); run one with: referee run BOT... --out {directory}"
         )
     try:
@@ -47,7 +47,7 @@ def load_tournament(
     meta, entrant_rows, game_rows, fault_rows = raw
     version = meta.get("schema_version")
     if version is None or "params" not in meta:
-        raise ReportError(f"{directory} holds no tournament (its results database is empty)")
+        raise NoTournament(f"{directory} holds no tournament (its results database is empty)")
     if version != SCHEMA_VERSION:
         raise ReportError(f"{db_path} has schema version {version}; this referee reads version {SCHEMA_VERSION}")
     try:

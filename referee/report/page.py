@@ -190,8 +190,10 @@ def _faults(t: Tournament) -> str:
         return '<p class="empty" id="no-faults">No faults: every bot answered in time and by the rules.</p>'
     labels = {g.key: g.label for g in t.games}
     out = [
-        '<table id="fault-table" class="data"><thead><tr><th>game</th><th>round</th><th>turn</th><th>entrant</th>'
-        "<th>seat</th><th>kind</th><th>detail</th></tr></thead><tbody>"
+        f'<p class="hint">{len(t.faults)} fault{"s" if len(t.faults) != 1 else ""}; each game link opens the replay '
+        "at the fault.</p>",
+        '<div class="scroll"><table id="fault-table" class="data"><thead><tr><th>game</th><th>round</th><th>turn</th>'
+        "<th>entrant</th><th>seat</th><th>kind</th><th>detail</th></tr></thead><tbody>",
     ]
     for f in t.faults:
         detail = escape(f.detail) + (f'<br><span class="hint">line: {escape(f.line)}</span>' if f.line else "")
@@ -202,7 +204,7 @@ def _faults(t: Tournament) -> str:
             f"<td>{escape(t.entrants[f.entrant].name)}</td><td>{f.seat}</td><td>{escape(f.kind)}</td>"
             f'<td class="msg">{detail}</td></tr>'
         )
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 

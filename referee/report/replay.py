@@ -21,7 +21,7 @@ Each event is a flat list of small integers:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
 from referee.engine import (
@@ -51,9 +51,9 @@ class Forfeit(NamedTuple):
 Step = Action | Forfeit
 
 
-def run_steps(
+def iter_states(
     players: int, ruleset: Ruleset, steps: Iterable[Step], *, seed: int | None = None, deal: Deal | None = None
-) -> list[State]:
+) -> Iterator[State]:
     """Every state of the game: the start, then one after each step.
 
     Raises ``ReplayError`` when a step is illegal or the game cannot start (a log that does not fit the rules).
@@ -62,67 +62,68 @@ def run_steps(
         state = new_game(players, ruleset, seed=seed, deal=deal)
     except (ValueError, IllegalMove) as exc:  # RulesetError and DealError are ValueErrors
         raise ReplayError(f"the game cannot start: {exc}") from None
-    states = [state]
+    yield state
     for i, step in enumerate(steps, start=1):
         try:
             state = forfeit(state, step.seat) if isinstance(step, Forfeit) else apply(state, step)
         except IllegalMove as exc:
             raise ReplayError(f"step {i} ({_describe(step)}) does not replay: {exc}") from None
-        states.append(state)
-    return states
+        yield state
+
+
+def run_steps(
+    players: int, ruleset: Ruleset, steps: Iterable[Step], *, seed: int | None = None, deal: Deal | None = None
+) -> list[State]:
+    """``iter_states`` as a list. Raises ``ReplayError`` like it."""
+    return list(iter_states(players, ruleset, steps, seed=seed, deal=deal))
 
 
 def encode_replay(
     players: int, ruleset: Ruleset, steps: Iterable[Step], *, seed: int | None = None, deal: Deal | None = None
 ) -> dict[str, Any]:
-    """The compact replay of a game (format in the module docstring). Raises ``ReplayError`` like ``run_steps``."""
-    states = run_steps(players, ruleset, steps, seed=seed, deal=deal)
-    return encode_states(states)
+    """The compact replay of a game (format in the module docstring). Raises ``ReplayError`` like ``iter_states``."""
+    return encode_states(iter_states(players, ruleset, steps, seed=seed, deal=deal))
 
 
-def encode_states(states: Sequence[State]) -> dict[str, Any]:
-    """Encode the states of one game, as ``run_steps`` returns them."""
-    first = states[0]
-    final = states[-1]
+def encode_states(states: Iterable[State]) -> dict[str, Any]:
+    """Encode the successive states of one game (as ``iter_states`` yields them), in one pass."""
+    it = iter(states)
+    first = next(it)
+    events: list[list[list[int]]] = [[]]
+    done = 0  # rounds finished so far
+    seen = 0  # events of the current round already encoded
+    final = first
+    for state in it:
+        final = state
+        finished = len(state.rounds_done)
+        for r in range(done, finished):
+            # a round that ended inside this step: its new events have no seat to move after them
+            history = state.rounds_done[r].history
+            events[r].extend(_encode_event(e, -1) for e in history[seen if r == done else 0 :])
+            events.append([])
+        if state.phase is not Phase.OVER:
+            start = seen if finished == done else 0
+            events[finished].extend(_encode_event(e, state.to_move) for e in state.history[start:])
+            seen = len(state.history)
+        done = finished
     rounds: list[dict[str, Any]] = []
-    # chips at the start of each round: the start of the game, then the table at the end of each round
-    pen: list[int] = list(first.penalty)
-    bon: list[int] = list(first.bonus)
-    starts: list[tuple[list[int], list[int]]] = [(pen, bon)]
-    for record in final.rounds_done:
-        starts.append(([p.penalty for p in record.players], [p.bonus for p in record.players]))
+    pen, bon = list(first.penalty), list(first.bonus)
     played = len(final.rounds_done) + (0 if final.phase is Phase.OVER else 1)
     for r in range(played):
-        p, b = starts[r]
         if r < len(final.rounds_done):
-            discards: list[list[int]] = [list(d) for d in final.rounds_done[r].discards]
+            record = final.rounds_done[r]
+            discards = [list(d) for d in record.discards]
         else:
             discards = [list(d) if d is not None else [] for d in final.discards]
-        rounds.append({"h": [list(h) for h in final.deal[r]], "d": discards, "p": p, "b": b, "e": []})
-    seen = 0
-    for state in states[1:]:
-        events = _all_events(state)
-        if len(events) > seen:
-            current_round = len(state.rounds_done) if state.phase is not Phase.OVER else -1
-            for r, event in events[seen:]:
-                # events of a round that ended inside this step have no seat to move after them
-                nxt = state.to_move if r == current_round else -1
-                rounds[r]["e"].append(_encode_event(event, nxt))
-            seen = len(events)
+        rounds.append({"h": [list(h) for h in final.deal[r]], "d": discards, "p": pen, "b": bon, "e": events[r]})
+        if r < len(final.rounds_done):
+            table = final.rounds_done[r].players
+            pen, bon = [p.penalty for p in table], [p.bonus for p in table]
     out: dict[str, Any] = {"n": first.players, "r": rounds, "f": [s for s, f in enumerate(final.forfeited) if f]}
     if final.phase is Phase.OVER:
         assert final.scores is not None and final.ranks is not None
         out["s"] = list(final.scores)
         out["k"] = list(final.ranks)
-    return out
-
-
-def _all_events(state: State) -> list[tuple[int, Event]]:
-    """Every public event of the game so far as (round index, event)."""
-    out = [(r, e) for r, record in enumerate(state.rounds_done) for e in record.history]
-    if state.phase is not Phase.OVER:
-        r = len(state.rounds_done)
-        out.extend((r, e) for e in state.history)
     return out
 
 

@@ -277,10 +277,14 @@
     });
     const list = $("rp-history");
     list.replaceChildren();
+    let current = null;
     f.history.forEach((t, k) => {
       const li = el("li", k === f.ev ? "current" : f.kind !== "over" && (f.ev < 0 || k > f.ev) ? "future" : "", t);
+      if (k === f.ev) current = li;
       list.appendChild(li);
     });
+    // keep the current event in sight inside the list, without scrolling the page
+    list.scrollTop = current ? Math.max(0, current.offsetTop - list.clientHeight / 2) : 0;
     $("rp-first").disabled = $("rp-prev").disabled = i === 0;
     $("rp-last").disabled = $("rp-next").disabled = i === frames.length - 1;
   }

@@ -1,0 +1,142 @@
+"""``referee report`` from the command line: a report for a finished, a partial or an empty tournament, and one
+clear line (never a traceback) for a folder without one. The report never writes the database."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.report import unpack_blob
+from referee.tournament import EntrantInfo, ResultsStore, TournamentParams
+from tests.report.conftest import referee
+from tests.report.dbread import query
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], code: int, *needles: str) -> str:
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("referee report: error: ")
+    assert "Traceback" not in result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def page_index(html: str) -> Any:
+    tag = '<script type="text/plain" id="report-index">'
+    start = html.index(tag) + len(tag)
+    return unpack_blob(html[start : html.index("</script>", start)])
+
+
+def test_run_writes_the_report(tournament: Path) -> None:
+    html = (tournament / "report.html").read_text(encoding="utf-8")
+    games = query(tournament, "SELECT game_id FROM games ORDER BY ordinal")
+    assert [g["label"] for g in page_index(html)["games"]] == [g for (g,) in games]
+    assert 'id="partial"' not in html
+
+
+def test_report_to_a_chosen_file_leaves_the_database_alone(tournament: Path, tmp_path: Path) -> None:
+    before = digest(tournament / "results.sqlite")
+    out = tmp_path / "r.html"
+    done = referee("report", tournament, "-o", out)
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.strip().splitlines()
+    assert line.startswith(f"Report written to {out} (") and "games" in line and "partial" not in line
+    assert out.stat().st_size > 10_000
+    assert digest(tournament / "results.sqlite") == before
+    html = out.read_text(encoding="utf-8")
+    # self-contained: nothing to fetch
+    for needle in ("http://", "https://", "<link", " src="):
+        assert needle not in html
+
+
+def test_a_partial_tournament_is_reported_as_partial(tournament: Path, copy_of: Any) -> None:
+    folder = copy_of(tournament)
+    db = sqlite3.connect(folder / "results.sqlite")
+    with db:
+        keep = "SELECT game_id FROM games ORDER BY ordinal LIMIT 5"
+        for table in ("faults", "seats", "games"):
+            db.execute(f"DELETE FROM {table} WHERE game_id NOT IN ({keep})")
+    db.close()
+    total = query(tournament, "SELECT count(*) FROM games")[0][0]
+    done = referee("report", folder)
+    assert done.returncode == 0, done.stderr
+    assert f"partial: 5 of {total} games stored" in done.stdout
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert 'id="partial"' in html and f"5 of {total} games" in html
+    assert len(page_index(html)["games"]) == 5
+
+
+def test_a_tournament_with_no_game_yet(tmp_path: Path) -> None:
+    folder = tmp_path / "t"
+    params = TournamentParams(
+        entrants=(EntrantInfo("a", ("a.py",)), EntrantInfo("b", ("b.py",))),
+        table_size=2,
+        repeats=3,
+        seed=1,
+        ruleset={},
+        move_time=1.0,
+        startup_time=10.0,
+        time_bank=None,
+        sandbox="none",
+    )
+    with ResultsStore(folder) as store:
+        store.initialise(params)
+    done = referee("report", folder)
+    assert done.returncode == 0, done.stderr
+    assert "0 games" in done.stdout and "partial: no game has finished yet" in done.stdout
+    html = (folder / "report.html").read_text(encoding="utf-8")
+    assert "no game has finished yet" in html
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty-folder", "empty-database", "not-a-database"])
+def test_no_tournament_is_one_line(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "t"
+    if kind != "missing":
+        folder.mkdir()
+    if kind == "empty-database":
+        ResultsStore(folder).close()
+    if kind == "not-a-database":
+        (folder / "results.sqlite").write_text("hello, I am not SQLite " * 100)
+    done = referee("report", folder)
+    if kind == "missing":
+        one_line_error(done, 2, str(folder), "no such folder")
+    elif kind == "not-a-database":
+        one_line_error(done, 1, "cannot read the results database", "results.sqlite")
+    else:
+        one_line_error(done, 2, str(folder), "holds no tournament")
+    assert not (folder / "report.html").exists()
+
+
+def test_an_output_in_a_missing_folder_is_one_line(tournament: Path, tmp_path: Path) -> None:
+    one_line_error(referee("report", tournament, "-o", tmp_path / "nope" / "r.html"), 1, "does not exist")
+
+
+def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, copy_of: Any) -> None:
+    folder = copy_of(tournament)
+    logs = query(folder, "SELECT game_id, log_path FROM games ORDER BY ordinal LIMIT 2")
+    (folder / logs[0][1]).unlink()
+    path = folder / logs[1][1]
+    lines = path.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith('{"event":"action"') and '"type":"pass"' in line)
+    lines[i] = lines[i].replace('"type":"pass"', '"type":"drop"', 1)  # a log that no longer tells the stored game
+    path.write_text("\n".join(lines) + "\n")
+    done = referee("report", folder)
+    assert done.returncode == 0, done.stderr
+    games = {g["label"]: g for g in page_index((folder / "report.html").read_text(encoding="utf-8"))["games"]}
+    missing, changed = games[logs[0][0]], games[logs[1][0]]
+    assert missing["replay"] is None and "cannot read game log" in missing["note"]
+    assert changed["replay"] is None and "the game log does not" in changed["note"]
+    assert sum(1 for g in games.values() if g["replay"] is not None) == len(games) - 2
+    # results are still listed for both
+    assert missing["scores"] and changed["scores"]
