@@ -99,7 +99,7 @@ def _client(address: str) -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            silence_logs=logging.CRITICAL,
         )
         client = dd.Client(cluster)
     else:

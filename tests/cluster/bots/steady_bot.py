@@ -1,0 +1,41 @@
+"""A protocol-v1 test bot: random legal moves, drawn from a generator seeded by game id and seat only.
+
+Its games are the same whichever machine or process plays them, and however often it was restarted.
+Environment: PAUSE (seconds, default 0) to wait before each reply; NO_HELLO_IF (a path) makes it exit before its
+hello whenever that path exists.
+"""
+
+import json
+import os
+import random
+import sys
+import time
+
+pause = float(os.environ.get("PAUSE", "0"))
+gate = os.environ.get("NO_HELLO_IF")
+rng = random.Random()
+
+
+def reply(message):
+    if pause:
+        time.sleep(pause)
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        if gate and os.path.exists(gate):
+            sys.exit(2)
+        reply({"type": "hello", "protocol": 1, "name": "steady", "options": {"legal_moves": True}})
+    elif kind == "game_start":
+        rng.seed(f"{message['game']}:{message['seat']}")
+    elif kind == "deal":
+        cards = [c for c in message["hand"] if c != 1]
+        reply({"type": "discard", "cards": rng.sample(cards, message["discard"])})
+    elif kind == "turn":
+        reply(rng.choice(message["legal"]))
+    elif kind == "bye":
+        break

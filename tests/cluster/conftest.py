@@ -1,0 +1,88 @@
+"""Helpers for cluster tests: copies of a deterministic bot, tournaments run in-process or through ``referee``."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.engine import STANDARD
+from referee.runner import parse_bot_spec
+from referee.tournament import (
+    EntrantInfo,
+    PlayedGame,
+    Requested,
+    ResultsStore,
+    TournamentParams,
+    resolve_params,
+    run_tournament,
+    standings_from_store,
+)
+
+pytest.importorskip("distributed")
+
+BOT = Path(__file__).parent / "bots" / "steady_bot.py"
+NAMES = ("alpha", "beta", "gamma", "delta")
+
+
+@pytest.fixture
+def bot_dir(tmp_path: Path) -> Path:
+    """A folder with copies of the steady bot named alpha.py … delta.py."""
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    for name in NAMES:
+        shutil.copy(BOT, folder / f"{name}.py")
+    return folder
+
+
+def entrants(bot_dir: Path, env: dict[str, dict[str, str]] | None = None) -> tuple[EntrantInfo, ...]:
+    out = []
+    for name in NAMES:
+        info = EntrantInfo.from_spec(parse_bot_spec(str(bot_dir / f"{name}.py")))
+        out.append(EntrantInfo(info.name, info.argv, info.cwd, dict((env or {}).get(name, {}))))
+    return tuple(out)
+
+
+def make_params(bot_dir: Path, *, repeats: int = 1, env: dict[str, dict[str, str]] | None = None) -> TournamentParams:
+    requested = Requested(entrants(bot_dir, env), 3, repeats, 99, 5.0, 20.0, None, "none")
+    return resolve_params(None, requested, STANDARD.to_dict())
+
+
+def play(
+    directory: Path,
+    params: TournamentParams,
+    *,
+    cluster: str | None = None,
+    on_committed: Callable[[PlayedGame], None] | None = None,
+) -> dict[str, Any]:
+    """Run (or continue) the tournament in ``directory``; returns its standings as in standings.json."""
+    with ResultsStore(directory) as store:
+        if store.params() is None:
+            store.initialise(params)
+        run_tournament(store, params, jobs=2, cluster=cluster, on_committed=on_committed)
+        return standings_from_store(store).to_dict()
+
+
+def stored_games(directory: Path) -> list[tuple[str, tuple[tuple[str, int, int, bool], ...]]]:
+    """Every stored game id with its seats (entrant, score, rank, forfeited), in schedule order."""
+    with ResultsStore(directory, create=False) as store:
+        return [
+            (g.game_id, tuple((s.entrant, s.score, s.rank, s.forfeit_kind is not None) for s in g.seats))
+            for g in store.games()
+        ]
+
+
+def referee(*args: object, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m referee ARGS`` to the end; text output."""
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )

@@ -1,0 +1,190 @@
+"""Tournaments on real Dask clusters: the same standings as a local run, no game lost or duplicated when a worker
+dies, resume without re-submitting stored games, and clear errors naming the worker and the entrant."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from distributed import Client, LocalCluster
+
+from referee.tournament import ClusterError, PlayedGame, WorkerSetupError, make_schedule
+from referee.tournament import cluster as cluster_mod
+
+from .conftest import make_params, play, stored_games
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def all_game_ids(params: Any) -> list[str]:
+    batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+    return [g.game_id for b in batches for g in b.games]
+
+
+def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, bot_dir: Path) -> None:
+    params = make_params(bot_dir, repeats=2)
+    local = play(tmp_path / "local", params)
+    delivered: list[str] = []
+    on_cluster = play(
+        tmp_path / "cluster", params, cluster="local:2", on_committed=lambda p: delivered.append(p.game.game_id)
+    )
+    assert on_cluster == local
+    assert stored_games(tmp_path / "cluster") == stored_games(tmp_path / "local")
+    ids = all_game_ids(params)
+    assert sorted(delivered) == ids  # each game committed once
+    logs = tmp_path / "cluster" / "games"
+    assert sorted(p.stem for p in logs.glob("*.jsonl")) == ids
+    for game_id in ids:  # the coordinator wrote the worker's log: one game, the same as played locally
+        assert (logs / f"{game_id}.jsonl").read_text().count('"game_start"') == (
+            tmp_path / "local" / "games" / f"{game_id}.jsonl"
+        ).read_text().count('"game_start"')
+    with sqlite3.connect(tmp_path / "cluster" / "results.sqlite") as db:
+        paths = {r[0] for r in db.execute("SELECT log_path FROM games")}
+    assert paths == {f"games/{g}.jsonl" for g in ids}
+
+
+@pytest.fixture
+def process_cluster() -> Any:
+    """Two worker processes under nannies (a killed worker is replaced), one thread each."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_a_worker_killed_mid_tournament_loses_no_game_and_duplicates_none(
+    tmp_path: Path, bot_dir: Path, process_cluster: Any
+) -> None:
+    slow = {name: {"PAUSE": "0.004"} for name in ("alpha", "beta", "gamma", "delta")}
+    params = make_params(bot_dir, repeats=3, env=slow)
+    expected = play(tmp_path / "local", params)
+    address = process_cluster.scheduler_address
+    with Client(address) as watcher:
+        pids: dict[str, int] = watcher.run(os.getpid)
+        killed: list[str] = []
+
+        def kill_a_busy_worker(p: PlayedGame) -> None:
+            if killed:
+                return
+            for _ in range(200):
+                busy = [w for w, tasks in watcher.processing().items() if tasks and w in pids]
+                if busy:
+                    os.kill(pids[busy[0]], signal.SIGKILL)
+                    killed.append(busy[0])
+                    return
+                time.sleep(0.01)
+
+        delivered: list[str] = []
+
+        def on_committed(p: PlayedGame) -> None:
+            delivered.append(p.game.game_id)
+            kill_a_busy_worker(p)
+
+        result = play(tmp_path / "cluster", params, cluster=address, on_committed=on_committed)
+    assert killed, "no worker was busy to be killed"
+    ids = all_game_ids(params)
+    assert len(delivered) == len(set(delivered)) == len(ids)
+    assert [g for g, _ in stored_games(tmp_path / "cluster")] == ids
+    assert result == expected
+
+
+def test_resume_plays_only_the_games_missing_from_the_store(tmp_path: Path, bot_dir: Path) -> None:
+    params = make_params(bot_dir)
+    full = play(tmp_path / "t", params)
+    ids = all_game_ids(params)
+    dropped = ids[3:9]  # batches 1 and 2
+    with sqlite3.connect(tmp_path / "t" / "results.sqlite") as db:
+        marks = ",".join("?" * len(dropped))
+        db.execute(f"DELETE FROM seats WHERE game_id IN ({marks})", dropped)
+        db.execute(f"DELETE FROM faults WHERE game_id IN ({marks})", dropped)
+        db.execute(f"DELETE FROM games WHERE game_id IN ({marks})", dropped)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+        replayed: list[str] = []
+        again = play(
+            tmp_path / "t",
+            params,
+            cluster=cluster.scheduler_address,
+            on_committed=lambda p: replayed.append(p.game.game_id),
+        )
+    assert sorted(replayed) == dropped
+    assert again == full
+
+
+@pytest.fixture
+def thread_cluster() -> Any:
+    """One in-process worker with one thread: batches run one after another, in schedule order."""
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        yield cluster
+
+
+def test_a_worker_without_an_entrants_files_is_named_and_finished_games_are_kept(
+    tmp_path: Path, bot_dir: Path, thread_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = cluster_mod.required_files
+    elsewhere = str(tmp_path / "only-on-the-coordinator" / "delta.py")
+
+    def files(info: Any, python: str) -> tuple[str, ...]:  # the coordinator sees a file the worker does not have
+        return (*real(info, python), elsewhere) if info.name == "delta" else real(info, python)
+
+    monkeypatch.setattr(cluster_mod, "required_files", files)
+    params = make_params(bot_dir)
+    with pytest.raises(WorkerSetupError) as caught:
+        play(tmp_path / "t", params, cluster=thread_cluster.scheduler_address)
+    error = caught.value
+    worker = next(iter(thread_cluster.scheduler_info["workers"]))
+    assert error.entrant == "delta" and error.worker == worker
+    assert f"worker {worker}: entrant delta: {elsewhere} does not exist on this worker" in str(error)
+    # the first table (alpha, beta, gamma) was played before the first table with delta failed
+    assert [g for g, _ in stored_games(tmp_path / "t")] == all_game_ids(params)[:3]
+
+
+def test_a_worker_that_cannot_start_a_bot_is_named(
+    tmp_path: Path, bot_dir: Path, thread_cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = tmp_path / "gamma-cannot-start"
+    params = make_params(bot_dir, env={"gamma": {"NO_HELLO_IF": str(gate)}})
+    real = cluster_mod.startable_entrants
+
+    def probe_then_break(*args: Any) -> frozenset[str]:  # gamma starts on the coordinator, not on the worker
+        ok = real(*args)
+        gate.touch()
+        return ok
+
+    monkeypatch.setattr(cluster_mod, "startable_entrants", probe_then_break)
+    with pytest.raises(WorkerSetupError) as caught:
+        play(tmp_path / "t", params, cluster=thread_cluster.scheduler_address)
+    assert caught.value.entrant == "gamma"
+    assert "cannot start the bot here" in str(caught.value)
+    assert "though the coordinator could start it" in str(caught.value)
+
+
+def test_a_bot_that_starts_nowhere_forfeits_as_in_a_local_run(
+    tmp_path: Path, bot_dir: Path, thread_cluster: Any
+) -> None:
+    gate = tmp_path / "always"
+    gate.touch()
+    params = make_params(bot_dir, env={"beta": {"NO_HELLO_IF": str(gate)}})
+    local = play(tmp_path / "local", params)
+    assert play(tmp_path / "cluster", params, cluster=thread_cluster.scheduler_address) == local
+    beta = next(e for e in local["entrants"] if e["name"] == "beta")
+    assert beta["forfeits"] and beta["games"] == 9
+
+
+def test_an_unreachable_scheduler_is_a_cluster_error(
+    tmp_path: Path, bot_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "1s")
+    import dask.config
+
+    dask.config.refresh()
+    try:
+        with pytest.raises(ClusterError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9 within 1 s"):
+            play(tmp_path / "t", make_params(bot_dir), cluster="tcp://127.0.0.1:9")
+    finally:
+        monkeypatch.delenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
+        dask.config.refresh()
+    with sqlite3.connect(tmp_path / "t" / "results.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 0
