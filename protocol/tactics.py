@@ -97,3 +97,38 @@ def finish_estimate(hand: Sequence[int], last: int | None, chips: int, ruleset: 
         chips -= need
         cost += need * ruleset.bonus_refund + 0.6
     return cost - 0.6 - ruleset.finish_refund
+
+
+def estimate_play(obs: Observation, play: Play, ruleset: Ruleset, chip_premium: float = 1.5) -> float:
+    """A play's cost now plus a rough cost of playing the rest of the hand out afterwards (a hand that can no
+    longer be played out counts as dropped: a point per card). Each bonus chip spent costs ``chip_premium``
+    on top of its end value: chips kept rescue cards the table has left behind."""
+    now = move_cost(obs, play, ruleset) + chip_premium * play.bonus
+    rest = list((Counter(obs.hand) - Counter({play.value: play.count})).elements())
+    if not rest:
+        return now
+    last = play.value if obs.last is None else max(obs.last, play.value)
+    after = finish_estimate(rest, last, obs.players[obs.seat].bonus - play.bonus, ruleset)
+    return now + (after if after is not None else len(rest))
+
+
+def rank_moves(
+    obs: Observation, legal: Sequence[Play | Pass | Drop], ruleset: Ruleset, chip_premium: float = 1.5
+) -> list[tuple[float, Play | Pass | Drop]]:
+    """Every legal move with its estimated cost (``estimate_play`` for plays), cheapest first.
+
+    A pass costs 1 plus the estimate of playing the hand out from where the table stands, and is listed only
+    while the table can still move (another seat is playing and this seat's last pass was not ``stalled``);
+    pass-and-force is not listed. A drop costs the cards in hand.
+    """
+    out: list[tuple[float, Play | Pass | Drop]] = []
+    for action in legal:
+        if isinstance(action, Play):
+            out.append((estimate_play(obs, action, ruleset, chip_premium), action))
+        elif isinstance(action, Drop):
+            out.append((float(len(obs.hand)), action))
+        elif not action.force and not stalled(obs) and others_playing(obs):
+            ahead = finish_estimate(obs.hand, obs.last, obs.players[obs.seat].bonus, ruleset)
+            out.append((1.0 + (ahead if ahead is not None else len(obs.hand) + 1.0), action))
+    out.sort(key=lambda sm: sm[0])
+    return out

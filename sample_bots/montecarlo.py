@@ -7,12 +7,15 @@ same sampled deal serves every candidate, so they are compared on equal terms. I
 the best average of its own result (penalty chips less the value of its bonus chips) against the table's.
 
 It thinks for at most half of ``time.move_ms`` from ``game_start`` and always leaves a safety margin
-(``MARGIN_MS``) before the deadline. Discards are planned like the heuristic bot's. Run:
+(``MARGIN_MS``, ``MARGIN_SHARE``) before the deadline; the environment variable ``MONTECARLO_THINK_MS`` caps
+its thinking further (for quick games). Discards are planned like the heuristic bot's. Run:
 python sample_bots/montecarlo.py
 """
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -21,11 +24,12 @@ from pathlib import Path
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
-from protocol.tactics import finish_estimate, move_cost, plan_discard
+from protocol.tactics import finish_estimate, plan_discard, rank_moves
 from referee.engine import (
     DROP,
     OPENING,
     PASS,
+    Drop,
     Hand,
     Observation,
     Pass,
@@ -39,13 +43,21 @@ from referee.engine import (
     apply,
 )
 
-#: Share of the move time spent thinking, and the least time always left before the deadline.
+#: Share of the move time spent thinking; the time always left before the deadline is the larger of
+#: ``MARGIN_MS`` and ``MARGIN_SHARE`` of the move time.
 THINK_SHARE = 0.5
-MARGIN_MS = 150
-#: Candidate plays kept after ranking by their cost now (pass, pass-and-force and drop are always kept).
-MAX_PLAYS = 6
+MARGIN_MS = 100
+MARGIN_SHARE = 0.3
+#: Candidate plays simulated, the most promising by the heuristic estimate (pass and drop are always kept).
+MAX_PLAYS = 3
 #: A bonus chip kept is worth this much more than its end value (chips rescue cards the table left behind).
 CHIP_PREMIUM = 1.5
+#: An optional cap on the thinking time per move, in ms, from the environment (quick test games).
+THINK_CAP_S = float(os.environ.get("MONTECARLO_THINK_MS", "inf")) / 1000
+#: How many values from the table's value up the playout policy considers.
+PLAYOUT_VALUES = 3
+#: How many standard errors a candidate must beat the heuristic's favourite by to be chosen instead.
+CONFIDENCE = 1.0
 #: Enough sampled deals for a decision; stops early when reached.
 MAX_WORLDS = 200
 
@@ -65,56 +77,81 @@ class MonteCarlo(Bot):
             return candidates[0]
         move_s = game.move_ms / 1000
         start = game.deadline - move_s
-        stop = min(start + THINK_SHARE * move_s, game.deadline - MARGIN_MS / 1000)
-        totals = [0.0] * len(candidates)
+        think = min(THINK_SHARE * move_s, move_s - max(MARGIN_MS / 1000, MARGIN_SHARE * move_s), THINK_CAP_S)
+        stop = start + think
+        # Paired comparison against the heuristic's favourite (candidate 0), on the same sampled deals.
+        k = len(candidates)
+        diff_sum = [0.0] * k
+        diff_sq = [0.0] * k
         worlds = 0
         while worlds < MAX_WORLDS and time.monotonic() < stop:
             world = game.sample_state(obs)
             results = []
             for action in candidates:
-                if time.monotonic() >= stop:
+                result = playout(apply(world, action), obs.seat, game.ruleset, len(world.rounds_done), stop)
+                if result is None:
                     break
-                results.append(playout(apply(world, action), obs.seat, game.ruleset, len(world.rounds_done)))
-            if len(results) < len(candidates):
-                break  # out of time mid-deal: keep the comparison fair, drop the partial deal
-            for i, r in enumerate(results):
-                totals[i] += r
+                results.append(result)
+            if len(results) < k:
+                break  # out of time mid-deal: keep the comparison fair, leave the partial deal out
+            for i in range(1, k):
+                d = results[i] - results[0]
+                diff_sum[i] += d
+                diff_sq[i] += d * d
             worlds += 1
-        if worlds == 0:
-            return candidates[0]
-        best = min(range(len(candidates)), key=lambda i: totals[i])
-        return candidates[best]
+        return candidates[pick(diff_sum, diff_sq, worlds)]
+
+
+def pick(diff_sum: list[float], diff_sq: list[float], worlds: int) -> int:
+    """The candidate whose advantage over candidate 0 is largest and clear: its mean difference is below zero
+    by more than ``CONFIDENCE`` standard errors. Candidate 0 when none is."""
+    if worlds < 2:
+        return 0
+    best, best_bound = 0, 0.0
+    for i in range(1, len(diff_sum)):
+        mean = diff_sum[i] / worlds
+        var = max(0.0, diff_sq[i] / worlds - mean * mean)
+        bound = mean + CONFIDENCE * math.sqrt(var / (worlds - 1))
+        if bound < best_bound:
+            best, best_bound = i, bound
+    return best
 
 
 def shortlist(obs: Observation, legal: list[Move], rules: Ruleset) -> list[Move]:
-    """The candidates worth simulating: the cheapest plays now (for each value and count, only the bonus that
-    costs least), then pass, pass-and-force and drop when legal."""
-    cheapest: dict[tuple[int, int], tuple[int, Play]] = {}
-    for action in legal:
-        if isinstance(action, Play):
-            cost = move_cost(obs, action, rules)
-            key = (action.value, action.count)
-            if key not in cheapest or cost < cheapest[key][0]:
-                cheapest[key] = (cost, action)
-    plays = sorted(cheapest.values(), key=lambda cp: (cp[0], -cp[1].count, cp[1].value))
-    out: list[Move] = [p for _, p in plays[:MAX_PLAYS]]
-    out += [a for a in legal if not isinstance(a, Play)]
+    """The candidates worth simulating, the heuristic's favourite first: the ``MAX_PLAYS`` best plays by the
+    heuristic estimate (for each value and count only its best bonus), then pass and drop when legal."""
+    ranked = rank_moves(obs, legal, rules, CHIP_PREMIUM)
+    out: list[Move] = [ranked[0][1]]
+    seen = {(m.value, m.count) if isinstance(m, Play) else m for m in out}
+    plays = 1 if isinstance(out[0], Play) else 0
+    for _, move in ranked[1:]:
+        key = (move.value, move.count) if isinstance(move, Play) else move
+        if key in seen or (isinstance(move, Play) and plays >= MAX_PLAYS):
+            continue
+        seen.add(key)
+        plays += isinstance(move, Play)
+        out.append(move)
+    out += [a for a in legal if (isinstance(a, Drop) or a == PASS) and a not in out]
     return out
 
 
-def playout(state: State, seat: int, rules: Ruleset, rounds: int) -> float:
-    """Play every seat by ``playout_action`` to the end of the round (the ``rounds``-th finished one, counting from 0);
-    ``seat``'s result less the table's average."""
+def playout(state: State, seat: int, rules: Ruleset, rounds: int, stop: float) -> float | None:
+    """Play every seat by ``playout_action`` to the end of the round (the ``rounds``-th finished one, counting
+    from 0); ``seat``'s result: penalty chips less the end value of its bonus chips. ``None`` when the clock
+    reaches ``stop`` first."""
+    turns = 0
     while state.phase is Phase.PLAY and len(state.rounds_done) == rounds:
         state = apply(state, playout_action(state, rules))
-    table = state.rounds_done[rounds].players
-    values = [p.penalty - rules.bonus_refund * p.bonus for p in table]
-    others = [v for s, v in enumerate(values) if s != seat]
-    return values[seat] - sum(others) / len(others)
+        turns += 1
+        if turns % 8 == 0 and time.monotonic() >= stop:
+            return None
+    end = state.rounds_done[rounds].players[seat]
+    return end.penalty - rules.bonus_refund * end.bonus
 
 
 def playout_action(state: State, rules: Ruleset) -> Play | Pass:
-    """The playout policy, the heuristic bot's reasoning in brief: each value played whole at the least bonus,
+    """The playout policy, the heuristic bot's reasoning in brief: a value played whole at the least bonus
+    (the highest value the table has passed, and the ``PLAYOUT_VALUES`` lowest values from the table's up),
     scored as its cost now plus a rough cost of playing the rest out; passing scored the same way while the
     table can still move; dropping costs the cards in hand."""
     seat = state.to_move
@@ -127,15 +164,17 @@ def playout_action(state: State, rules: Ruleset) -> Play | Pass:
     chip_cost = rules.bonus_refund + CHIP_PREMIUM
     best: Play | Pass = DROP  # type: ignore[assignment]
     best_cost = float(len(hand))
-    i = 0
     n = len(hand)
-    while i < n:
+    i = 0
+    above = 0
+    while i < n and above < PLAYOUT_VALUES:
         v = hand[i]
         j = i + 1
         while j < n and hand[j] == v:
             j += 1
         b = 0 if v >= last else -(-(last - v) // step)
-        if b <= chips:
+        above += v >= last
+        if b <= chips and (b == 0 or j == n or hand[j] >= last):
             cost = max(0, v - last - step * b - 1) + chip_cost * b
             if j - i == n:
                 cost -= rules.finish_refund
