@@ -1,0 +1,61 @@
+"""``referee run --cluster`` as users call it: the same standings files as a local run, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .conftest import NAMES, referee
+
+COMMON = ["--seed", "5", "--move-time", "5", "--sandbox", "none", "-k", "3", "--games", "2"]
+
+
+def bots(bot_dir: Path) -> list[Path]:
+    return [bot_dir / f"{n}.py" for n in NAMES]
+
+
+def test_cluster_run_writes_the_standings_of_a_local_run(tmp_path: Path, bot_dir: Path) -> None:
+    local = referee("run", *bots(bot_dir), *COMMON, "--jobs", "2", "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    cluster = referee("run", *bots(bot_dir), *COMMON, "--cluster", "local:2", "--out", tmp_path / "cluster")
+    assert cluster.returncode == 0, cluster.stderr
+    assert cluster.stderr == ""
+    for name in ("standings.csv", "standings.json"):
+        assert (tmp_path / "cluster" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert json.loads((tmp_path / "cluster" / "standings.json").read_text())["games"] == 4 * 3 * 2
+    assert (tmp_path / "cluster" / "report.html").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line_with_the_address_and_timeout(tmp_path: Path, bot_dir: Path) -> None:
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "1s"}
+    done = referee("run", *bots(bot_dir), *COMMON, "--cluster", "tcp://127.0.0.1:9", "--out", tmp_path / "t", env=env)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("referee run: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 within 1 s")
+    assert f"referee run --resume {tmp_path / 't'}" in lines[0]
+
+
+def test_a_malformed_cluster_address_is_a_usage_error(tmp_path: Path, bot_dir: Path) -> None:
+    for address, says in (("local:0", "at least 1 worker"), ("local", "local:N"), ("scheduler", "tcp://host:8786")):
+        done = referee("run", *bots(bot_dir), "--cluster", address, "--out", tmp_path / "t")
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [done.stderr.strip()]
+        assert says in done.stderr
+    assert not (tmp_path / "t").exists()
+
+
+def test_without_dask_the_cluster_option_says_what_to_install(tmp_path: Path, bot_dir: Path) -> None:
+    hide = tmp_path / "no-dask"
+    hide.mkdir()
+    (hide / "distributed.py").write_text("raise ImportError('No module named distributed')\n")
+    env = {**os.environ, "PYTHONPATH": str(hide)}
+    done = referee("run", *bots(bot_dir), "--cluster", "local:2", "--out", tmp_path / "t", env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        "referee run: error: --cluster needs Dask distributed, which is not installed: install 'referee[cluster]' "
+        "(pip install 'referee[cluster]')"
+    )
+    without = referee("run", *bots(bot_dir), *COMMON, "--out", tmp_path / "local", env=env)
+    assert without.returncode == 0, without.stderr
