@@ -87,7 +87,11 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
 
 @main.command("run")
 @click.argument("bots", nargs=-1, metavar="BOT...")
-@click.option("--manifest", type=click.Path(path_type=Path, dir_okay=False), help="Entrants from a bots.toml file.")
+@click.option(
+    "--manifest",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Entrants from a bots.toml file: one [[bot]] table each, with command and optional name, cwd, env.",
+)
 @click.option("--table-size", "-k", type=int, help="Players per game, 2 to 4.  [default: min(4, entrants)]")
 @click.option(
     "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
