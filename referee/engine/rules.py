@@ -6,7 +6,7 @@ random state; a seeded deal comes from ``deck.seeded_deal``.
 
 from __future__ import annotations
 
-from collections import Counter
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -94,7 +94,7 @@ def legal_actions(state: State) -> list[Action]:
         out: list[Action] = []
         for seat in range(state.players):
             if state.discards[seat] is None:
-                out.extend(Discard(seat, cards) for cards in discard_options(state.hands[seat], state.ruleset.discard))
+                out.extend(_discard_actions(seat, state.hands[seat], state.ruleset.discard))
         return out
     return []
 
@@ -144,9 +144,17 @@ def _plays(key: tuple[int, int, int, int]) -> tuple[Play, ...]:
 
 
 def discard_options(hand: Hand, discard: int) -> list[tuple[int, ...]]:
-    """The distinct discards (sorted multisets of ``discard`` cards, never the 1), lexicographically."""
-    pool = [c for c in hand if c != 1]
-    return list(dict.fromkeys(combinations(pool, discard)))
+    """The distinct discards (sorted multisets of ``discard`` cards, never the 1), lexicographically.
+
+    ``hand`` is sorted, as every hand of a State is.
+    """
+    return list(dict.fromkeys(combinations([c for c in hand if c != 1], discard)))
+
+
+@lru_cache(maxsize=8)
+def _discard_actions(seat: int, hand: Hand, discard: int) -> tuple[Discard, ...]:
+    """The Discard actions of one seat. Cached: a discard phase lists the same few hands after every discard."""
+    return tuple(_tuple_new(Discard, (seat, cards)) for cards in discard_options(hand, discard))
 
 
 # --------------------------------------------------------------------------------------------- apply
@@ -332,14 +340,16 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
         raise IllegalMove(f"a discard names exactly {need} cards, got {len(cards)}")
     if 1 in cards:
         raise IllegalMove("the 1 may not be discarded")
-    held = Counter(hand)
-    for value, n in sorted(Counter(cards).items()):
-        if held[value] < n:
-            if held[value] == 0:
-                raise IllegalMove(f"you discard {value} but hold no {value}")
-            raise IllegalMove(f"you discard {n} cards of {value} but hold {held[value]}")
-        held[value] -= n
-    return tuple(sorted(held.elements()))
+    rest = list(hand)
+    for value in sorted(cards):  # the smallest value the hand cannot supply is the one reported
+        try:
+            rest.remove(value)
+        except ValueError:
+            held = hand.count(value)
+            if held == 0:
+                raise IllegalMove(f"you discard {value} but hold no {value}") from None
+            raise IllegalMove(f"you discard {cards.count(value)} cards of {value} but hold {held}") from None
+    return tuple(rest)  # removing from a sorted hand keeps it sorted
 
 
 def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
