@@ -25,6 +25,7 @@ TABLE_JS = """() => Array.from(document.querySelectorAll('#rp-table tbody tr')).
     status: tr.querySelector('td.status').textContent,
     toMove: tr.classList.contains('to-move'),
     forced: tr.querySelector('.tag.forced') !== null,
+    forfeit: tr.querySelector('.tag.forfeit') !== null,
     result: tr.querySelector('td.result').textContent,
 }))"""
 
@@ -126,7 +127,12 @@ def test_faults_table_links_to_the_fault_in_the_replay(tournament: Path, open_re
     # the fault frame is the seat's forfeit: it shows as dropped
     table = {r["seat"]: r for r in page.evaluate(TABLE_JS)}
     assert table[seat]["status"] == "dropped"
+    assert table[seat]["forfeit"]
     assert "forfeit" in page.inner_text("#rp-event")
+    # before the fault the seat is an ordinary player
+    page.click("#rp-first")
+    assert not any(r["forfeit"] for r in page.evaluate(TABLE_JS))
+    assert page.is_hidden("#rp-fault")
 
 
 def expected_frames(states: list[State]) -> dict[int, dict[str, Any]]:

@@ -4,8 +4,11 @@ clear line (never a traceback) for a folder without one. The report never writes
 from __future__ import annotations
 
 import hashlib
+import signal
 import sqlite3
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +16,7 @@ import pytest
 
 from referee.report import unpack_blob
 from referee.tournament import EntrantInfo, ResultsStore, TournamentParams
-from tests.report.conftest import referee
+from tests.report.conftest import RANDOM_BOT, ROOT, referee
 from tests.report.dbread import query
 
 
@@ -140,3 +143,42 @@ def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, 
     assert sum(1 for g in games.values() if g["replay"] is not None) == len(games) - 2
     # results are still listed for both
     assert missing["scores"] and changed["scores"]
+
+
+def test_a_running_tournament_is_reported_as_partial(tmp_path: Path) -> None:
+    """While ``referee run`` is writing the database, a report reads a consistent snapshot and says it is partial."""
+    bots = tmp_path / "bots.toml"
+    bots.write_text(
+        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "greedy.py"}"\n'
+        f'[[bot]]\nname = "random"\ncommand = "{RANDOM_BOT}"\n'
+        f'[[bot]]\nname = "slow"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "hang", MISBEHAVE_AT = "2" }}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "t"
+    args = ["run", "--manifest", bots, "-k", "2", "--games", "3", "--jobs", "1", "--move-time", "1", "--out", out]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / "results.sqlite").exists() and query_count(out) >= 1:
+                break
+            time.sleep(0.2)
+        done = referee("report", out, "-o", tmp_path / "live.html")
+        assert run.poll() is None, "the tournament ended before the report was made"
+        assert done.returncode == 0, done.stderr
+        (line,) = done.stdout.strip().splitlines()
+        assert "partial:" in line and "of 18 games stored" in line
+        html = (tmp_path / "live.html").read_text(encoding="utf-8")
+        assert 'id="partial"' in html
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=60)
+
+
+def query_count(folder: Path) -> int:
+    try:
+        return int(query(folder, "SELECT count(*) FROM games")[0][0])
+    except sqlite3.Error:
+        return 0

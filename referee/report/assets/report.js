@@ -163,6 +163,7 @@
     const frames = [];
     const faults = (faultsByGame.get(game.key) || []).slice();
     const pendingFault = new Map(faults.map((f) => [f.seat, f]));
+    const forfeited = new Set();  // seats that have forfeited so far
     rep.r.forEach((round, r) => {
       let hands = round.h.map((h) => h.slice());
       const pen = round.p.slice(), bon = round.b.slice();
@@ -172,6 +173,7 @@
       const snap = (extra) => Object.assign({
         round: r + 1, hands: hands.map((h) => h.slice()), pen: pen.slice(), bon: bon.slice(),
         status: status.slice(), last, toMove, forced, history, discards: null, ev: -1, fault: null,
+        forfeited: Array.from(forfeited),
       }, extra);
       frames.push(snap({ kind: "deal", text: `Round ${r + 1}: the deal (all hands revealed)` }));
       hands = hands.map((h, s) => {
@@ -206,6 +208,7 @@
           if (toMove < 0) forced = false;
         }
         const isForfeit = (ev[1] === 0 && ev[6] & 2) || (ev[1] === 2 && ev[3] & 1);
+        if (isForfeit) forfeited.add(seat);
         if (isForfeit && pendingFault.has(seat)) {
           const f = pendingFault.get(seat);
           pendingFault.delete(seat);
@@ -218,7 +221,7 @@
       const order = rep.s.map((sc, s) => `${players[s]}: ${sc} (rank ${rep.k[s]})`);
       const lastFrame = frames[frames.length - 1];
       frames.push(Object.assign({}, lastFrame, {
-        kind: "over", ev: -1, toMove: -1, forced: false, fault: null,
+        kind: "over", ev: -1, toMove: -1, forced: false, fault: null, forfeited: rep.f,
         text: `Game over. Scores: ${order.join(", ")}`, scores: rep.s, ranks: rep.k,
       }));
     }
@@ -261,7 +264,7 @@
       const who = el("td", "entrant", nameOf(view.game.seats[s]));
       if (s === f.toMove) who.appendChild(el("span", "tag turn", "to move"));
       if (s === f.toMove && f.forced) who.appendChild(el("span", "tag forced", "forced"));
-      if (view.rep.f.includes(s)) who.appendChild(el("span", "tag forfeit", "forfeit"));
+      if (f.forfeited.includes(s)) who.appendChild(el("span", "tag forfeit", "forfeit"));
       tr.appendChild(who);
       const st = STATUS[f.status[s]];
       tr.appendChild(el("td", "status status-" + st, st));
