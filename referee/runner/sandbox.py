@@ -80,7 +80,10 @@ def bot_argv(spec: BotSpec, mode: str) -> list[str]:
     args = [
         bwrap,
         "--unshare-all",
-        "--die-with-parent",
+        # No --die-with-parent: its PR_SET_PDEATHSIG fires when the *thread* that started bwrap exits, and
+        # trio starts processes from worker threads that end after idling ~10 s, which killed long-lived bots
+        # mid-game (SIGKILL). Bots are still ended by process group and cgroup, and see end of input when
+        # the referee dies.
         "--new-session",
         "--cap-drop",
         "ALL",
