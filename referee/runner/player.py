@@ -24,7 +24,8 @@ class Player:
 
     The process lives across games. After a fault (``end(...)``) or an exit, ``ensure_started`` starts a
     fresh one. Bot faults during start-up never raise: ``startup_fault`` holds them and ``ready`` is False.
-    ``hello`` is the bot's hello reply (its self-reported name, version, author, options).
+    ``hello`` is the bot's hello reply (its self-reported name, version, author, options); it stays readable
+    after the process ends, until the next start.
     """
 
     def __init__(self, spec: BotSpec, config: RunnerConfig | None = None, stderr_path: Path | None = None) -> None:
@@ -152,7 +153,6 @@ class Player:
                 with contextlib.suppress(BotFault):
                     await proc.send(encode(ErrorMessage(message=message)), trio.current_time() + 0.2)
             await self._stop()
-            self.hello = None
 
     async def aclose(self) -> None:
         """Say ``bye``, close stdin, give the bot ``grace`` seconds to exit, then TERM → grace → KILL its whole
@@ -165,7 +165,6 @@ class Player:
                 await proc.close_input()
                 await proc.wait_exit(self.config.grace)
             await self._stop()
-            self.hello = None
 
     async def _stop(self) -> None:
         proc, self._proc = self._proc, None

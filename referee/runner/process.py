@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-import select
 import signal
 import subprocess
 from pathlib import Path
@@ -48,6 +47,9 @@ class BotProcess:
         self._eof = False
         self._drain_scope: trio.CancelScope | None = None
         self._reader_scope: trio.CancelScope | None = None
+        # The pipes' descriptors (non-blocking, set up by trio); the hot path reads and writes them directly.
+        self._stdin_fd: int = process.stdin.fileno()  # type: ignore[union-attr]
+        self._stdout_fd: int = process.stdout.fileno()  # type: ignore[union-attr]
         self.exited = False
         self.closed = False
 
@@ -90,9 +92,18 @@ class BotProcess:
         """
         stdin = self.process.stdin
         assert stdin is not None
+        # Fast path: the pipe almost always has room for a whole message; write it without a scheduler pass.
+        try:
+            done = os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            done = 0
+        except OSError:
+            raise BotCrashed(self._exit_detail("closed its input")) from None
+        if done == len(data):
+            return
         try:
             with trio.fail_at(deadline):
-                await stdin.send_all(data)
+                await stdin.send_all(data[done:])
         except trio.TooSlowError:
             raise BotTimeout("the bot did not read its input in time") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -107,8 +118,6 @@ class BotProcess:
         a complete line (even if a child it left behind still holds stdout open), ``LineTooLong`` for a line
         over ``MAX_LINE`` bytes. Never holds more than ``MAX_LINE + 64 KiB`` bytes.
         """
-        stdout = self.process.stdout
-        assert stdout is not None
         start = 0
         while True:
             i = self._buf.find(b"\n", start)
@@ -128,17 +137,21 @@ class BotProcess:
                 if not self._read_available():
                     raise BotCrashed(self._exit_detail("exited"))
                 continue
+            # Wait for the pipe first (a reply is rarely there already), woken early by _watch_exit on exit.
             with trio.CancelScope(deadline=deadline) as scope:
                 self._reader_scope = scope
-                try:
-                    chunk = await stdout.receive_some(_CHUNK)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    chunk = b""
+                await trio.lowlevel.wait_readable(self._stdout_fd)
             self._reader_scope = None
             if scope.cancelled_caught:
                 if self.exited:
                     continue
                 raise BotTimeout("no reply before the deadline")
+            try:
+                chunk = os.read(self._stdout_fd, _CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
             if not chunk:
                 self._eof = True
             else:
@@ -146,21 +159,14 @@ class BotProcess:
 
     def _read_available(self) -> bool:
         """Read what the pipe holds now, without waiting (bounded); True when something was read."""
-        stdout = self.process.stdout
-        assert stdout is not None
-        fd = stdout.fileno()  # type: ignore[attr-defined]
         got = False
-        while len(self._buf) <= MAX_LINE:
+        while len(self._buf) <= MAX_LINE and not self._eof:
             try:
-                ready, _, _ = select.select([fd], [], [], 0)
-                if not ready:
-                    break
-                chunk = os.read(fd, _CHUNK)
+                chunk = os.read(self._stdout_fd, _CHUNK)
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
-                self._eof = True
-                break
+                chunk = b""
             if not chunk:
                 self._eof = True
                 break
@@ -170,7 +176,9 @@ class BotProcess:
 
     async def _watch_exit(self) -> None:
         """Note the process's exit and wake a reader waiting on stdout (a child may hold stdout open)."""
-        await self.process.wait()
+        # A system task must not raise: whatever happens, treat the process as gone.
+        with contextlib.suppress(Exception):
+            await self.process.wait()
         self.exited = True
         if self._reader_scope is not None:
             self._reader_scope.cancel()

@@ -62,16 +62,21 @@ def processes_with(mark: str) -> list[int]:
 
 
 def config(mode: str, **overrides: object) -> RunnerConfig:
-    base: dict[str, object] = {"move_time": 0.5, "startup_time": 5.0, "sandbox": mode, "grace": 0.3}
+    """Test settings: a generous move time (a loaded CI machine must not turn honest moves into timeouts); tests
+    of timeouts set a short one for the misbehaving seat only."""
+    base: dict[str, object] = {"move_time": 5.0, "startup_time": 10.0, "sandbox": mode, "grace": 0.3}
     base.update(overrides)
     return RunnerConfig(**base)  # type: ignore[arg-type]
 
 
 async def play_games(
-    specs: Sequence[BotSpec], cfg: RunnerConfig, folder: Path, *, seeds: Sequence[int] = (1,)
+    specs: Sequence[BotSpec], cfg: RunnerConfig | Sequence[RunnerConfig], folder: Path, *, seeds: Sequence[int] = (1,)
 ) -> tuple[list[GameResult], list[Player]]:
-    """Play one game per seed with the same players (processes reused), then close every player."""
-    players = [Player(s, cfg, folder / f"seat{i}.{s.name}.stderr.log") for i, s in enumerate(specs)]
+    """Play one game per seed with the same players (processes reused), then close every player.
+
+    ``cfg`` is one config for every seat or one per seat."""
+    cfgs = [cfg] * len(specs) if isinstance(cfg, RunnerConfig) else list(cfg)
+    players = [Player(s, cfgs[i], folder / f"seat{i}.{s.name}.stderr.log") for i, s in enumerate(specs)]
     results = []
     try:
         for n, seed in enumerate(seeds):
@@ -83,7 +88,7 @@ async def play_games(
 
 
 def run_games(
-    specs: Sequence[BotSpec], cfg: RunnerConfig, folder: Path, *, seeds: Sequence[int] = (1,)
+    specs: Sequence[BotSpec], cfg: RunnerConfig | Sequence[RunnerConfig], folder: Path, *, seeds: Sequence[int] = (1,)
 ) -> tuple[list[GameResult], list[Player]]:
     return trio.run(lambda: play_games(specs, cfg, folder, seeds=seeds))
 

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from referee.cli import main
 from referee.runner import read_log
 from referee.runner.verify import verify_log
 
@@ -48,7 +50,7 @@ def _referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_play_json_prints_exactly_one_object(tmp_path: Path) -> None:
     log = tmp_path / "game.jsonl"
     proc = _referee(
-        "play", str(BOTS / "honest.py"), str(BOTS / "hang.py"), "--seed", "5", "--move-time", "0.5",
+        "play", str(BOTS / "honest.py"), str(BOTS / "hang.py"), "--seed", "5", "--move-time", "1",
         "--log", str(log), "--json", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -74,21 +76,28 @@ def test_play_summary_and_default_log(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "code", "message"),
     [
-        (["nope.py", "honest.py"], "bot 'nope.py' not found"),
-        (["honest.py"], "a game has 2 to 4 players"),
-        (["honest.py", "honest.py", "--seed", "1", "--deal", "d.json"], "give --seed or --deal, not both"),
-        (["honest.py", "honest.py", "--deal", "missing.json"], "cannot read deal file missing.json"),
-        (["honest.py", "honest.py", "--move-time", "0"], "move-time must be a positive number"),
+        (["nope.py", "honest.py"], 1, "bot 'nope.py' not found"),
+        (["honest.py"], 2, "a game has 2 to 4 players"),
+        (["honest.py", "honest.py", "--seed", "1", "--deal", "d.json"], 2, "give --seed or --deal, not both"),
+        (["honest.py", "honest.py", "--deal", "missing.json"], 1, "cannot read deal file missing.json"),
+        (["honest.py", "honest.py", "--move-time", "0"], 1, "move-time must be a positive number"),
+        (["honest.py", "honest.py", "--rules", "rules.json"], 1, "unknown ruleset option 'colour'"),
     ],
 )
-def test_play_refuses_bad_input_in_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+def test_play_refuses_bad_input_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], code: int, message: str
+) -> None:
     (tmp_path / "honest.py").write_text((BOTS / "honest.py").read_text())
-    proc = _referee("play", *args, cwd=tmp_path)
-    assert proc.returncode == 2 if "players" in message or "not both" in message else proc.returncode == 1
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
+    (tmp_path / "rules.json").write_text('{"colour": "red"}')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["play", *args])
+    assert result.exit_code == code
+    assert message in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "Traceback" not in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)
 
 
 def test_play_with_a_deal_file(tmp_path: Path) -> None:
