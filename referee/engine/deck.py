@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from referee.engine.errors import DealError
@@ -33,18 +33,33 @@ def seeded_deal(seed: int, players: int, ruleset: Ruleset) -> Deal:
     Raises ``RulesetError`` when the ruleset cannot deal ``players`` hands.
     """
     ruleset.validate(players)
-    rng = random.Random(seed)
+    bits = random.Random(seed).getrandbits
     rest = list(DECK[1:])
     need = ruleset.hand_size * players
     rounds = []
     for _ in range(ruleset.rounds):
         pool = rest[:]
-        rng.shuffle(pool)
+        _shuffle(pool, bits)
         drawn = [*pool[: need - 1], 1]
-        rng.shuffle(drawn)
+        _shuffle(drawn, bits)
         size = ruleset.hand_size
         rounds.append(tuple(tuple(sorted(drawn[s * size : (s + 1) * size])) for s in range(players)))
     return tuple(rounds)
+
+
+def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
+    """Shuffle ``cards`` in place from the Mersenne Twister stream ``bits`` (``Random.getrandbits``).
+
+    The same draws, in the same order, as CPython 3.11's ``random.Random.shuffle``; written out here so that a
+    seed deals the same cards whatever Python runs the referee (and without two calls per card).
+    """
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def validate_deal(deal: Deal, ruleset: Ruleset) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import sys
 from collections import Counter
 from typing import Any
 
@@ -18,6 +20,7 @@ from referee.engine import (
     new_game,
     seeded_deal,
 )
+from referee.engine.deck import _shuffle
 
 from .helpers import Plan
 
@@ -149,3 +152,15 @@ def test_a_deal_for_another_player_count_is_refused_by_new_game() -> None:
 def test_a_deal_for_another_hand_size_is_refused() -> None:
     with pytest.raises(DealError, match="every hand has 10"):
         deal_from_json(_valid(), Ruleset(hand_size=10))
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="compares with CPython 3.11's random.shuffle")
+def test_the_deal_shuffle_draws_as_pythons_own_shuffle() -> None:
+    # The engine writes the shuffle out so that deals do not depend on the Python version; it is the
+    # Fisher-Yates shuffle of random.Random over the same getrandbits stream (the pinned deal above guards it
+    # on every version).
+    for seed in range(200):
+        ours, theirs = list(range(seed % 70)), list(range(seed % 70))
+        _shuffle(ours, random.Random(seed).getrandbits)
+        random.Random(seed).shuffle(theirs)
+        assert ours == theirs
