@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from html import escape
 
@@ -30,16 +31,19 @@ def color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
-def _ticks(lo: float, hi: float, want: int = 5) -> list[float]:
+def _ticks(lo: float, hi: float, want: int = 5, *, whole: bool = False) -> list[float]:
+    """About ``want`` round tick values from ``lo`` to ``hi`` (steps 1, 2, 2.5 or 5 times a power of ten;
+    with ``whole`` only whole-number steps of 1, 2 or 5 times a power of ten)."""
     span = hi - lo
     if span <= 0:
         return [lo]
     raw = span / want
-    mag = 10 ** len(str(int(raw))) / 10 if raw >= 1 else 1.0
-    while mag > raw:
-        mag /= 10
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = step * -(-lo // step)
+    mag = 10.0 ** math.floor(math.log10(raw))
+    steps = (1, 2, 5, 10) if whole else (1, 2, 2.5, 5, 10)
+    step = next(m * mag for m in steps if m * mag >= raw)
+    if whole:
+        step = max(1.0, round(step))
+    first = step * math.ceil(lo / step - 1e-9)
     out = []
     v = first
     while v <= hi + 1e-9:
@@ -90,7 +94,7 @@ def ratings_chart(names: Sequence[str], history: Sequence[Sequence[tuple[int, fl
     for t in _ticks(lo, hi):
         out.append(f'<line class="grid" x1="{left}" x2="{left + pw}" y1="{y(t):.1f}" y2="{y(t):.1f}"/>')
         out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
-    for t in _ticks(0, games):
+    for t in _ticks(0, games, whole=True):
         out.append(f'<text class="tick" x="{x(t):.1f}" y="{top + ph + 16}" text-anchor="middle">{_fmt(t)}</text>')
     out.append(f'<text class="axis" x="{left + pw / 2}" y="{h - 4}" text-anchor="middle">games played</text>')
     out.append(
