@@ -29,8 +29,9 @@ OPENING = Play(1, 1, 0)
 def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = None, deal: Deal | None = None) -> State:
     """Start a game of ``players`` players, dealt from ``seed`` or from an explicit ``deal``.
 
-    Exactly one of ``seed`` and ``deal`` is given. Raises ``RulesetError`` for a ruleset that cannot be
-    played by ``players`` and ``DealError`` for a deal that does not fit the deck or the ruleset.
+    Exactly one of ``seed`` and ``deal`` is given (``ValueError`` otherwise). Raises ``RulesetError`` for a
+    ruleset that cannot be played by ``players`` and ``DealError`` for a deal that does not fit the deck or
+    the ruleset. An explicit deal's hands may come in any order; the game holds them sorted.
     """
     if (seed is None) == (deal is None):
         raise ValueError("new_game needs exactly one of seed and deal")
@@ -375,8 +376,8 @@ def forfeit(state: State, seat: int) -> State:
     It drops out at once if still playing (after the referee plays its unplayed 1); in later rounds it drops
     right after the deal. Raises ``IllegalMove`` when the game is over or the seat has already forfeited.
     """
-    if not 0 <= seat < state.players:
-        raise IllegalMove(f"there is no seat {seat}")
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalMove(f"there is no seat {seat!r}")
     if state.phase is Phase.OVER:
         raise IllegalMove("the game is over")
     if state.forfeited[seat]:

@@ -174,6 +174,7 @@ def test_forfeit_is_public_in_the_other_seats_observation() -> None:
         (lambda: forfeit(start(LOW, HIGH), 1), 1, "seat 1 has already forfeited"),
         (lambda: start(LOW, HIGH), 2, "there is no seat 2"),
         (lambda: start(LOW, HIGH), -1, "there is no seat -1"),
+        (lambda: start(LOW, HIGH), "0", "there is no seat '0'"),
         (lambda: run(start(LOW, HIGH, ruleset=Ruleset(rounds=1)), OPENING, DROP, DROP), 0, "the game is over"),
     ],
 )

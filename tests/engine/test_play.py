@@ -249,6 +249,15 @@ def test_finishing_gives_back_the_refund_net_in_the_event() -> None:
     s = run(s, OPENING, Play(9))  # seat 1 pays 7
     s = run(s, Play(12, 1, 0))
     assert s.history[-1] == PlayEvent(0, 12, 1, 0, -1, finished=True)
+    assert s.history[-1].to_dict() == {
+        "seat": 0,
+        "action": "play",
+        "value": 12,
+        "count": 1,
+        "bonus": 0,
+        "penalty": -1,
+        "finished": True,
+    }
     assert s.status == (Status.FINISHED, Status.PLAYING)
     assert s.penalty == (-1, 7)
 
@@ -312,6 +321,7 @@ def test_turn_limit_drops_everyone_still_playing() -> None:
     s = run(plan.start(), OPENING, PASS, Play(2), PASS)
     record = s.rounds_done[0]
     assert record.history[-2:] == (DropEvent(0, 10, limit=True), DropEvent(1, 12, limit=True))
+    assert record.history[-1].to_dict() == {"seat": 1, "action": "drop", "penalty": 12, "limit": True}
     assert s.penalty == (10, 2 + 12)
     assert s.round == 1
 
