@@ -61,18 +61,23 @@ def hand_shape(hand: Sequence[int]) -> float:
     return len(values) + 0.3 * gaps + 0.15 * values[-1]
 
 
+def rank_discards(hand: Sequence[int], n: int) -> list[tuple[float, tuple[int, ...]]]:
+    """Every discard of ``n`` cards (never the 1) with the ``hand_shape`` of the hand it leaves, best first
+    (ties: the discard of higher cards first)."""
+    counts = Counter(hand)
+    ranked = []
+    for cards in discard_options(tuple(sorted(hand)), n):
+        rest = counts - Counter(cards)
+        ranked.append((hand_shape(list(rest.elements())), cards))
+    ranked.sort(key=lambda sc: (sc[0], [-c for c in sc[1]]))
+    return ranked
+
+
 def plan_discard(hand: Sequence[int], n: int) -> tuple[int, ...]:
     """The discard of ``n`` cards that leaves the best-shaped hand (``hand_shape``): it keeps pairs, triples
     and runs, and lets go of isolated and high cards. Never the 1."""
-    options = discard_options(tuple(sorted(hand)), n)
-    if not options:
-        return ()
-
-    def shape_after(cards: tuple[int, ...]) -> float:
-        rest = Counter(hand) - Counter(cards)
-        return hand_shape(list(rest.elements()))
-
-    return min(options, key=lambda cards: (shape_after(cards), [-c for c in cards]))
+    ranked = rank_discards(hand, n)
+    return ranked[0][1] if ranked else ()
 
 
 def finish_estimate(hand: Sequence[int], last: int | None, chips: int, ruleset: Ruleset) -> float | None:

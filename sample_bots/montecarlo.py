@@ -18,17 +18,21 @@ import math
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
-from protocol.tactics import finish_estimate, plan_discard, rank_moves
+from protocol.tactics import finish_estimate, rank_discards, rank_moves
 from referee.engine import (
+    DECK,
     DROP,
     OPENING,
     PASS,
+    Discard,
     Drop,
     Hand,
     Observation,
@@ -41,6 +45,7 @@ from referee.engine import (
     State,
     Status,
     apply,
+    new_game,
 )
 
 #: Share of the move time spent thinking; the time always left before the deadline is the larger of
@@ -56,6 +61,8 @@ CHIP_PREMIUM = 1.5
 THINK_CAP_S = float(os.environ.get("MONTECARLO_THINK_MS", "inf")) / 1000
 #: How many values from the table's value up the playout policy considers.
 PLAYOUT_VALUES = 3
+#: Discards simulated, the best-shaped first (``protocol.tactics.rank_discards``).
+DISCARD_OPTIONS = 4
 #: How many standard errors a candidate must beat the heuristic's favourite by to be chosen instead.
 CONFIDENCE = 1.0
 #: Enough sampled deals for a decision; stops early when reached.
@@ -66,7 +73,33 @@ class MonteCarlo(Bot):
     name = "montecarlo"
 
     def discard(self, hand: Hand, n: int, game: Game) -> Sequence[int]:
-        return plan_discard(hand, n)
+        ranked = rank_discards(hand, n)
+        candidates = [cards for _, cards in ranked[:DISCARD_OPTIONS]]
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else ()
+        stop = think_until(game)
+        rules = replace(game.ruleset, rounds=1)  # simulate this round only
+        seat = game.seat
+        k = len(candidates)
+        diff_sum = [0.0] * k
+        diff_sq = [0.0] * k
+        worlds = 0
+        while worlds < MAX_WORLDS and time.monotonic() < stop:
+            world = deal_world(hand, n, game, rules)
+            results = []
+            for cards in candidates:
+                result = playout(apply(world, Discard(seat, cards)), seat, rules, 0, stop)
+                if result is None:
+                    break
+                results.append(result)
+            if len(results) < k:
+                break
+            for i in range(1, k):
+                d = results[i] - results[0]
+                diff_sum[i] += d
+                diff_sq[i] += d * d
+            worlds += 1
+        return candidates[pick(diff_sum, diff_sq, worlds)]
 
     def move(self, obs: Observation, game: Game) -> Move:
         legal = game.legal_moves(obs)
@@ -75,10 +108,7 @@ class MonteCarlo(Bot):
         candidates = shortlist(obs, legal, game.ruleset)
         if len(candidates) == 1:
             return candidates[0]
-        move_s = game.move_ms / 1000
-        start = game.deadline - move_s
-        think = min(THINK_SHARE * move_s, move_s - max(MARGIN_MS / 1000, MARGIN_SHARE * move_s), THINK_CAP_S)
-        stop = start + think
+        stop = think_until(game)
         # Paired comparison against the heuristic's favourite (candidate 0), on the same sampled deals.
         k = len(candidates)
         diff_sum = [0.0] * k
@@ -100,6 +130,43 @@ class MonteCarlo(Bot):
                 diff_sq[i] += d * d
             worlds += 1
         return candidates[pick(diff_sum, diff_sq, worlds)]
+
+
+def think_until(game: Game) -> float:
+    """The ``time.monotonic()`` instant to stop thinking about the current reply."""
+    move_s = game.move_ms / 1000
+    start = game.deadline - move_s
+    return start + min(THINK_SHARE * move_s, move_s - max(MARGIN_MS / 1000, MARGIN_SHARE * move_s), THINK_CAP_S)
+
+
+def deal_world(hand: Hand, n: int, game: Game, rules: Ruleset) -> State:
+    """A state at the start of this round with the other hands dealt at random from the cards not in ``hand``,
+    the other seats' discards made (their highest cards), the chips as they stand, and this seat to discard."""
+    pool = list((Counter(DECK) - Counter(hand)).elements())
+    one_elsewhere = 1 not in hand
+    if one_elsewhere:
+        pool.remove(1)
+    game.rng.shuffle(pool)
+    others = [s for s in range(game.players) if s != game.seat]
+    holder = game.rng.choice(others) if one_elsewhere else -1
+    hands: list[Hand] = []
+    k = 0
+    for s in range(game.players):
+        if s == game.seat:
+            hands.append(tuple(hand))
+            continue
+        size = len(hand) - (1 if s == holder else 0)
+        cards = pool[k : k + size] + ([1] if s == holder else [])
+        k += size
+        hands.append(tuple(sorted(cards)))
+    state = new_game(game.players, rules, deal=(tuple(hands),))
+    if game.round_ends:
+        table = game.round_ends[-1].players
+        state = state._replace(penalty=tuple(p.penalty for p in table), bonus=tuple(p.bonus for p in table))
+    for s in others:
+        rest = [c for c in hands[s] if c != 1]
+        state = apply(state, Discard(s, tuple(rest[len(rest) - n :]) if n else ()))
+    return state
 
 
 def pick(diff_sum: list[float], diff_sq: list[float], worlds: int) -> int:

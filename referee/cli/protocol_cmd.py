@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import click
 
+from protocol import Hello, encode
 from protocol.schema import MESSAGES, all_schemas, message_schema
 from referee.cli.app import main
+from referee.runner import LogError, read_log
 
 
 @main.group("protocol")
@@ -27,3 +31,39 @@ def schema_cmd(name: str | None) -> None:
     """Print the JSON Schema of protocol v1's messages."""
     data = message_schema(name.lower()) if name else all_schemas()
     click.echo(json.dumps(data, indent=2))
+
+
+@protocol_group.command("transcript")
+@click.argument("log", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--seat", type=int, default=0, show_default=True, help="Whose side of the conversation to print.")
+def transcript_cmd(log: Path, seat: int) -> None:
+    """Print one bot's conversation from a game LOG: "→" lines the referee sent, "←" lines the bot sent.
+
+    The lines are exactly those on the wire (the hello exchange as recorded at the bot's start-up).
+    """
+    try:
+        events = read_log(log)
+    except LogError as exc:
+        raise click.ClickException(str(exc)) from None
+    lines = conversation(events, seat)
+    if not lines:
+        raise click.ClickException(f"{log} has no messages for seat {seat}")
+    for line in lines:
+        click.echo(line)
+
+
+def conversation(events: list[dict[str, Any]], seat: int) -> list[str]:
+    """The ``→``/``←`` lines of ``seat`` in a game log's events, in order."""
+    out: list[str] = []
+    for event in events:
+        if event.get("seat") != seat:
+            continue
+        kind = event.get("event")
+        if kind == "player" and event.get("hello") is not None:
+            out.append("→ " + encode(Hello()).decode().rstrip("\n"))
+            out.append("← " + json.dumps(event["hello"], separators=(",", ":"), ensure_ascii=False))
+        elif kind == "send":
+            out.append("→ " + json.dumps(event["msg"], separators=(",", ":"), ensure_ascii=False))
+        elif kind == "recv":
+            out.append("← " + str(event["line"]).rstrip("\n"))
+    return out
