@@ -41,12 +41,12 @@ def _case(suite: ET.Element, result: CheckResult, classname: str) -> None:
 
 def junit_xml(report: CheckReport) -> str:
     """The report as a JUnit XML document (one ``testsuite`` named after the bot)."""
-    classname = "referee.check." + (report.name or "bot").replace(" ", "_")
+    classname = _xml_safe("referee.check." + (report.name or "bot").replace(" ", "_"))
     root = ET.Element("testsuites")
     suite = ET.SubElement(
         root,
         "testsuite",
-        name=f"referee check {report.bot}",
+        name=_xml_safe(f"referee check {report.bot}"),
         tests=str(len(report.checks)),
         failures=str(sum(1 for c in report.checks if c.outcome is Outcome.FAILED)),
         errors="0",
