@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -52,3 +53,29 @@ def test_cli_refuses_an_unknown_message_with_one_clear_line() -> None:
     assert result.exit_code == 2
     assert "'fold' is not one of" in result.output
     assert "Traceback" not in result.output
+
+
+def test_transcript_prints_one_seats_conversation(tmp_path: Path) -> None:
+    log = tmp_path / "g.jsonl"
+    events = [
+        {"event": "game", "format": 1, "game": "g1", "names": ["a", "b"]},
+        {"event": "player", "seat": 0, "name": "a", "hello": {"type": "hello", "protocol": 1, "name": "a"}},
+        {"event": "player", "seat": 1, "name": "b", "hello": {"type": "hello", "protocol": 1, "name": "b"}},
+        {"event": "send", "seat": 1, "msg": {"type": "deal", "game": "g1", "round": 1, "hand": [2], "discard": 0}},
+        {"event": "send", "seat": 0, "msg": {"type": "deal", "game": "g1", "round": 1, "hand": [1], "discard": 0}},
+        {"event": "recv", "seat": 0, "ms": 3.1, "line": '{"type":"discard","cards":[]}'},
+    ]
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    result = CliRunner().invoke(main, ["protocol", "transcript", str(log), "--seat", "0"])
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines() == [
+        '→ {"type":"hello","protocol":1}',
+        '← {"type":"hello","protocol":1,"name":"a"}',
+        '→ {"type":"deal","game":"g1","round":1,"hand":[1],"discard":0}',
+        '← {"type":"discard","cards":[]}',
+    ]
+    missing = CliRunner().invoke(main, ["protocol", "transcript", str(log), "--seat", "3"])
+    assert missing.exit_code == 1 and "no messages for seat 3" in missing.output
+    log.write_text("not a log\n")
+    broken = CliRunner().invoke(main, ["protocol", "transcript", str(log)])
+    assert broken.exit_code == 1 and "Traceback" not in broken.output and len(broken.output.splitlines()) == 1
