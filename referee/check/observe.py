@@ -28,7 +28,7 @@ class Exchange:
     """One message to the bot: ``sent`` (the line), ``received`` (its reply line, when one came) and ``ms``.
 
     ``error`` is the fault kind when the exchange failed; ``situations`` are those of a ``turn`` message
-    (and round 2 for a round-2 ``deal``).
+    (and, for a ``deal``, holding the 1 and round 2).
     """
 
     kind: str
@@ -79,8 +79,12 @@ def unknown_message(about: str) -> bytes:
 def _situations(msg: dict[str, Any]) -> frozenset[Situation]:
     if msg.get("type") == "turn":
         return situations_of_turn(msg)
-    if msg.get("type") == "deal" and msg.get("round") == 2:
-        return frozenset({Situation.ROUND_TWO})
+    if msg.get("type") == "deal":
+        # Holding the 1 at the deal: it may not be discarded.
+        found = {Situation.HOLDS_ONE} if 1 in (msg.get("hand") or []) else set()
+        if msg.get("round") == 2:
+            found.add(Situation.ROUND_TWO)
+        return frozenset(found)
     return frozenset()
 
 

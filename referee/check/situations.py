@@ -23,7 +23,7 @@ class Situation(StrEnum):
 
 
 _TITLES = {
-    Situation.HOLDS_ONE: "holding the 1 (must open the round with it)",
+    Situation.HOLDS_ONE: "holding the 1 (may not discard it, must open the round with it)",
     Situation.FORCED: "being forced (may not pass)",
     Situation.ONLY_LOWER: "holding only cards lower than last",
     Situation.NO_BONUS: "having no bonus chips left",

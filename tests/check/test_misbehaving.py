@@ -32,7 +32,7 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "illegal-not_held": ("illegal", {"ILLEGAL": "not_held"}, "legal-moves"),
     "illegal-bonus_over": ("illegal", {"ILLEGAL": "bonus_over"}, "legal-moves"),
     "illegal-discard_count": ("illegal", {"ILLEGAL": "discard_count"}, "legal-discards"),
-    "illegal-discard_one": ("illegal", {"ILLEGAL": "discard_one"}, "legal-discards"),
+    "illegal-discard_one": ("illegal", {"ILLEGAL": "discard_one"}, "situation-holds-the-1"),
     "illegal-discard_unheld": ("illegal", {"ILLEGAL": "discard_unheld"}, "legal-discards"),
 }
 # Flaws only the conformance suite looks for (tests/check/bots/flawed.py).
@@ -95,6 +95,13 @@ def test_evidence_names_game_round_message_and_line(reports: dict[str, CheckRepo
     assert e.round == 1 and e.turn is not None
     assert e.sent is not None and '"type":"turn"' in e.sent
     assert e.received is not None and e.received.strip()
+
+
+def test_discarding_the_1_fails_both_its_check_and_its_situation(reports: dict[str, CheckReport]) -> None:
+    failed = reports["illegal-discard_one"].failed_names
+    assert "legal-discards" in failed and "situation-holds-the-1" in failed
+    e = reports["illegal-discard_one"].check("situation-holds-the-1").evidence[0]
+    assert e.sent is not None and '"type":"deal"' in e.sent
 
 
 def test_a_fault_fails_only_the_checks_it_concerns(reports: dict[str, CheckReport]) -> None:
