@@ -104,7 +104,10 @@ class GameSummary:
 
 @dataclass(frozen=True, slots=True)
 class CheckReport:
-    """The whole run: the bot, every check in a fixed order, the games played and the run's duration."""
+    """The whole run: the bot, every check in a fixed order, the games played and the run's duration.
+
+    ``stderr_tail``: when a check failed, the last lines the bot wrote on stderr (its own log), to show why.
+    """
 
     bot: str
     name: str | None
@@ -112,6 +115,7 @@ class CheckReport:
     games: tuple[GameSummary, ...]
     seconds: float
     notes: tuple[str, ...] = ()
+    stderr_tail: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -138,4 +142,5 @@ class CheckReport:
             "checks": [c.to_dict() for c in self.checks],
             "games": [g.to_dict() for g in self.games],
             "notes": list(self.notes),
+            "stderr_tail": list(self.stderr_tail),
         }

@@ -137,6 +137,7 @@ async def run_check(
         logs.mkdir(parents=True, exist_ok=True)
         obs = await _collect(spec, options, config, opp_config, specs, logs, progress or (lambda _: None))
         checks = evaluate(obs)
+        tail = stderr_tail(sorted(logs.glob("bot-stderr-*.log"))) if any(c.failed for c in checks) else ()
     games = tuple(
         GameSummary(
             g.planned.game_id,
@@ -153,7 +154,19 @@ async def run_check(
     if options.logs:
         notes.append(f"game logs and stderr logs are in {options.logs}")
     name = obs.hello.name if obs.hello is not None else None
-    return CheckReport(shown, name, tuple(checks), games, time.monotonic() - started, tuple(notes))
+    return CheckReport(shown, name, tuple(checks), games, time.monotonic() - started, tuple(notes), tail)
+
+
+def stderr_tail(paths: Sequence[Path], lines: int = 15) -> tuple[str, ...]:
+    """The last ``lines`` lines of the bot's stderr logs, each log's lines in order (unreadable logs skipped)."""
+    out: list[str] = []
+    for path in paths:
+        try:
+            text = path.read_bytes()[-16384:].decode("utf-8", "replace")
+        except OSError:
+            continue
+        out.extend(line for line in text.splitlines() if line.strip())
+    return tuple(out[-lines:])
 
 
 def _opponent_notes(games: Sequence[PlayedGame]) -> list[str]:

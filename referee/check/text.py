@@ -36,6 +36,10 @@ def render_text(report: CheckReport, *, max_evidence: int = 3) -> str:
                 lines.append(f"      ... and {len(c.evidence) - max_evidence} more")
     for note in report.notes:
         lines.append(f"  note: {note}")
+    if report.stderr_tail:
+        lines.append("")
+        lines.append("  the bot's stderr, last lines:")
+        lines.extend(f"    | {_clip(line)}" for line in report.stderr_tail)
     failed = report.failed_names
     skipped = sum(1 for c in report.checks if c.outcome is Outcome.SKIPPED)
     passed = sum(1 for c in report.checks if c.outcome is Outcome.PASSED)

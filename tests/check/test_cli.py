@@ -56,3 +56,22 @@ def test_usage_errors_exit_2_with_one_clear_line(tmp_path: Path) -> None:
     assert bad_opponent.exit_code == 2 and "no sample bot named 'no_such_bot'" in bad_opponent.output
     no_bot = runner.invoke(main, ["check"])
     assert no_bot.exit_code == 2
+
+
+def test_a_crashing_bot_shows_its_stderr(tmp_path: Path) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'protocol': 1, 'name': 'broken'}), flush=True)\n"
+        "    elif msg['type'] == 'deal':\n"
+        "        raise RuntimeError('my discard code is broken')\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["check", str(bot), *FAST])
+    assert result.exit_code == 1
+    assert "FAIL  stays-alive" in result.output
+    assert "the bot's stderr, last lines:" in result.output
+    assert "RuntimeError: my discard code is broken" in result.output
