@@ -342,7 +342,7 @@ class _Session:
             chosen = self.bot.move(obs, game)
             if isinstance(chosen, PlayReply | PassReply | DropReply):
                 chosen = reply_to_action(chosen)
-            if chosen in legal:
+            if isinstance(chosen, Play | Pass | Drop) and chosen in legal:
                 action = chosen
             else:
                 _log(f"move() returned {chosen!r}, which is not legal here (last {obs.last}, hand {list(obs.hand)})")

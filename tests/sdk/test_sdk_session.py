@@ -179,10 +179,12 @@ class Chatty(Bot):
         print("thinking about my move")
         if self.mode == "raise":
             raise RuntimeError("move bug")
+        if self.mode == "tuple" and obs.last is not None:
+            return (3, 1, 0)  # type: ignore[return-value]  # a legal play's values, but not a move
         return Play(23, 1, 0)  # not in hand
 
 
-@pytest.mark.parametrize("mode", ["raise", "illegal"])
+@pytest.mark.parametrize("mode", ["raise", "illegal", "tuple"])
 def test_prints_go_to_stderr_and_bad_answers_become_legal_fallbacks(
     mode: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
