@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -51,6 +52,12 @@ def rss_mb() -> float:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
+def cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of its ended and reaped descendants (the bots)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
 class Recorder(Progress):
     """Counts finished games; records the time of the first and last, and RSS at the requested game counts."""
 
@@ -80,21 +87,26 @@ def params_for(bot: Path, games: int, seed: int, sandbox: str, move_time: float)
 
 def tournament(
     params: TournamentParams, *, jobs: int, fresh: bool, marks: tuple[int, ...] = ()
-) -> tuple[int, float, float, Recorder]:
-    """Play a whole tournament in a fresh folder; returns (games, wall seconds, steady games/s, recorder).
+) -> tuple[int, float, float, tuple[float, float], Recorder]:
+    """Play a whole tournament in a fresh folder.
 
-    Steady games/s counts from the first finished game to the last, leaving out the bots' start-up.
+    Returns (games, wall seconds, steady games/s, (referee CPU s, bots CPU s), recorder). Steady games/s counts
+    from the first finished game to the last, leaving out the bots' start-up. Bot CPU is known once every bot
+    has ended, which ``run_tournament`` guarantees when it returns.
     """
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as folder, ResultsStore(folder) as store:
         store.initialise(params)
         recorder = Recorder(marks)
+        cpu_before = cpu_seconds()
         start = time.perf_counter()
         outcome = run_tournament(store, params, jobs=jobs, progress=recorder, fresh=fresh)
         wall = time.perf_counter() - start
+        cpu_after = cpu_seconds()
         if outcome.interrupted:
             sys.exit("interrupted")
         steady = (recorder.done - 1) / (recorder.last - recorder.first) if recorder.done > 1 else 0.0  # type: ignore[operator]
-        return recorder.done, wall, steady, recorder
+        cpu = (cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1])
+        return recorder.done, wall, steady, cpu, recorder
 
 
 def main() -> None:
@@ -117,9 +129,14 @@ def main() -> None:
     rates = {}
     for label, fresh, count in (("persistent processes", False, games), ("one process per game", True, fresh_games)):
         params = params_for(args.bot, count, args.seed, args.sandbox, args.move_time)
-        n, wall, steady, _ = tournament(params, jobs=args.jobs, fresh=fresh)
+        n, wall, steady, (referee_cpu, bots_cpu), _ = tournament(params, jobs=args.jobs, fresh=fresh)
         rates[fresh] = n / wall
         print(f"{label:>22}: {n} games in {wall:6.2f} s = {n / wall:6.1f} games/s (steady {steady:6.1f} games/s)")
+        per_game = (referee_cpu + bots_cpu) / n
+        print(
+            f"{'':>22}  CPU per game: referee {1000 * referee_cpu / n:.1f} ms + bots {1000 * bots_cpu / n:.1f} ms;"
+            f" {os.cpu_count()} idle cores could do at most {(os.cpu_count() or 1) / per_game:.0f} games/s"
+        )
     print(f"{'ratio':>22}: persistent / per-game = {rates[False] / rates[True]:.2f}x")
     verdict = "met" if rates[False] >= TARGET_GAMES_PER_S else "NOT met"
     print(f"{'target':>22}: >= {TARGET_GAMES_PER_S:.0f} games/s with persistent bots: {verdict}")
@@ -127,7 +144,7 @@ def main() -> None:
     if rss_games:
         params = params_for(args.bot, rss_games, args.seed, args.sandbox, args.move_time)
         before = rss_mb()
-        n, wall, _, rec = tournament(params, jobs=args.jobs, fresh=False, marks=(first_mark, rss_games))
+        n, wall, _, _, rec = tournament(params, jobs=args.jobs, fresh=False, marks=(first_mark, rss_games))
         low, high = rec.rss.get(first_mark), rec.rss.get(n)
         print(f"{'memory run':>22}: {n} games in {wall:6.1f} s = {n / wall:6.1f} games/s; RSS before {before:.1f} MB")
         if low is not None and high is not None:
