@@ -8,6 +8,7 @@ threads and lists every process the bot started, even ones that left its session
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import os
 import resource
@@ -23,7 +24,8 @@ _usable_root: Path | bool | None = False  # False: not probed yet
 
 
 def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool) -> Callable[[], None]:
-    """A function for the child between fork and exec: join ``cgroup``, set the rlimits, reset signals.
+    """A function for the child between fork and exec: die with the parent thread, join ``cgroup``, set the
+    rlimits, reset signals.
 
     ``nproc``: also set RLIMIT_NPROC. Only inside bubblewrap does the kernel count it per sandbox (its own user
     namespace); outside, it counts every process of the user, so a bare bot could not even start threads.
@@ -41,8 +43,12 @@ def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool) -> Callable[[],
         pairs.append((resource.RLIMIT_FSIZE, limits.file_size))
     pairs.append((resource.RLIMIT_CORE, 0))
     procs = str(cgroup / "cgroup.procs") if cgroup is not None else None
+    prctl = _prctl()
 
     def run() -> None:
+        if prctl is not None:
+            # Die with the referee (PR_SET_PDEATHSIG = 1): no bot outlives a killed referee.
+            prctl(1, signal.SIGKILL, 0, 0, 0)
         if procs is not None:
             with contextlib.suppress(OSError), open(procs, "w") as f:
                 f.write("0")
@@ -55,6 +61,15 @@ def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool) -> Callable[[],
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
     return run
+
+
+def _prctl() -> Callable[..., int] | None:
+    """libc's prctl, or None where it is not available."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl
+    except (OSError, AttributeError):
+        return None
 
 
 def _cgroup_root() -> Path | None:

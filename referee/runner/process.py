@@ -35,21 +35,29 @@ class LineTooLong(Exception):
 
 
 class BotProcess:
-    """A started bot program. Create with ``await BotProcess.start(spec, config, stderr_path)``."""
+    """A started bot program. Create with ``await BotProcess.start(spec, config, stderr_path, mode)``.
 
-    def __init__(self, spec: BotSpec, process: trio.Process, cgroup: Path | None, mode: str) -> None:
+    ``process`` is the ``subprocess.Popen`` of the program (bwrap's, when sandboxed); its ``returncode`` is set
+    once the process has exited and been reaped (which a watcher task does at once).
+    """
+
+    def __init__(self, spec: BotSpec, popen: subprocess.Popen[bytes], cgroup: Path | None, mode: str) -> None:
         self.spec = spec
-        self.process = process
-        self.pid = process.pid
+        self.process = popen
+        self.pid = popen.pid
         self.cgroup = cgroup
         self.mode = mode
         self._buf = bytearray()
         self._eof = False
         self._drain_scope: trio.CancelScope | None = None
         self._reader_scope: trio.CancelScope | None = None
-        # The pipes' descriptors (non-blocking, set up by trio); the hot path reads and writes them directly.
-        self._stdin_fd: int = process.stdin.fileno()  # type: ignore[union-attr]
-        self._stdout_fd: int = process.stdout.fileno()  # type: ignore[union-attr]
+        self._exit = trio.Event()
+        # The pipes, non-blocking and owned by trio streams; the hot path reads and writes the descriptors.
+        self._stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
+        self._stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
+        self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        self._stdin_fd = self._stdin.fileno()
+        self._stdout_fd = self._stdout.fileno()
         self.exited = False
         self.closed = False
 
@@ -57,29 +65,34 @@ class BotProcess:
     async def start(cls, spec: BotSpec, config: RunnerConfig, stderr_path: Path | None, mode: str) -> BotProcess:
         """Start ``spec`` in its own session and process group, with ``mode`` ``"bwrap"`` or ``"none"``.
 
-        Raises ``BotCrashed`` when the program cannot be started at all (missing interpreter, exec failure).
+        The process is started from the calling (trio) thread, not a worker thread: its parent-death signal
+        (and bubblewrap's ``--die-with-parent``) follows the thread that forked it, and trio's worker threads
+        end after a few idle seconds. Raises ``BotCrashed`` when the program cannot be started at all.
         """
         argv = bot_argv(spec, mode)
         cgroup = limits_mod.make_cgroup(config.limits)
         try:
-            process = await trio.lowlevel.open_process(
+            popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
+                bufsize=0,
                 cwd=str(spec.cwd),
                 env=bot_env(spec),
                 start_new_session=True,
                 preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
                 close_fds=True,
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             if cgroup is not None:
                 limits_mod.remove_cgroup(cgroup)
-            raise BotCrashed(f"cannot start {spec.argv[0]}: {exc.strerror or exc}") from None
-        bot = cls(spec, process, cgroup, mode)
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
+        bot = cls(spec, popen, cgroup, mode)
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
+        await trio.lowlevel.checkpoint()
         return bot
 
     # ------------------------------------------------------------------------------------------- output
@@ -90,8 +103,7 @@ class BotProcess:
         Raises ``BotCrashed`` when the bot no longer reads its stdin and ``BotTimeout`` when the pipe stays
         full past the deadline.
         """
-        stdin = self.process.stdin
-        assert stdin is not None
+        stdin = self._stdin
         # Fast path: the pipe almost always has room for a whole message; write it without a scheduler pass.
         try:
             done = os.write(self._stdin_fd, data)
@@ -175,11 +187,26 @@ class BotProcess:
         return got
 
     async def _watch_exit(self) -> None:
-        """Note the process's exit and wake a reader waiting on stdout (a child may hold stdout open)."""
-        # A system task must not raise: whatever happens, treat the process as gone.
-        with contextlib.suppress(Exception):
-            await self.process.wait()
+        """Reap the process as soon as it exits, and wake a reader waiting on stdout (a child may hold it open)."""
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            pidfd = -1
+        try:
+            if pidfd >= 0:
+                await trio.lowlevel.wait_readable(pidfd)
+            else:  # pragma: no cover - kernels before 5.3
+                while self.process.poll() is None:
+                    await trio.sleep(0.02)
+        except Exception:  # a system task must not raise (Cancelled at the end of the run passes through)
+            pass
+        finally:
+            if pidfd >= 0:
+                os.close(pidfd)
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            self.process.wait(timeout=1)
         self.exited = True
+        self._exit.set()
         if self._reader_scope is not None:
             self._reader_scope.cancel()
 
@@ -198,9 +225,7 @@ class BotProcess:
 
     async def _drain_stderr(self, path: Path | None, cap: int) -> None:
         """Copy stderr to ``path`` up to ``cap`` bytes, then read and drop the rest (so the bot never blocks)."""
-        stream = self.process.stderr
-        if stream is None:
-            return
+        stream = self._stderr
         with trio.CancelScope() as scope:
             self._drain_scope = scope
             written = 0
@@ -232,7 +257,7 @@ class BotProcess:
     # ------------------------------------------------------------------------------------------- ending
 
     def _exit_detail(self, what: str) -> str:
-        code = self.process.poll()
+        code = self.process.returncode
         if code is None:
             return f"the bot {what}"
         return f"the bot {what}: {describe_exit(code)}"
@@ -240,31 +265,29 @@ class BotProcess:
     async def _exit_detail_wait(self, what: str) -> str:
         # Give an exiting process a moment to be reaped so the message can say how it ended.
         with trio.move_on_after(0.2):
-            await self.process.wait()
+            await self._exit.wait()
         return self._exit_detail(what)
 
     async def close_input(self) -> None:
         """Close the bot's stdin (it sees end of input)."""
-        stdin = self.process.stdin
-        if stdin is not None:
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await stdin.aclose()
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            await self._stdin.aclose()
 
     async def wait_exit(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the bot to exit; True when it did."""
         with trio.move_on_after(timeout):
-            await self.process.wait()
-        return self.process.returncode is not None
+            await self._exit.wait()
+        return self._exit.is_set()
 
     async def terminate(self, grace: float) -> None:
         """End the bot: SIGTERM to its process group, ``grace`` seconds, then SIGKILL to the group and to every
         process in its cgroup; always reaps it. Shielded from cancellation; safe to call twice."""
         with trio.CancelScope(shield=True):
-            if self.process.returncode is None:
+            if not self._exit.is_set():
                 self._signal_group(signal.SIGTERM)
                 await self.wait_exit(grace)
             self._signal_group(signal.SIGKILL)
-            if self.process.returncode is None:
+            if not self._exit.is_set():
                 with contextlib.suppress(ProcessLookupError):
                     self.process.kill()
             await self._reap()
@@ -273,7 +296,7 @@ class BotProcess:
     async def _reap(self) -> None:
         # After SIGKILL the kernel ends the process; waiting is bounded in practice, but never wait forever.
         with trio.move_on_after(10):
-            await self.process.wait()
+            await self._exit.wait()
 
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -285,10 +308,9 @@ class BotProcess:
         if self.closed:
             return
         self.closed = True
-        for stream in (self.process.stdin, self.process.stdout):
-            if stream is not None:
-                with contextlib.suppress(Exception):
-                    await stream.aclose()
+        for stream in (self._stdin, self._stdout):
+            with contextlib.suppress(Exception):
+                await stream.aclose()
         if self._drain_scope is not None:
             # Let the drain copy what the dead process left in the pipe, then stop it.
             self._drain_scope.deadline = trio.current_time() + 0.5
@@ -298,6 +320,14 @@ class BotProcess:
                 if limits_mod.remove_cgroup(self.cgroup):
                     break
                 await trio.sleep(0.02)
+
+
+def _take_fd(pipe: object) -> int:
+    """A duplicate of a Popen pipe's descriptor (for a trio stream to own); the pipe object is closed."""
+    assert pipe is not None
+    fd = os.dup(pipe.fileno())  # type: ignore[attr-defined]
+    pipe.close()  # type: ignore[attr-defined]
+    return fd
 
 
 def describe_exit(code: int) -> str:

@@ -80,10 +80,9 @@ def bot_argv(spec: BotSpec, mode: str) -> list[str]:
     args = [
         bwrap,
         "--unshare-all",
-        # No --die-with-parent: its PR_SET_PDEATHSIG fires when the *thread* that started bwrap exits, and
-        # trio starts processes from worker threads that end after idling ~10 s, which killed long-lived bots
-        # mid-game (SIGKILL). Bots are still ended by process group and cgroup, and see end of input when
-        # the referee dies.
+        # The sandbox dies with the referee. PR_SET_PDEATHSIG follows the *thread* that forked bwrap, so the
+        # runner starts bots from its own thread, never from a worker thread (those end after idling).
+        "--die-with-parent",
         "--new-session",
         "--cap-drop",
         "ALL",

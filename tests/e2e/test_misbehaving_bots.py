@@ -79,6 +79,8 @@ CASES: dict[str, Case] = {
     "illegal_discard_unheld": _illegal("discard_unheld", "illegal_discard", "but hold no"),
     # Not faults: stderr is the bot's own (capped) log; a slow move within the time bank is fine.
     "stderr_flood": Case("stderr_flood", None, settings={"stderr_cap": 256 * 1024}),
+    # Idle longer than trio's worker threads live: the bot must not die with the thread that started it.
+    "idle_long": Case("slow", None, env={"SLOW_SECONDS": "12"}, settings={"move_time": 20.0}),
     "slow_within_bank": Case("slow", None, env={"SLOW_SECONDS": "1.5"}, settings={"move_time": 1.0, "time_bank": 3.0}),
 }
 

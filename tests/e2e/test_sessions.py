@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,49 @@ def test_a_fresh_process_after_a_fault(tmp_path: Path, mode: str) -> None:
     assert [[f.kind for f in r.faults] for r in results] == [["crash"], ["crash"]]
     assert players[0].starts == 2
     assert players[1].starts == 1
+    assert processes_with(mark) == []
+
+
+REFEREE_THEN_SLEEP = """
+import sys, time, trio
+from dataclasses import replace
+from referee.runner import Player, RunnerConfig, parse_bot_spec
+
+async def main():
+    spec = replace(parse_bot_spec(sys.argv[1]), env={"REFEREE_TEST_MARK": sys.argv[3]})
+    player = Player(spec, RunnerConfig(sandbox=sys.argv[2]))
+    await player.ensure_started()
+    assert player.ready
+    print("ready", flush=True)
+    await trio.sleep(600)
+
+trio.run(main)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bots_die_with_a_killed_referee(tmp_path: Path, mode: str) -> None:
+    """SIGKILL to the referee leaves no bot behind: a bare bot gets the parent-death signal; in bubblewrap
+    (--die-with-parent) the whole sandbox ends, even a child that left the bot's session."""
+    mark = new_mark()
+    script = tmp_path / "referee_then_sleep.py"
+    script.write_text(REFEREE_THEN_SLEEP)
+    # A bare bot's own children are not covered by its parent-death signal: the bare case uses a bot that ignores
+    # end of input (so only the signal can end it), the sandboxed case one whose child left its session.
+    bot_file = BOTS / ("fork_child.py" if mode == "bwrap" else "deaf.py")
+    referee = subprocess.Popen(
+        [sys.executable, str(script), str(bot_file), mode, mark], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert referee.stdout is not None and referee.stdout.readline().strip() == "ready"
+        assert processes_with(mark) != []
+        referee.kill()
+        referee.wait()
+        deadline = time.monotonic() + 10
+        while processes_with(mark) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        referee.kill()
     assert processes_with(mark) == []
 
 
