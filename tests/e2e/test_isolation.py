@@ -70,3 +70,23 @@ def test_snoop_bot_reads_the_folder_without_sandbox(tmp_path: Path) -> None:
     specs = [bot("snoop", mark, SNOOP_PATH=str(secret)), bot("honest", mark)]
     (result,), _ = run_games(specs, config("none"), tmp_path)
     assert [f.kind for f in result.faults] == ["startup"]
+
+
+@pytest.mark.parametrize("mode", ["none", "bwrap"])
+def test_environment_is_scrubbed_and_folders_are_as_documented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    monkeypatch.setenv("REFEREE_SECRET_TOKEN", "do-not-leak")
+    mark = new_mark()
+    specs = [bot("inspect_env", mark), bot("honest", mark)]
+    (result,), _ = run_games(specs, config(mode), tmp_path)
+    assert result.faults == ()
+    report = (tmp_path / "seat0.inspect_env.stderr.log").read_text()
+    names = report.split("env: ")[1].splitlines()[0].split()
+    assert "REFEREE_SECRET_TOKEN" not in names
+    allowed = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "REFEREE_TEST_MARK", "PWD"}
+    assert set(names) <= allowed  # bwrap sets PWD for --chdir
+    assert f"cwd: {BOTS}" in report
+    assert "tmp writable: yes" in report
+    if mode == "bwrap":
+        assert "own folder writable: no" in report  # the bot's folder is bound read-only

@@ -82,3 +82,19 @@ def test_limits_refuse_non_positive_values() -> None:
     with pytest.raises(ConfigError, match="limit processes must be a positive integer"):
         Limits(processes=0)
     assert Limits(address_space=None).address_space is None
+
+
+def test_auto_without_bwrap_says_once_that_bots_run_bare(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.runner import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: None)
+    monkeypatch.setattr(sandbox, "_notice_given", False)
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "none"
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "none"
+    err = capsys.readouterr().err
+    assert err.count("bubblewrap (bwrap) not found") == 1
+    with pytest.raises(BotSpecError, match="needs bubblewrap"):
+        sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="none")) == "none"
