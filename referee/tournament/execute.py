@@ -25,9 +25,6 @@ from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
 
-#: How long closing a pool's bots may take before the rest of shutdown goes on (the runner kills what is left).
-CLOSE_TIMEOUT = 15.0
-
 
 class PlayerLike(Protocol):
     @property
@@ -95,9 +92,10 @@ class PlayerPool:
             await self.aclose()
 
     async def aclose(self) -> None:
-        """Close every bot (bye, then kill what does not exit); safe to call while being cancelled."""
+        """Close every bot at once (bye; the runner kills what does not exit in time and reaps it); shielded, so it
+        completes while the lane is being cancelled."""
         players, self._players = list(self._players.values()), {}
-        with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT):
+        with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:
                 for p in players:
                     nursery.start_soon(p.aclose)

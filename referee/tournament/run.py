@@ -71,16 +71,12 @@ def run_tournament(
     pending = [b for b in batches if any(g.game_id not in finished for g in b.games)]
     total = sum(len(b.games) for b in batches)
     tally = tally_from_store(store)
-    declared = dict(tally.declared)
     played = 0
 
     def on_game(p: PlayedGame) -> None:
         nonlocal played
-        store.record_game(p.game, p.result, duration=p.duration)
-        for name, (said, version) in p.declared.items():
-            if declared.get(name) != said:
-                declared[name] = tally.declared[name] = said
-                store.set_declared(name, said, version)
+        store.record_game(p.game, p.result, duration=p.duration, declared=p.declared)
+        tally.declared.update((name, said) for name, (said, _) in p.declared.items())
         tally.add(seat_rows(p.game.seats, p.result))
         played += 1
         progress.game_done(p, tally)

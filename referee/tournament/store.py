@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -222,10 +222,6 @@ class ResultsStore:
         """Entrant name → the name the bot declared in its hello (None when it never said hello)."""
         return dict(self._db.execute("SELECT name, declared_name FROM entrants ORDER BY position").fetchall())
 
-    def set_declared(self, entrant: str, name: str | None, version: str | None) -> None:
-        with self._transaction() as db:
-            db.execute("UPDATE entrants SET declared_name=?, declared_version=? WHERE name=?", (name, version, entrant))
-
     # ------------------------------------------------------------------------------------------ games
 
     def finished_game_ids(self) -> set[str]:
@@ -234,10 +230,18 @@ class ResultsStore:
     def game_count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
 
-    def record_game(self, game: ScheduledGame, result: GameResultLike, *, duration: float) -> None:
+    def record_game(
+        self,
+        game: ScheduledGame,
+        result: GameResultLike,
+        *,
+        duration: float,
+        declared: Mapping[str, tuple[str | None, str | None]] | None = None,
+    ) -> None:
         """Commit one finished game with its seats and faults in one transaction.
 
-        A game already stored (same id) is left as it is, so replaying a game after a crash cannot duplicate it.
+        ``declared`` maps entrants to the (name, version) their bots gave in hello; the entrants table keeps the
+        latest. A game already stored (same id) is left as it is, so replaying a game cannot duplicate it.
         """
         log_path = result.log_path
         if log_path is not None:
@@ -269,6 +273,10 @@ class ResultsStore:
                     (game.game_id, seat, r.entrant, r.score, r.rank, r.forfeit_kind is not None)
                     for seat, r in enumerate(seat_rows(game.seats, result))
                 ],
+            )
+            db.executemany(
+                "UPDATE entrants SET declared_name = ?, declared_version = ? WHERE name = ?",
+                [(said, version, name) for name, (said, version) in (declared or {}).items()],
             )
             db.executemany(
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
