@@ -138,6 +138,10 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
+#: One decoder for every line (building one per call costs more than decoding a short reply).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_parse_int)
+
+
 def _load_object(line: bytes, what: str) -> dict[str, Any]:
     if line.endswith(b"\n"):
         line = line[:-1]
@@ -152,7 +156,7 @@ def _load_object(line: bytes, what: str) -> dict[str, Any]:
     if not text.strip():
         _violate("invalid_json", f"the {what} line is empty; expected one JSON object")
     try:
-        obj = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+        obj = _DECODER.decode(text)
     except RecursionError:
         _violate("invalid_json", f"the {what} line nests JSON too deeply")
     except ValueError as exc:  # json.JSONDecodeError and our own refusals
