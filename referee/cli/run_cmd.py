@@ -118,7 +118,22 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
     help="Play the tables on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N worker processes "
     "here). Needs 'referee[cluster]'; see docs/cluster.md.",
 )
-def run_cmd(
+def run_cmd(**options: Any) -> None:
+    """Run a round-robin tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
+
+    Every combination of --table-size entrants plays every seat rotation on the same deals (duplicate format),
+    --games times with fresh deals. Results go to an SQLite database in the results folder, with game logs in
+    games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
+    (or the same --out) to continue: finished games are kept and not replayed.
+    """
+    try:
+        _run(**options)
+    except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
+        click.echo("referee run: interrupted", err=True)
+        sys.exit(130)
+
+
+def _run(
     bots: tuple[str, ...],
     manifest: Path | None,
     table_size: int | None,
@@ -134,13 +149,6 @@ def run_cmd(
     fresh_bots: bool,
     cluster: str | None,
 ) -> None:
-    """Run a round-robin tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
-
-    Every combination of --table-size entrants plays every seat rotation on the same deals (duplicate format),
-    --games times with fresh deals. Results go to an SQLite database in the results folder, with game logs in
-    games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
-    (or the same --out) to continue: finished games are kept and not replayed.
-    """
     if resume is not None and out is not None and resume != out:
         _fail("run", "give either --out or --resume (both name the results folder)")
     if jobs is not None and jobs < 1:
@@ -191,7 +199,7 @@ def run_cmd(
             outcome = run_tournament(
                 store,
                 params,
-                jobs=jobs or os.cpu_count() or 1,
+                jobs=jobs or len(os.sched_getaffinity(0)),
                 progress=LiveProgress(console),
                 fresh=fresh_bots,
                 cluster=cluster,
