@@ -112,3 +112,24 @@ def test_faults_are_attributed_to_the_entrant(tmp_path: Path) -> None:
         seats = db.execute("SELECT f.seat, s.seat FROM faults f JOIN seats s USING (game_id, entrant)").fetchall()
     assert rows == [("crashy", "crash")]
     assert all(a == b for a, b in seats)
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_live_progress_reports_every_game(tmp_path: Path, terminal: bool) -> None:
+    import io
+
+    from rich.console import Console
+
+    from referee.tournament import LiveProgress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=terminal, width=120)
+    store, params = start(tmp_path, ["a", "b", "zed"], repeats=4)
+    progress = LiveProgress(console, refresh=0.0)
+    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory([]), progress=progress)  # type: ignore[arg-type]
+    text = out.getvalue()
+    if terminal:
+        assert "Live standings" in text and "ETA" in text and "12/12" in text
+    else:
+        assert text.splitlines()[0] == "12 games to play"
+        assert [ln for ln in text.splitlines() if "games played" in ln][-1] == "12/12 games played"
