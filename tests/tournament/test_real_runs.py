@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .conftest import live_processes_under, referee
 
-COMMON = ["--seed", "2024", "--move-time", "2", "--jobs", "2", "--sandbox", "none", "-k", "3"]
+COMMON = ["--seed", "2024", "--move-time", "5", "--jobs", "2", "--sandbox", "none", "-k", "3"]
 
 
 def start_referee(*args: object) -> subprocess.Popen[str]:
