@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from .conftest import live_processes_under, referee
 
@@ -162,3 +165,21 @@ def test_play_table_is_a_picklable_unit_that_replays_the_same_games(tmp_path: Pa
         f"{g.game_id}.jsonl" for g in batch.games
     ]
     assert live_processes_under(bot_dir) == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_manifest_bots_run_in_the_sandbox(tmp_path: Path, bot_dir: Path) -> None:
+    """Under bubblewrap a bot sees only its own folder: manifest commands must point the sandbox at the script's."""
+    (tmp_path / "contest").mkdir()
+    (tmp_path / "contest" / "bots.toml").write_text(
+        f'[[bot]]\nname = "one"\ncommand = "python3 {bot_dir / "alpha.py"}"\n\n'
+        '[[bot]]\nname = "two"\ncommand = "python3 ../bots/beta.py"\n\n'
+        '[[bot]]\nname = "three"\ncommand = "beta.py"\ncwd = "../bots"\n'
+    )
+    out = tmp_path / "t"
+    done = referee("run", "--manifest", tmp_path / "contest" / "bots.toml", "--sandbox", "bwrap", "--out", out)
+    assert done.returncode == 0, done.stderr
+    data = json.loads((out / "standings.json").read_text())
+    assert data["games"] == 3
+    assert {e["name"]: e["forfeits"] for e in data["entrants"]} == {"one": {}, "two": {}, "three": {}}
