@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.tournament.params import EntrantInfo, TournamentParams
+from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
@@ -209,10 +209,6 @@ class ResultsStore:
                     for i, e in enumerate(params.entrants)
                 ],
             )
-
-    def entrants(self) -> list[EntrantInfo]:
-        rows = self._db.execute("SELECT name, argv, cwd, env FROM entrants ORDER BY position").fetchall()
-        return [EntrantInfo(n, tuple(json.loads(a)), c, json.loads(e)) for n, a, c, e in rows]
 
     def names(self) -> list[str]:
         """The entrants' names in their given order."""
