@@ -3,7 +3,7 @@
 ``parse_bot_spec`` turns a BOT argument into a ``BotSpec``; a ``Player`` is an entrant's bot process (reused
 across games); ``play_game`` plays one game and returns a ``GameResult`` with every fault recorded. Bot faults
 never raise out of ``play_game``; they become forfeits. Game logs are read back with ``read_log`` and checked
-with ``verify_log``.
+with ``verify_log`` and told with ``render_log``; ``HumanPlayer`` seats a person at the terminal.
 """
 
 from referee.runner.config import ConfigError, Limits, RunnerConfig
@@ -18,8 +18,11 @@ from referee.runner.errors import (
 from referee.runner.faults import FAULT_KINDS, Fault
 from referee.runner.game import Entrant, GameResult, play_game
 from referee.runner.gamelog import LogError, read_log
+from referee.runner.human import HumanPlayer
 from referee.runner.player import Player
+from referee.runner.replay import render_log
 from referee.runner.spec import BotSpec, parse_bot_spec
+from referee.runner.verify import Verdict, verify_log
 
 __all__ = [
     "FAULT_KINDS",
@@ -32,13 +35,17 @@ __all__ = [
     "Entrant",
     "Fault",
     "GameResult",
+    "HumanPlayer",
     "Limits",
     "LogError",
     "Player",
     "RunnerConfig",
     "StartupFailed",
     "UnsolicitedOutput",
+    "Verdict",
     "parse_bot_spec",
     "play_game",
     "read_log",
+    "render_log",
+    "verify_log",
 ]

@@ -24,17 +24,20 @@ class Limits:
     default 4 GiB leaves room for both. ``processes`` caps processes and threads of the bot; it is enforced by
     a pids cgroup when the referee may create one (root), else inside bubblewrap by RLIMIT_NPROC (which the
     kernel does not apply to root); a bare bot of a non-root referee has no process cap. ``cpu_seconds`` is CPU
-    time of one process over its life (it plays many games).
+    time of one process over its whole life, and a persistent bot plays many games: the default (a day) only
+    stops a runaway. ``file_size`` caps each file a bot writes; ``tmp_size`` caps the sandbox's private /tmp,
+    which lives in RAM (bubblewrap only).
     """
 
     address_space: int | None = 4 * GiB
-    cpu_seconds: int | None = 3600
+    cpu_seconds: int | None = 86_400
     processes: int | None = 256
     open_files: int | None = 256
     file_size: int | None = 64 * MiB
+    tmp_size: int | None = 256 * MiB
 
     def __post_init__(self) -> None:
-        for name in ("address_space", "cpu_seconds", "processes", "open_files", "file_size"):
+        for name in ("address_space", "cpu_seconds", "processes", "open_files", "file_size", "tmp_size"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise ConfigError(f"limit {name} must be a positive integer or None, got {value!r}")

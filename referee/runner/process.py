@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import signal
 import subprocess
 from pathlib import Path
@@ -58,6 +59,8 @@ class BotProcess:
         self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
+        self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
+        self._poller.register(self._stdout_fd, select.POLLIN)
         self.exited = False
         self.closed = False
 
@@ -69,7 +72,7 @@ class BotProcess:
         (and bubblewrap's ``--die-with-parent``) follows the thread that forked it, and trio's worker threads
         end after a few idle seconds. Raises ``BotCrashed`` when the program cannot be started at all.
         """
-        argv = bot_argv(spec, mode)
+        argv = bot_argv(spec, mode, config.limits.tmp_size)
         cgroup = limits_mod.make_cgroup(config.limits)
         try:
             popen = subprocess.Popen(
@@ -164,6 +167,11 @@ class BotProcess:
                 continue
             except OSError:
                 chunk = b""
+            if not self._buf and chunk.endswith(b"\n") and chunk.find(b"\n") == len(chunk) - 1:
+                # The usual case: exactly one whole line arrived.
+                if len(chunk) - 1 > MAX_LINE:
+                    raise LineTooLong(chunk[:200])
+                return chunk[:-2] if chunk.endswith(b"\r\n") else chunk[:-1]
             if not chunk:
                 self._eof = True
             else:
@@ -215,7 +223,7 @@ class BotProcess:
 
         Looks at buffered bytes and, without waiting, at the pipe. End of output is not reported here.
         """
-        if not self._buf and not self._eof:
+        if not self._buf and not self._eof and self._poller.poll(0):
             self._read_available()
         if self._buf:
             return bytes(self._buf[:200])

@@ -70,8 +70,9 @@ def bot_env(spec: BotSpec) -> dict[str, str]:
     return env
 
 
-def bot_argv(spec: BotSpec, mode: str) -> list[str]:
-    """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``)."""
+def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None) -> list[str]:
+    """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``); ``tmp_size`` caps the sandbox's
+    private /tmp (bytes)."""
     if mode == "none":
         return list(spec.argv)
     bwrap = bwrap_path()
@@ -97,7 +98,10 @@ def bot_argv(spec: BotSpec, mode: str) -> list[str]:
             args += ["--ro-bind", path, path]
     for path in ETC_PATHS:
         args += ["--ro-bind-try", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    if tmp_size is not None:
+        args += ["--size", str(tmp_size)]  # the private /tmp lives in RAM: cap it
+    args += ["--tmpfs", "/tmp"]
     for path in _runtime_paths(spec):
         args += ["--ro-bind", path, path]
     cwd = str(spec.cwd)

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.runner import Limits
+
 from .helpers import BOTS, HAVE_BWRAP, assert_verified, bot, config, new_mark, processes_with, run_games
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(not HAVE_BWRAP, reason="bwrap absent")]
@@ -90,3 +92,13 @@ def test_environment_is_scrubbed_and_folders_are_as_documented(
     assert "tmp writable: yes" in report
     if mode == "bwrap":
         assert "own folder writable: no" in report  # the bot's folder is bound read-only
+
+
+def test_private_tmp_is_capped(tmp_path: Path) -> None:
+    mark = new_mark()
+    specs = [bot("tmp_filler", mark), bot("honest", mark)]
+    (result,), _ = run_games(specs, config("bwrap", limits=Limits(tmp_size=8 * 1024 * 1024)), tmp_path)
+    assert result.faults == ()
+    report = (tmp_path / "seat0.tmp_filler.stderr.log").read_text()
+    assert "tmp full (No space left on device)" in report
+    assert int(report.split("tmp written MiB: ")[1].split()[0]) <= 8
