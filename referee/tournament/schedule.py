@@ -6,7 +6,8 @@ favoured by the cards. The whole round robin is repeated ``repeats`` times with 
 
 The schedule is a pure function of (entrant names in order, table size, repeats, seed): a resumed run and a run
 on another machine produce exactly the same games with the same ids. Game ids are ``g`` + a 6-digit ordinal in
-schedule order (repeat, then table, then rotation), so sorting by id is sorting by schedule order.
+schedule order (repeat, then table, then rotation), so sorting by id is sorting by schedule order up to 999,999
+games; ``ScheduledGame.ordinal`` is the order at any size.
 """
 
 from __future__ import annotations
