@@ -2,7 +2,9 @@
 
 Not a test. Each game is played to the end from a seeded deal: at every turn the player to move picks
 uniformly from ``legal_actions``; at the start of every round each seat picks uniformly from
-``discard_options`` of its hand. Run: ``python bench/bench_engine.py`` (``--help`` for options).
+``discard_options`` of its hand (``--discards legal``: the discards, too, are uniform picks from
+``legal_actions``, which lists every pending seat's choices at each step).
+Run: ``python bench/bench_engine.py`` (``--help`` for options).
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ from referee.engine import STANDARD, Discard, Phase, State, apply, discard_optio
 TARGET = 1000  # four-player games per second on one core (issue 2)
 
 
-def play_random_game(seed: int, players: int, rng: random.Random) -> State:
+def play_random_game(seed: int, players: int, rng: random.Random, legal_discards: bool = False) -> State:
     """One complete game with uniformly random legal choices; returns the final state."""
     state = new_game(players, STANDARD, seed=seed)
     need = STANDARD.discard
     choice = rng.choice
     while True:
         phase = state.phase
-        if phase is Phase.PLAY:
+        if phase is Phase.PLAY or (legal_discards and phase is Phase.DISCARD):
             state = apply(state, choice(legal_actions(state)))
         elif phase is Phase.DISCARD:
             for seat in range(players):
@@ -34,7 +36,7 @@ def play_random_game(seed: int, players: int, rng: random.Random) -> State:
             return state
 
 
-def measure(players: int, seconds: float, seed: int) -> tuple[int, int, float]:
+def measure(players: int, seconds: float, seed: int, legal_discards: bool = False) -> tuple[int, int, float]:
     """Play games for about ``seconds`` of CPU time; returns (games, events, CPU seconds).
 
     CPU time of this process, not wall time: on a shared machine the figure is what one core delivers
@@ -46,7 +48,7 @@ def measure(players: int, seconds: float, seed: int) -> tuple[int, int, float]:
     deadline = start + seconds
     while True:
         for _ in range(20):
-            final = play_random_game(seed * 1_000_003 + games, players, rng)
+            final = play_random_game(seed * 1_000_003 + games, players, rng, legal_discards)
             events += sum(len(r.history) for r in final.rounds_done)
             games += 1
         now = time.process_time()
@@ -59,14 +61,21 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per player count (default 5)")
     parser.add_argument("--seed", type=int, default=1, help="seed of deals and choices (default 1)")
     parser.add_argument("--players", type=int, nargs="*", default=[2, 3, 4], help="player counts (default 2 3 4)")
+    parser.add_argument(
+        "--discards",
+        choices=["options", "legal"],
+        default="options",
+        help="discard choice from discard_options per seat (default) or from legal_actions",
+    )
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    print("Random legal games of 23, standard ruleset, one core, CPU time")
+    how = "discard_options per seat" if args.discards == "options" else "legal_actions"
+    print(f"Random legal games of 23, standard ruleset, one core, CPU time; discards from {how}")
     print(f"{'players':>7} {'games':>7} {'cpu s':>7} {'games/s':>8} {'events/game':>12} {'events/s':>9}")
     rates = {}
     for n in args.players:
-        games, events, elapsed = measure(n, args.seconds, args.seed)
+        games, events, elapsed = measure(n, args.seconds, args.seed, args.discards == "legal")
         rates[n] = games / elapsed
         print(f"{n:>7} {games:>7} {elapsed:>7.2f} {rates[n]:>8.0f} {events / games:>12.1f} {events / elapsed:>9.0f}")
     if 4 in rates:
