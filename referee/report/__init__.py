@@ -9,13 +9,13 @@ from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import LoggedGame, read_game_log
 from referee.report.load import load_tournament
 from referee.report.model import Entrant, Fault, Game, Tournament
-from referee.report.page import render
-from referee.report.payload import REPLAY_BUDGET, pack_blob, unpack_blob
+from referee.report.page import SIZE_LIMIT, render
+from referee.report.payload import pack_blob, unpack_blob
 from referee.report.replay import Forfeit, encode_replay, run_steps
 
 __all__ = [
-    "REPLAY_BUDGET",
     "REPORT_NAME",
+    "SIZE_LIMIT",
     "Entrant",
     "Fault",
     "Forfeit",

@@ -10,8 +10,7 @@ from pathlib import Path
 
 from referee.report.errors import ReportError
 from referee.report.load import load_tournament
-from referee.report.page import render
-from referee.report.payload import REPLAY_BUDGET
+from referee.report.page import SIZE_LIMIT, render
 
 REPORT_NAME = "report.html"
 
@@ -37,7 +36,7 @@ def build_report(
     directory: Path,
     output: Path | None = None,
     *,
-    replay_budget: int = REPLAY_BUDGET,
+    limit: int = SIZE_LIMIT,
     on_game: Callable[[int], None] | None = None,
 ) -> ReportOutcome:
     """Write the report of the tournament in ``directory`` to ``output`` (default ``DIRECTORY/report.html``).
@@ -46,7 +45,7 @@ def build_report(
     when the folder holds no tournament, its database cannot be read, or the file cannot be written.
     """
     tournament = load_tournament(directory, on_game=on_game)
-    html, packed = render(tournament, replay_budget=replay_budget)
+    html, packed = render(tournament, limit=limit)
     target = output if output is not None else directory / REPORT_NAME
     data = html.encode("utf-8")
     _write_atomic(target, data)

@@ -14,7 +14,7 @@ from importlib import resources
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
-from referee.report.payload import REPLAY_BUDGET, Packed, pack
+from referee.report.payload import Packed, pack
 from referee.report.stats import rating_history, scores_by_entrant
 
 
@@ -22,11 +22,31 @@ def _asset(name: str) -> str:
     return resources.files("referee.report").joinpath("assets", name).read_text(encoding="utf-8")
 
 
-def render(t: Tournament, *, replay_budget: int = REPLAY_BUDGET, now: datetime | None = None) -> tuple[str, Packed]:
-    """The report's HTML text and what was packed into it."""
-    names = [e.name for e in t.entrants]
-    packed = pack(t, replay_budget)
+#: The largest report file, in bytes: past it, replays are left out (``payload.py``) until the file fits.
+SIZE_LIMIT = 9_500_000
+#: Rows of the faults table written into the page (the game list can still show every game with a fault).
+FAULT_ROWS = 1000
+
+
+def render(t: Tournament, *, limit: int = SIZE_LIMIT, now: datetime | None = None) -> tuple[str, Packed]:
+    """The report's HTML text and what was packed into it: every replay if the file stays under ``limit`` bytes,
+    else as many as fit (the rest of the page, results of every game included, is always there)."""
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    packed = pack(t)
+    html = _page(t, packed, when)
+    size = len(html.encode("utf-8"))
+    budget = sum(len(c) for c in packed.chunks) - (size - limit)
+    budget -= 8 * len(t.games) + 1024  # the index grows a little with a note for each replay left out
+    while size > limit and packed.embedded:
+        packed = pack(t, max(0, budget))
+        html = _page(t, packed, when)
+        budget -= max(0, len(html.encode("utf-8")) - limit)
+        size = len(html.encode("utf-8"))
+    return html, packed
+
+
+def _page(t: Tournament, packed: Packed, when: str) -> str:
+    names = [e.name for e in t.entrants]
     meta = {"name": t.name, "partial": t.partial, "embedded": packed.embedded, "available": packed.available}
     parts = [
         "<!DOCTYPE html>",
@@ -93,7 +113,7 @@ def render(t: Tournament, *, replay_budget: int = REPLAY_BUDGET, now: datetime |
         f"<script>{_asset('report.js')}</script>",
         "</body></html>",
     ]
-    return "\n".join(parts), packed
+    return "\n".join(parts)
 
 
 def _json(value: object) -> str:
@@ -189,13 +209,19 @@ def _faults(t: Tournament) -> str:
     if not t.faults:
         return '<p class="empty" id="no-faults">No faults: every bot answered in time and by the rules.</p>'
     labels = {g.key: g.label for g in t.games}
+    shown = t.faults[:FAULT_ROWS]
+    more = (
+        f" The first {len(shown)} are listed; tick “only games with a fault” in the game list for the others."
+        if len(shown) < len(t.faults)
+        else ""
+    )
     out = [
-        f'<p class="hint">{len(t.faults)} fault{"s" if len(t.faults) != 1 else ""}; each game link opens the replay '
-        "at the fault.</p>",
+        f'<p class="hint" id="fault-count">{len(t.faults)} fault{"s" if len(t.faults) != 1 else ""}; each game link '
+        f"opens the replay at the fault.{more}</p>",
         '<div class="scroll"><table id="fault-table" class="data"><thead><tr><th>game</th><th>round</th><th>turn</th>'
         "<th>entrant</th><th>seat</th><th>kind</th><th>detail</th></tr></thead><tbody>",
     ]
-    for f in t.faults:
+    for f in shown:
         detail = escape(f.detail) + (f'<br><span class="hint">line: {escape(f.line)}</span>' if f.line else "")
         out.append(
             f'<tr data-game="{f.game}"><td><a href="#replay/{f.game}/fault">'

@@ -7,9 +7,10 @@ browser with ``DecompressionStream``:
 - replay chunks: the compact replays (``replay.py``) of up to ``CHUNK`` games each, decoded only when a
   replay from that chunk is opened.
 
-Size budget: replays are added until their compressed size would pass ``replay_budget`` bytes. When not all
-fit, games with a fault come first, then games spread evenly over the tournament; the rest stay listed with
-their results and a note that their replay was left out (``referee report`` prints how many).
+Size budget: with a ``replay_budget``, replays are added until their compressed text would pass that many
+bytes (``page.render`` derives it from the file's size limit). When not all fit, games with a fault come first,
+then games spread evenly over the tournament; the rest stay listed with their results and a note that their
+replay was left out (``referee report`` prints how many).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 from referee.report.model import Tournament
 
 CHUNK = 200
-REPLAY_BUDGET = 8_000_000  # bytes of base64 text for all replay chunks together
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +48,14 @@ def unpack_blob(text: str) -> Any:
     return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
-def pack(t: Tournament, replay_budget: int = REPLAY_BUDGET) -> Packed:
-    """Pack the tournament for the page, embedding as many replays as the budget allows (see module doc)."""
+def pack(t: Tournament, replay_budget: int | None = None) -> Packed:
+    """Pack the tournament for the page: every replay, or as many as ``replay_budget`` allows (see module doc)."""
     with_replay = [i for i, g in enumerate(t.games) if g.replay is not None]
     faulted = {f.game for f in t.faults}
     chosen = _choose(t, with_replay, faulted, len(with_replay))
     chunks = _chunks(t, chosen)
     size = sum(len(c) for c in chunks)
-    while size > replay_budget and chosen:
+    while replay_budget is not None and size > replay_budget and chosen:
         keep = max(0, int(len(chosen) * replay_budget / size * 0.97) - 1)
         chosen = _choose(t, with_replay, faulted, keep)
         chunks = _chunks(t, chosen)

@@ -17,19 +17,22 @@ def test_all_replays_fit_a_small_tournament(tournament: Path) -> None:
     assert replays == [g.replay for g in t.games]
 
 
-def test_a_tight_budget_keeps_faulted_games_first(tournament: Path, open_report: Any, tmp_path: Path) -> None:
+def test_a_size_limit_keeps_faulted_games_first(tournament: Path, open_report: Any, tmp_path: Path) -> None:
     t = load_tournament(tournament)
     faulted = {f.game for f in t.faults}
     assert 0 < len(faulted) < len(t.games)
-    one = len(pack(t).chunks[0]) // len(t.games)
-    budget = one * (len(faulted) + 3)
-    html, packed = render(t, replay_budget=budget)
-    assert sum(len(c) for c in packed.chunks) <= budget
-    assert len(faulted) <= packed.embedded < packed.available
+    full, _ = render(t)
+    chunks = sum(len(c) for c in pack(t).chunks)
+    limit = len(full.encode()) - chunks // 2  # room for fewer than half the replays
+    html, packed = render(t, limit=limit)
+    assert len(html.encode()) <= limit < len(full.encode())
+    assert 0 < packed.embedded < packed.available == len(t.games)
     index = unpack_blob(packed.index)
     assert [g["key"] for g in index["games"]] == [g.key for g in t.games]
     embedded = {g["key"] for g in index["games"] if g["replay"] is not None}
-    assert faulted <= embedded
+    assert len(embedded) == packed.embedded
+    # faulted games come first
+    assert embedded <= faulted if len(embedded) <= len(faulted) else faulted <= embedded
     left_out = next(g for g in index["games"] if g["replay"] is None)
     assert "left out" in left_out["note"]
     assert "replays are embedded" in html
@@ -39,7 +42,19 @@ def test_a_tight_budget_keeps_faulted_games_first(tournament: Path, open_report:
     page = open_report(path, f"#replay/{left_out['key']}")
     page.wait_for_function("document.getElementById('replay-empty').textContent.includes('left out')")
     assert page.is_hidden("#replay-view")
-    kept = next(g for g in index["games"] if g["replay"] is not None and g["key"] not in faulted)
+    kept = next(g for g in index["games"] if g["replay"] is not None)
     page.evaluate(f"location.hash = '#replay/{kept['key']}'")
     page.wait_for_selector("#replay-view:not([hidden])")
     assert kept["label"] in page.inner_text("#replay-title")
+
+
+def test_a_long_faults_table_is_cut_with_a_pointer_to_the_rest(tournament: Path, monkeypatch: Any) -> None:
+    from referee.report import page
+
+    t = load_tournament(tournament)
+    assert len(t.faults) > 3
+    monkeypatch.setattr(page, "FAULT_ROWS", 3)
+    html, _ = render(t)
+    table = html[html.index('id="fault-table"') : html.index("</table>", html.index('id="fault-table"'))]
+    assert table.count("<tr data-game=") == 3
+    assert f"{len(t.faults)} faults" in html and "The first 3 are listed" in html
