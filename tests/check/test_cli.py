@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from referee.cli import main
 from tests.check.conftest import FLAWED, RUNNER_BOTS
 
-FAST = ["--games", "3", "--move-time", "0.4", "--sandbox", "none", "--opponent", str(RUNNER_BOTS / "honest.py")]
+FAST = ["--games", "3", "--move-time", "1.0", "--sandbox", "none", "--opponent", str(RUNNER_BOTS / "honest.py")]
 
 
 def test_a_passing_bot_exits_0_with_json_and_junit(tmp_path: Path) -> None:

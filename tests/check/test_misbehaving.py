@@ -23,7 +23,7 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "closed_stdout": ("closed_stdout", {}, "stays-alive"),
     "fork_child": ("fork_child", {}, "stays-alive"),
     "hang": ("hang", {}, "move-time"),
-    "slow": ("slow", {"SLOW_SECONDS": "0.8"}, "move-time"),
+    "slow": ("slow", {"SLOW_SECONDS": "1.5"}, "move-time"),
     "ignore_term": ("ignore_term", {}, "move-time"),
     "illegal-opening": ("illegal", {"ILLEGAL": "opening"}, "situation-holds-the-1"),
     "illegal-too_low": ("illegal", {"ILLEGAL": "too_low"}, "situation-only-lower-cards"),

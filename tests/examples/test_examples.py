@@ -29,7 +29,7 @@ def test_every_example_folder_has_a_readme() -> None:
 
 @pytest.mark.parametrize("template", ["python_bot.py", "js_bot.js"])
 def test_template_passes_referee_check(template: str) -> None:
-    args = ["check", str(EXAMPLES / "templates" / template), "--games", "6", "--move-time", "0.5", "--json"]
+    args = ["check", str(EXAMPLES / "templates" / template), "--games", "6", "--move-time", "1.0", "--json"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
@@ -39,7 +39,7 @@ def test_template_passes_referee_check(template: str) -> None:
 def test_contest_layout_runs_a_tiny_tournament(tmp_path: Path) -> None:
     out = tmp_path / "results"
     args = ["run", "--manifest", str(EXAMPLES / "contest" / "bots.toml"), "--games", "1", "--seed", "3"]
-    result = CliRunner().invoke(main, [*args, "--move-time", "0.5", "--jobs", "1", "--out", str(out)])
+    result = CliRunner().invoke(main, [*args, "--move-time", "1.0", "--jobs", "1", "--out", str(out)])
     assert result.exit_code == 0, result.output
     standings = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert standings["games"] == 2
@@ -81,7 +81,7 @@ def contest(tmp_path: Path) -> Path:
 
 def test_workflow_checks_submitted_bots(contest: Path) -> None:
     (contest / "submitted.txt").write_text("steady\nsprinter\nremoved-bot\n", encoding="utf-8")
-    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="0.5")
+    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="1.0")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "removed-bot: removed, nothing to check" in done.stdout
     assert {p.name for p in (contest / "reports").glob("*.xml")} == {"steady.xml", "sprinter.xml"}
@@ -93,7 +93,7 @@ def test_workflow_fails_a_broken_submission(contest: Path) -> None:
     (broken / "bot.py").write_text("print('hello there')\n", encoding="utf-8")
     (contest / "bots" / "empty").mkdir()
     (contest / "submitted.txt").write_text("broken\nempty\n", encoding="utf-8")
-    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="0.5")
+    done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="1.0")
     assert done.returncode == 1
     assert "FAIL  handshake" in done.stdout
     assert "::error::bots/empty has no bot.py" in done.stdout
@@ -101,6 +101,6 @@ def test_workflow_fails_a_broken_submission(contest: Path) -> None:
 
 
 def test_workflow_nightly_tournament(contest: Path) -> None:
-    done = run_step(step("nightly", "Tournament"), contest, NIGHTLY_GAMES="1", MOVE_TIME="0.5")
+    done = run_step(step("nightly", "Tournament"), contest, NIGHTLY_GAMES="1", MOVE_TIME="1.0")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (contest / "results" / "standings.json").is_file()

@@ -83,7 +83,7 @@ for line in sys.stdin:
         if FLAW == "crash-when-forced" and msg["forced"]:
             sys.exit(4)
         if FLAW == "slow-without-bonus" and msg["players"][msg["seat"]]["bonus"] == 0:
-            time.sleep(1.5)
+            time.sleep(2.0)
         reply(move(msg))
     elif kind == "bye" and FLAW != "ignores-bye":
         break
