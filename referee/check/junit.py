@@ -41,7 +41,7 @@ def _case(suite: ET.Element, result: CheckResult, classname: str) -> None:
 
 def junit_xml(report: CheckReport) -> str:
     """The report as a JUnit XML document (one ``testsuite`` named after the bot)."""
-    classname = _xml_safe("referee.check." + (report.name or "bot").replace(" ", "_"))
+    classname = _xml_safe("referee.check." + (report.name or report.bot).replace(" ", "_"))
     root = ET.Element("testsuites")
     suite = ET.SubElement(
         root,
@@ -55,6 +55,9 @@ def junit_xml(report: CheckReport) -> str:
     )
     for result in report.checks:
         _case(suite, result, classname)
+    if report.stderr_tail:
+        err = ET.SubElement(suite, "system-err")
+        err.text = _xml_safe("\n".join(report.stderr_tail))
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

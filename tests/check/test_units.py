@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -167,6 +168,16 @@ def test_junit_has_one_case_per_check_with_failure_and_skip() -> None:
     assert "\\x00" in failure.text  # a control character a bot sent is shown, not written raw
     assert cases["situation-forced"].find("skipped") is not None
     assert cases["handshake"].find("failure") is None
+    assert suite.find("system-err") is None
+
+
+def test_junit_and_text_carry_the_bots_stderr() -> None:
+    report = dataclasses.replace(sample_report(), stderr_tail=("Traceback (most recent call last):", "KeyError: 'x'"))
+    suite = ET.fromstring(junit_xml(report)).find("testsuite")
+    assert suite is not None
+    err = suite.find("system-err")
+    assert err is not None and err.text is not None and "KeyError: 'x'" in err.text
+    assert "    | KeyError: 'x'" in render_text(report)
 
 
 def test_text_report_names_failures_with_evidence() -> None:
