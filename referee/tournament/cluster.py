@@ -22,6 +22,7 @@ import sys
 import uuid
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +49,8 @@ from referee.tournament.schedule import TableBatch
 __all__ = ["ClusterError", "WorkerSetupError", "check_cluster_address", "run_on_cluster"]
 
 _LOCAL = re.compile(r"local:(\d+)")
+#: Seconds to fetch a finished batch's result when the run stops early (its worker may be gone).
+GATHER_TIMEOUT = 30.0
 #: How many entrants the coordinator starts at once when it checks which of them can start at all.
 PROBE_AT_ONCE = 8
 
@@ -94,13 +97,16 @@ def _client(address: str) -> Iterator[Any]:
     local = _LOCAL.fullmatch(address)
     cluster = None
     if local is not None:
-        cluster = dd.LocalCluster(
-            n_workers=int(local.group(1)),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
+        dask: Any = importlib.import_module("dask")
+        # The workers' statistical profiler samples every thread each 10 ms: CPU the bots need on one machine.
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = dd.LocalCluster(
+                n_workers=int(local.group(1)),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
         client = dd.Client(cluster)
     else:
         try:
@@ -120,9 +126,10 @@ def _client(address: str) -> Iterator[Any]:
             ) from None
         yield client
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        with _deferred_interrupts():
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 def startable_entrants(entrants: Sequence[EntrantInfo], config: RunnerConfig) -> frozenset[str]:
@@ -161,6 +168,17 @@ def _interruptible() -> Iterator[None]:
         raise _Interrupted
 
     previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+@contextmanager
+def _deferred_interrupts() -> Iterator[None]:
+    """While saving what finished and closing down, a second Ctrl-C waits: its signal is ignored."""
+    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
@@ -218,55 +236,77 @@ def run_on_cluster(
     check_cluster_address(address)
     if not batches:
         return False
-    as_completed = _distributed().as_completed
+    writer = _Writer(out_dir, on_game, skip)
+    try:
+        with _interruptible(), ThreadPoolExecutor(1) as pool:
+            probe = pool.submit(startable_entrants, entrants, config)  # runs while the cluster comes up
+            with _client(address) as client:
+                return _play(client, batches, entrants, config, ruleset, probe.result(), writer, skip)
+    except _Interrupted:
+        return True
 
+
+def _play(
+    client: Any,
+    batches: Sequence[TableBatch],
+    entrants: Sequence[EntrantInfo],
+    config: RunnerConfig,
+    ruleset: Ruleset,
+    startable: frozenset[str],
+    writer: _Writer,
+    skip: frozenset[str] | set[str],
+) -> bool:
+    """Submit one task per batch, hand each completed batch to ``writer``; True when interrupted."""
     python = sys.executable
-    startable = startable_entrants(entrants, config)
     by_name = {e.name: e for e in entrants}
     files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in entrants}
     run_key = uuid.uuid4().hex
-    writer = _Writer(out_dir, on_game, skip)
     rules = ruleset.to_dict()
-    with _client(address) as client:
-        futures = []
-        for b in batches:
-            names = b.entrants
-            job = BatchJob(
-                run_key=run_key,
-                batch=b,
-                entrants=tuple(by_name[n] for n in names),
-                config=config,
-                ruleset=rules,
-                skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
-                python=python,
-                files={n: files[n] for n in names},
-                startable=startable & set(names),
-            )
-            futures.append(client.submit(play_batch_task, job, key=f"referee-{run_key}-{b.batch}", pure=False))
-        taken: set[Any] = set()
-        failure: BaseException | None = None
-        interrupted = False
-        try:
-            with _interruptible():
-                for future in as_completed(futures):
-                    if future.status == "finished":
-                        writer.take(future.result())
-                        taken.add(future.key)
-                        continue
-                    failure = _failure(future)
-                    break
-        except _Interrupted:
-            interrupted = True
-        finally:
-            client.cancel([f for f in futures if not f.done()])
-            for f in futures:
-                if f.key not in taken and f.status == "finished":
-                    writer.take(f.result())
+    futures = []
+    for b in batches:
+        names = b.entrants
+        job = BatchJob(
+            run_key=run_key,
+            batch=b,
+            entrants=tuple(by_name[n] for n in names),
+            config=config,
+            ruleset=rules,
+            skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
+            python=python,
+            files={n: files[n] for n in names},
+            startable=startable & set(names),
+        )
+        futures.append(client.submit(play_batch_task, job, key=f"referee-{run_key}-{b.batch}", pure=False))
+    waiting = {f.key: f for f in futures}
+    failure: BaseException | None = None
+    interrupted = False
+
+    def take(future: Any, out: BatchOut) -> None:
+        writer.take(out)
+        del waiting[future.key]
+        future.release()  # a result taken is never needed again: not even if the worker holding it dies
+
+    try:
+        for future, out in _distributed().as_completed(futures, with_results=True, raise_errors=False):
+            if future.status == "finished":
+                take(future, out)
+                continue
+            failure = _failure(future)
+            break
+    except _Interrupted:
+        interrupted = True
+    finally:
+        with _deferred_interrupts():
+            client.cancel([f for f in waiting.values() if not f.done()])
+            for f in list(waiting.values()):
+                if f.status == "finished":
+                    with suppress(Exception):  # its worker may have died since: then it is played on resume
+                        take(f, f.result(timeout=GATHER_TIMEOUT))
             with suppress(Exception):  # best effort: idle bots also close themselves after a while
                 client.run(release_run, run_key)
-        if failure is not None:
-            raise failure
-        return interrupted
+    if failure is not None:
+        raise failure
+    return interrupted
 
 
 def _failure(future: Any) -> BaseException:

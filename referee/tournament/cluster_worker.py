@@ -52,6 +52,10 @@ __all__ = [
 
 #: Seconds an idle pool of bots waits for another batch of its tournament before its bots are closed.
 IDLE_TIMEOUT = 120.0
+#: The worker's GIL switch interval (seconds). The lane thread does a little Python between many short pipe
+#: reads and writes; at Python's default 5 ms, every wake-up can wait that long for the GIL held by the Dask
+#: worker's own threads, which made games several times slower than in the embedded runner.
+SWITCH_INTERVAL = 0.0002
 #: Most bytes of one bot's stderr sent back with one batch (the runner caps the whole log anyway).
 STDERR_CHUNK = 256 * 1024
 
@@ -173,6 +177,7 @@ class _Lanes:
         self._specs: dict[str, dict[str, BotSpec]] = {}
         self._verified: dict[str, set[str]] = {}
         self._offsets: dict[Path, int] = {}
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self._thread = threading.Thread(target=trio.run, args=(self._main,), name="referee-lanes", daemon=True)
         self._thread.start()
         self._ready.wait()

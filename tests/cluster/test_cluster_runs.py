@@ -62,28 +62,27 @@ def test_a_worker_killed_mid_tournament_loses_no_game_and_duplicates_none(
     params = make_params(bot_dir, repeats=3, env=slow)
     expected = play(tmp_path / "local", params)
     address = process_cluster.scheduler_address
-    with Client(address) as watcher:
-        pids: dict[str, int] = watcher.run(os.getpid)
-        killed: list[str] = []
+    with Client(address) as client:
+        pids: dict[str, int] = client.run(os.getpid)
+    scheduler = process_cluster.scheduler  # in this process: read which worker is busy, without another client
+    killed: list[str] = []
+    delivered: list[str] = []
 
-        def kill_a_busy_worker(p: PlayedGame) -> None:
-            if killed:
+    def kill_a_busy_worker() -> None:
+        for _ in range(500):
+            busy = [a for a, w in list(scheduler.workers.items()) if w.processing and a in pids]
+            if busy:
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                killed.append(busy[0])
                 return
-            for _ in range(200):
-                busy = [w for w, tasks in watcher.processing().items() if tasks and w in pids]
-                if busy:
-                    os.kill(pids[busy[0]], signal.SIGKILL)
-                    killed.append(busy[0])
-                    return
-                time.sleep(0.01)
+            time.sleep(0.01)
 
-        delivered: list[str] = []
+    def on_committed(p: PlayedGame) -> None:
+        delivered.append(p.game.game_id)
+        if not killed:
+            kill_a_busy_worker()
 
-        def on_committed(p: PlayedGame) -> None:
-            delivered.append(p.game.game_id)
-            kill_a_busy_worker(p)
-
-        result = play(tmp_path / "cluster", params, cluster=address, on_committed=on_committed)
+    result = play(tmp_path / "cluster", params, cluster=address, on_committed=on_committed)
     assert killed, "no worker was busy to be killed"
     ids = all_game_ids(params)
     assert len(delivered) == len(set(delivered)) == len(ids)

@@ -1,0 +1,123 @@
+"""Cluster benchmark: games/s of one tournament on ``--cluster local:2`` against the embedded runner (``--jobs 2``).
+
+Not a test. In one run, with the same bots, seed and schedule, it plays the whole tournament in a fresh folder
+with the embedded runner (two lanes of persistent bots in this process) and on a Dask ``LocalCluster`` of two
+worker processes (one lane of persistent bots each), alternating the two ``--rounds`` times. Each run goes
+through ``referee.tournament.run_tournament`` (the code behind ``referee run``) and its time includes
+everything a user waits for: for the cluster, starting and stopping the cluster and its workers, probing the
+entrants, shipping game logs back and writing them.
+
+It prints each run's games/s (end to end, and "steady" from the first finished game to the last), checks that
+both executors produced the same standings, and compares the best run of each: the target is the cluster
+taking at most 1.5x the embedded runner's time (on one machine the cluster only adds overhead; it pays off
+across machines).
+
+Run: ``python bench/bench_cluster.py`` (``--help`` for options; ``--quick`` for a short smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from referee.engine import STANDARD
+from referee.runner import parse_bot_spec
+from referee.tournament import (
+    EntrantInfo,
+    PlayedGame,
+    Progress,
+    Requested,
+    ResultsStore,
+    Tally,
+    TournamentParams,
+    resolve_params,
+    run_tournament,
+    standings_from_store,
+    with_unique_names,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "sample_bots" / "random_bot.py"
+PLAYERS = 4
+TARGET_SLOWDOWN = 1.5  # cluster wall time / embedded wall time, --cluster local:2 against --jobs 2
+
+
+class Clock(Progress):
+    """The times of the first and the last finished game."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.first = self.last = 0.0
+
+    def game_done(self, played: PlayedGame, tally: Tally) -> None:
+        self.done += 1
+        self.last = time.perf_counter()
+        self.first = self.first or self.last
+
+
+def make_params(bot: Path, games: int, seed: int, sandbox: str) -> TournamentParams:
+    entrants = tuple(EntrantInfo.from_spec(s) for s in with_unique_names([parse_bot_spec(str(bot))] * PLAYERS))
+    requested = Requested(entrants, PLAYERS, max(1, games // PLAYERS), seed, 2.0, None, None, sandbox)
+    return resolve_params(None, requested, STANDARD.to_dict())
+
+
+def play(params: TournamentParams, cluster: str | None, jobs: int) -> tuple[int, float, float, dict[str, Any]]:
+    """One whole tournament in a fresh folder: (games, wall seconds, steady games/s, standings as a dict)."""
+    with tempfile.TemporaryDirectory(prefix="bench-cluster-") as folder, ResultsStore(folder) as store:
+        store.initialise(params)
+        clock = Clock()
+        start = time.perf_counter()
+        outcome = run_tournament(store, params, jobs=jobs, progress=clock, cluster=cluster)
+        wall = time.perf_counter() - start
+        if outcome.interrupted:
+            sys.exit("interrupted")
+        steady = (clock.done - 1) / (clock.last - clock.first) if clock.done > 1 else 0.0
+        return clock.done, wall, steady, standings_from_store(store).to_dict()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bot", type=Path, default=BOT, help="bot file, played by four entrants (default: random)")
+    parser.add_argument("--games", type=int, default=600, help="games per tournament (default 600)")
+    parser.add_argument("--workers", type=int, default=2, help="--cluster local:N and --jobs N (default 2)")
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each executor, alternating (default 2)")
+    parser.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="a short smoke run: 80 games, one round")
+    args = parser.parse_args()
+    games, rounds = (80, 1) if args.quick else (args.games, args.rounds)
+    params = make_params(args.bot, games, args.seed, args.sandbox)
+    executors = {"embedded": None, "cluster": f"local:{args.workers}"}
+    flags = {"embedded": f"--jobs {args.workers}", "cluster": f"--cluster local:{args.workers}"}
+
+    shown = args.bot.relative_to(ROOT) if args.bot.is_relative_to(ROOT) else args.bot
+    print(f"bot {shown} x {PLAYERS} at one table of {PLAYERS}, {games} games per run, sandbox {args.sandbox}")
+    print(f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {os.getloadavg()[0]:.1f}")
+    best: dict[str, float] = {}
+    standings: dict[str, dict[str, Any]] = {}
+    for r in range(rounds):
+        for label, cluster in executors.items():
+            n, wall, steady, standings[label] = play(params, cluster, args.workers)
+            best[label] = min(best.get(label, wall), wall)
+            print(
+                f"round {r + 1} {label:>8} ({flags[label]:>17}): {n} games in {wall:6.2f} s = "
+                f"{n / wall:6.1f} games/s (steady {steady:6.1f} games/s)"
+            )
+    same = "yes" if standings["embedded"] == standings["cluster"] else "NO"
+    print(f"same standings from both executors: {same}")
+    slowdown = best["cluster"] / best["embedded"]
+    print(
+        f"best runs: embedded {games / best['embedded']:.1f} games/s, cluster {games / best['cluster']:.1f} games/s; "
+        f"cluster takes {slowdown:.2f}x the embedded runner's time"
+    )
+    verdict = "met" if slowdown <= TARGET_SLOWDOWN else "NOT met"
+    print(f"target: cluster within {TARGET_SLOWDOWN}x of the embedded runner: {verdict}")
+
+
+if __name__ == "__main__":
+    main()
