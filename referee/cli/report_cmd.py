@@ -45,7 +45,8 @@ def report_after_run(directory: Path) -> None:
 def report_cmd(directory: Path, output: Path | None) -> None:
     """Write the HTML report of the tournament in DIRECTORY: standings, charts, faults and game replays.
 
-    One self-contained file that opens in any browser without network. A tournament still running (or
+    One self-contained file that needs no network: it opens in a current browser (Chrome or Edge 80+,
+    Firefox 113+, Safari 16.4+). A tournament still running (or
     stopped) gets a report of the games stored so far, marked partial.
     """
     try:
