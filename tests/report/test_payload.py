@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from referee.report import load_tournament, render, unpack_blob
 from referee.report.payload import pack
 
@@ -58,3 +60,15 @@ def test_a_long_faults_table_is_cut_with_a_pointer_to_the_rest(tournament: Path,
     table = html[html.index('id="fault-table"') : html.index("</table>", html.index('id="fault-table"'))]
     assert table.count("<tr data-game=") == 3
     assert f"{len(t.faults)} faults" in html and "The first 3 are listed" in html
+
+
+def test_the_rating_history_ends_at_the_standings_ratings(tournament: Path) -> None:
+    from referee.report.stats import rating_history
+
+    t = load_tournament(tournament)
+    history = rating_history(len(t.entrants), t.games)
+    ratings = {e.name: e.rating for e in t.standings.entrants}
+    for e in t.entrants:
+        games = sum(1 for g in t.games if e.key in g.seats)
+        assert len(history[e.key]) == games + 1
+        assert history[e.key][-1][1] == pytest.approx(ratings[e.name], abs=1e-9)
