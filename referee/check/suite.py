@@ -11,16 +11,27 @@ from pathlib import Path
 
 import trio
 
-from referee.check.model import CheckReport, GameSummary
-from referee.check.observe import ObservedBot
+from referee.check.model import CheckReport, Evidence, GameSummary
+from referee.check.observe import ObservedBot, unknown_message
 from referee.check.plan import PlannedGame, plan_games
 from referee.check.probe import probe_bot
 from referee.check.verdicts import Observations, PlayedGame, evaluate
-from referee.runner import BotSpec, BotSpecError, Player, RunnerConfig, parse_bot_spec, play_game
+from referee.runner import (
+    BotFault,
+    BotSpec,
+    BotSpecError,
+    Player,
+    RunnerConfig,
+    UnsolicitedOutput,
+    parse_bot_spec,
+    play_game,
+)
 
 #: The sample bots the suite plays against by default (fast ones; add others with ``opponents``).
 DEFAULT_OPPONENTS = ("random_bot", "greedy", "heuristic")
 DEFAULT_GAMES = 24
+#: How long to wait for stray output after the bot's last game.
+STRAY_WAIT = 0.2
 
 Progress = Callable[[str], None]
 
@@ -96,6 +107,25 @@ class _Lane:
             seats, game_id=planned.game_id, deal=planned.deal, log_path=self.logs / f"{planned.game_id}.jsonl"
         )
         return PlayedGame(planned, tolerance, result, self.bot.record)
+
+    async def stray_output(self) -> Evidence | None:
+        """A line the bot wrote after its last game (nothing asked for it), found by sending one more message.
+
+        The message is of a type the bot does not know (protocol v1 lets a bot receive such, with no reply).
+        """
+        if not self.bot.ready:
+            return None
+        await trio.sleep(STRAY_WAIT)
+        last = self.bot.record.exchanges[-1].sent if self.bot.record.exchanges else None
+        try:
+            await self.bot.player.notify(unknown_message("end"), trio.current_time() + 1.0)
+        except UnsolicitedOutput as exc:
+            what = f"unsolicited: {exc.detail} (after the message shown, the last of its games)"
+            line = exc.line.rstrip("\r\n") if exc.line is not None else None
+            return Evidence(what, self.bot.record.game_id, 0, None, last, line)
+        except BotFault:
+            pass
+        return None
 
     async def close(self) -> tuple[bool, float] | None:
         """Close every process; for the bot under check, whether it exited by itself after bye (and how fast)."""
@@ -205,9 +235,10 @@ async def _collect(
         if first.ready:
             progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
             send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
+            # The dressed-up game first: whatever it leaves behind shows in the plain games after it.
+            send.send_nowait((tolerance_game, True))
             for planned in plan:
                 send.send_nowait((planned, False))
-            send.send_nowait((tolerance_game, True))
             send.close()
 
             async def work(lane: _Lane) -> None:
@@ -221,6 +252,9 @@ async def _collect(
                     games.start_soon(work, lane)
             receive.close()
     for lane in lanes:
+        stray = await lane.stray_output()
+        if stray is not None:
+            obs.stray.append(stray)
         outcome = await lane.close()
         if outcome is not None:
             obs.bye_exits.append(outcome)

@@ -61,6 +61,7 @@ class Observations:
     probe: ProbeResult | None = None
     games: list[PlayedGame] = field(default_factory=list)
     bye_exits: list[tuple[bool, float]] = field(default_factory=list)
+    stray: list[Evidence] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------------------ evidence
@@ -122,6 +123,7 @@ def evaluate(obs: Observations) -> list[CheckResult]:
             for name, (_, kinds) in FAULT_CHECKS.items():
                 if fault.kind in kinds:
                     by_check[name].append(fault_evidence(game, fault))
+    by_check["stdout-protocol-only"].extend(obs.stray)
     out = [*_handshake(obs, by_check), _tolerance(obs)]
     for name in ("stdout-protocol-only", "reply-fields", "legal-discards", "legal-moves", "stays-alive"):
         title = FAULT_CHECKS[name][0]

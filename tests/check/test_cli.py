@@ -75,3 +75,16 @@ def test_a_crashing_bot_shows_its_stderr(tmp_path: Path) -> None:
     assert "FAIL  stays-alive" in result.output
     assert "the bot's stderr, last lines:" in result.output
     assert "RuntimeError: my discard code is broken" in result.output
+
+
+def test_stray_output_after_the_last_game_is_caught() -> None:
+    # One game per table: the line written after game_end is found only by the look after the last game.
+    args = ["check", f"python {FLAWED} chatty-at-end", "--games", "1", "--jobs", "2", "--sandbox", "none"]
+    result = CliRunner().invoke(main, [*args, "--opponent", str(RUNNER_BOTS / "honest.py"), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.output)
+    check = next(c for c in report["checks"] if c["name"] == "stdout-protocol-only")
+    assert check["outcome"] == "failed"
+    assert {e["received"] for e in check["evidence"]} == {"good game"}
+    assert all('"type":"game_end"' in e["sent"] for e in check["evidence"])
+    assert all(not g["faulted"] for g in report["games"]), "no game was forfeited for it"

@@ -48,6 +48,7 @@ FLAWED_CASES = {
     "skips-the-1": "situation-holds-the-1",
     "version-2": "protocol-version",
     "wrong-discard-count": "legal-discards",
+    "chatty-at-end": "stdout-protocol-only",
 }
 HONEST = ("honest", "legal_random", "forcer", "stderr_flood")
 

@@ -15,6 +15,7 @@ highest card over last with bonus chips when it has enough; else drop. Flaws:
   skips-the-1           opens with another card than the 1
   version-2             says it speaks protocol 2
   wrong-discard-count   discards one card too many
+  chatty-at-end         writes "good game" on stdout after each game_end
 """
 
 import json
@@ -85,6 +86,8 @@ for line in sys.stdin:
         if FLAW == "slow-without-bonus" and msg["players"][msg["seat"]]["bonus"] == 0:
             time.sleep(2.0)
         reply(move(msg))
+    elif kind == "game_end" and FLAW == "chatty-at-end":
+        print("good game", flush=True)
     elif kind == "bye" and FLAW != "ignores-bye":
         break
 
