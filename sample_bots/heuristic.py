@@ -2,11 +2,13 @@
 
 - Discards: the three cards whose loss leaves the best-shaped hand (pairs, triples and runs kept; isolated
   and high cards let go), see ``protocol.tactics.plan_discard``.
-- Moves: each candidate is scored as its cost now plus a rough cost of playing the rest of the hand out
-  (``protocol.tactics.finish_estimate``); a bonus chip counts for more than its end value, so chips are kept
-  for the cards the table has left behind. Passing is scored the same way; dropping costs the cards in hand.
-- When the hand can no longer be played out (cards below the table's value and too few chips), it sheds the
-  cards it can play cheaply and drops instead of paying for passes.
+- Moves (``protocol.tactics.rank_moves``): each play is scored as its cost now plus a rough cost of playing
+  the rest of the hand out (``protocol.tactics.finish_estimate``); a bonus chip counts for more than its end
+  value, so chips are kept for the cards the table has left behind. Passing costs a chip plus the same
+  estimate, and is not an option once the table has stopped moving (its own last pass changed nothing, or
+  nobody else is playing). Dropping costs the cards in hand.
+- So when the hand can no longer be played out (cards below the table's value and too few chips), it plays
+  what is cheap and drops rather than pay for passes.
 
 Run: python sample_bots/heuristic.py
 """

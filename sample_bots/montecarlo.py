@@ -1,15 +1,18 @@
-"""montecarlo: samples the hidden hands and simulates the rest of the round with the engine, within its move time.
+"""montecarlo: samples the hidden hands and simulates with the engine, within its move time.
 
-For each turn it keeps a handful of sensible candidate moves, then repeatedly deals the unseen cards at random
-to the other seats consistently with everything it has seen (``Game.sample_state``), and plays each candidate
-followed by a fast greedy playout of every seat to the end of the round (``referee.engine.apply``). The
-same sampled deal serves every candidate, so they are compared on equal terms. It picks the candidate with
-the best average of its own result (penalty chips less the value of its bonus chips) against the table's.
+On each turn it shortlists candidate moves: the heuristic's favourite (``protocol.tactics.rank_moves``), the
+next best plays, pass, pass-and-force and drop. Then, until its thinking time is up, it deals the cards it
+has not seen at random to the other seats, consistently with everything it has seen (``Game.sample_state``),
+and plays every candidate on that same deal with the engine (``referee.engine.apply``), followed by a quick
+playout in which every seat follows a brief version of the heuristic, for a few turns each; what is left of
+each hand is then estimated. A candidate replaces the heuristic's favourite only when its average result
+over the sampled deals is better by more than ``CONFIDENCE`` standard errors (paired on the same deals).
+Discards work the same way: the best-shaped discards, each simulated on random deals of the other hands.
 
-It thinks for at most half of ``time.move_ms`` from ``game_start`` and always leaves a safety margin
-(``MARGIN_MS``, ``MARGIN_SHARE``) before the deadline; the environment variable ``MONTECARLO_THINK_MS`` caps
-its thinking further (for quick games). Discards are planned like the heuristic bot's. Run:
-python sample_bots/montecarlo.py
+Its result is its own score: penalty chips less the end value of its bonus chips (``RIVALRY`` can weigh the
+other seats' results against it). It thinks for at most half of ``time.move_ms`` from ``game_start`` and
+always leaves a safety margin (``MARGIN_MS``, ``MARGIN_SHARE``) before the deadline; the environment variable
+``MONTECARLO_THINK_MS`` caps its thinking further (for quick games). Run: python sample_bots/montecarlo.py
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from referee.engine import (
     Status,
     apply,
     new_game,
+    unseen_cards,
 )
 
 #: Share of the move time spent thinking; the time always left before the deadline is the larger of
@@ -59,6 +63,10 @@ MAX_PLAYS = 3
 CHIP_PREMIUM = 1.5
 #: An optional cap on the thinking time per move, in ms, from the environment (quick test games).
 THINK_CAP_S = float(os.environ.get("MONTECARLO_THINK_MS", "inf")) / 1000
+#: How much the others' results count against this bot's own (0: only its own score matters).
+RIVALRY = 0.0
+#: Playouts stop after this many turns per seat and estimate the rest (see ``playout``).
+PLAYOUT_TURNS = 4
 #: How many values from the table's value up the playout policy considers.
 PLAYOUT_VALUES = 3
 #: Discards simulated, the best-shaped first (``protocol.tactics.rank_discards``).
@@ -115,7 +123,7 @@ class MonteCarlo(Bot):
         diff_sq = [0.0] * k
         worlds = 0
         while worlds < MAX_WORLDS and time.monotonic() < stop:
-            world = game.sample_state(obs)
+            world = infer_world(obs, game)
             results = []
             for action in candidates:
                 result = playout(apply(world, action), obs.seat, game.ruleset, len(world.rounds_done), stop)
@@ -130,6 +138,47 @@ class MonteCarlo(Bot):
                 diff_sq[i] += d * d
             worlds += 1
         return candidates[pick(diff_sum, diff_sq, worlds)]
+
+
+def infer_world(obs: Observation, game: Game) -> State:
+    """A sampled state (``Game.sample_state``) whose other hands also respect what their passes revealed: a seat
+    that passed on ``last`` had no card of ``last`` or ``last + 1`` (a free play), unless it played such a card
+    later. Falls back to the plain sample when the cards cannot be dealt that way."""
+    state = game.sample_state(obs)
+    lacks: dict[int, set[int]] = {}
+    for i, event in enumerate(obs.history):
+        if isinstance(event, PassEvent) and event.seat != obs.seat:
+            last = _last_before(obs, i)
+            if last is not None:
+                later = {e.value for e in obs.history[i:] if isinstance(e, PlayEvent) and e.seat == event.seat}
+                lacks.setdefault(event.seat, set()).update({last, last + 1} - later)
+    if not lacks:
+        return state
+    pool = unseen_cards(obs, game.discards)
+    if 1 in pool:
+        return state  # the 1 is still to come: leave the plain sample
+    game.rng.shuffle(pool)
+    hands = list(state.hands)
+    seats = [s for s in range(len(hands)) if s != obs.seat]
+    game.rng.shuffle(seats)
+    for s in sorted(seats, key=lambda s: -len(lacks.get(s, ()))):
+        banned = lacks.get(s, set())
+        need = len(hands[s])
+        take = [c for c in pool if c not in banned][:need]
+        if len(take) < need:
+            return state
+        for c in take:
+            pool.remove(c)
+        hands[s] = tuple(sorted(take))
+    return state._replace(hands=tuple(hands))
+
+
+def _last_before(obs: Observation, index: int) -> int | None:
+    """The table's value when ``obs.history[index]`` happened."""
+    for event in reversed(obs.history[:index]):
+        if isinstance(event, PlayEvent):
+            return event.value
+    return None
 
 
 def think_until(game: Game) -> float:
@@ -198,22 +247,42 @@ def shortlist(obs: Observation, legal: list[Move], rules: Ruleset) -> list[Move]
         seen.add(key)
         plays += isinstance(move, Play)
         out.append(move)
-    out += [a for a in legal if (isinstance(a, Drop) or a == PASS) and a not in out]
+    out += [a for a in legal if isinstance(a, Drop | Pass) and a not in out]
     return out
 
 
 def playout(state: State, seat: int, rules: Ruleset, rounds: int, stop: float) -> float | None:
-    """Play every seat by ``playout_action`` to the end of the round (the ``rounds``-th finished one, counting
-    from 0); ``seat``'s result: penalty chips less the end value of its bonus chips. ``None`` when the clock
-    reaches ``stop`` first."""
+    """Play every seat by ``playout_action`` for up to ``PLAYOUT_TURNS`` turns per seat, or to the end of the
+    round (the ``rounds``-th finished one, counting from 0). ``seat``'s result: penalty chips less the end value
+    of its bonus chips, plus, when it is still playing, the cheaper of dropping and the heuristic estimate of
+    playing its hand out. ``None`` when the clock reaches ``stop`` first."""
     turns = 0
+    limit = PLAYOUT_TURNS * state.players
     while state.phase is Phase.PLAY and len(state.rounds_done) == rounds:
+        if turns == limit:
+            values = [_leaf_value(state, s, rules) for s in range(state.players)]
+            return _relative(values, seat)
         state = apply(state, playout_action(state, rules))
         turns += 1
         if turns % 8 == 0 and time.monotonic() >= stop:
             return None
-    end = state.rounds_done[rounds].players[seat]
-    return end.penalty - rules.bonus_refund * end.bonus
+    table = state.rounds_done[rounds].players
+    return _relative([p.penalty - rules.bonus_refund * p.bonus for p in table], seat)
+
+
+def _leaf_value(state: State, seat: int, rules: Ruleset) -> float:
+    value = state.penalty[seat] - rules.bonus_refund * state.bonus[seat]
+    if state.status[seat] is not Status.PLAYING:
+        return value
+    hand = state.hands[seat]
+    ahead = finish_estimate(hand, state.last, state.bonus[seat], rules)
+    return value + (len(hand) if ahead is None else min(ahead, len(hand)))
+
+
+def _relative(values: list[float], seat: int) -> float:
+    """``seat``'s value less ``RIVALRY`` times the average of the others' (lower is better)."""
+    others = [v for s, v in enumerate(values) if s != seat]
+    return values[seat] - RIVALRY * sum(others) / len(others)
 
 
 def playout_action(state: State, rules: Ruleset) -> Play | Pass:
