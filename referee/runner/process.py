@@ -51,7 +51,10 @@ class BotProcess:
         self._buf = bytearray()
         self._eof = False
         self._drain_scope: trio.CancelScope | None = None
-        self._reader_scope: trio.CancelScope | None = None
+        self._alarm_scope: trio.CancelScope | None = None
+        self._reading = False
+        self._read_deadline = math.inf
+        self._timed_out = False
         self._exit = trio.Event()
         # The pipes, non-blocking and owned by trio streams; the hot path reads and writes the descriptors.
         self._stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
@@ -95,6 +98,7 @@ class BotProcess:
         bot = cls(spec, popen, cgroup, mode)
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
+        trio.lowlevel.spawn_system_task(bot._alarm)
         await trio.lowlevel.checkpoint()
         return bot
 
@@ -113,7 +117,7 @@ class BotProcess:
         except BlockingIOError:
             done = 0
         except OSError:
-            raise BotCrashed(self._exit_detail("closed its input")) from None
+            raise BotCrashed(await self._exit_detail_wait("closed its input")) from None
         if done == len(data):
             return
         try:
@@ -122,7 +126,7 @@ class BotProcess:
         except trio.TooSlowError:
             raise BotTimeout("the bot did not read its input in time") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            raise BotCrashed(self._exit_detail("closed its input")) from None
+            raise BotCrashed(await self._exit_detail_wait("closed its input")) from None
 
     # ------------------------------------------------------------------------------------------- input
 
@@ -152,14 +156,27 @@ class BotProcess:
                 if not self._read_available():
                     raise BotCrashed(self._exit_detail("exited"))
                 continue
-            # Wait for the pipe first (a reply is rarely there already), woken early by _watch_exit on exit.
-            with trio.CancelScope(deadline=deadline) as scope:
-                self._reader_scope = scope
+            # Wait for the pipe first (a reply is rarely there already). The alarm task wakes this wait at the
+            # deadline, the exit watcher when the process exits (both by notify_closing on the descriptor).
+            if trio.current_time() >= deadline:
+                raise BotTimeout("no reply before the deadline")
+            self._timed_out = False
+            self._read_deadline = deadline
+            self._reading = True
+            alarm = self._alarm_scope
+            if alarm is not None and deadline < alarm.deadline:
+                # Usually the alarm is still set for an earlier move's deadline: it will ring then, see this
+                # read's later deadline and re-arm itself, so most moves change no deadline at all.
+                alarm.deadline = deadline
+            try:
                 await trio.lowlevel.wait_readable(self._stdout_fd)
-            self._reader_scope = None
-            if scope.cancelled_caught:
-                if self.exited:
-                    continue
+            except trio.ClosedResourceError:
+                pass
+            finally:
+                self._reading = False
+            if self.exited:
+                continue
+            if self._timed_out:
                 raise BotTimeout("no reply before the deadline")
             try:
                 chunk = os.read(self._stdout_fd, _CHUNK)
@@ -215,8 +232,25 @@ class BotProcess:
             self.process.wait(timeout=1)
         self.exited = True
         self._exit.set()
-        if self._reader_scope is not None:
-            self._reader_scope.cancel()
+        if self._reading:
+            trio.lowlevel.notify_closing(self._stdout_fd)
+
+    async def _alarm(self) -> None:
+        """Wake the waiting reader when its deadline passes.
+
+        One long-lived cancel scope is much cheaper per move than a fresh scope around every wait: the reader
+        only moves its deadline when its own is earlier, and a ring for a finished read just re-arms.
+        """
+        while not self.closed:
+            armed = self._reading and not self._timed_out
+            with trio.CancelScope(deadline=self._read_deadline if armed else math.inf) as scope:
+                self._alarm_scope = scope
+                await trio.sleep_forever()
+            self._alarm_scope = None
+            if self._reading and not self._timed_out and trio.current_time() >= self._read_deadline:
+                self._timed_out = True
+                trio.lowlevel.notify_closing(self._stdout_fd)
+            # Otherwise it rang for an earlier read (or was disarmed); the loop re-arms for the current one.
 
     def pending(self) -> bytes | None:
         """The start of output the bot sent that nobody asked for yet (None: nothing waiting).
@@ -319,6 +353,8 @@ class BotProcess:
         for stream in (self._stdin, self._stdout):
             with contextlib.suppress(Exception):
                 await stream.aclose()
+        if self._alarm_scope is not None:
+            self._alarm_scope.cancel()
         if self._drain_scope is not None:
             # Let the drain copy what the dead process left in the pipe, then stop it.
             self._drain_scope.deadline = trio.current_time() + 0.5
