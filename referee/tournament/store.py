@@ -32,8 +32,10 @@ Schema (version 1)::
           score INTEGER NOT NULL, rank INTEGER NOT NULL, -- final score (lower is better); shared rank, 1 = winner
           forfeit INTEGER NOT NULL)                      -- 1 when the seat forfeited the game
     faults(game_id TEXT REFERENCES games, seat INTEGER, entrant TEXT REFERENCES entrants,
-           kind TEXT NOT NULL,               -- the runner's fault kind (e.g. "timeout", "crash", "illegal")
-           round INTEGER, turn INTEGER,      -- where it happened, when known
+           kind TEXT NOT NULL,               -- one of referee.runner.FAULT_KINDS ("timeout", "crash", "startup",
+                                             -- "illegal_move", "invalid_json", ...)
+           round INTEGER, turn INTEGER,      -- round 1-based (0: before the first deal); turn 1-based within
+                                             -- the round (0: outside a turn, e.g. a discard or start-up)
            detail TEXT NOT NULL, line TEXT)  -- the explanation, and the offending line when there was one
 """
 
