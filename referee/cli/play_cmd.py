@@ -72,7 +72,9 @@ def play_cmd(
 
     A BOT is a .py file (run with this Python), a .js file (run with node), another executable file, or a
     quoted command line such as "java -jar bot.jar". Bot faults (timeouts, crashes, protocol errors, illegal
-    moves) forfeit the bot's game and are listed in the summary; the game log records every message.
+    moves) forfeit the bot's game and are listed in the summary; the game log records every message, and each
+    bot's stderr is saved beside it (LOG.seatN.NAME.stderr.log). Read a log back with "referee replay LOG",
+    re-check it with "referee verify LOG".
     """
     seats = len(bots) + (1 if human else 0)
     if not 2 <= seats <= 4:

@@ -158,6 +158,7 @@ class _Game:
         self.bank: list[float] = [p.time_bank if p.time_bank is not None else 0.0 for p in players]
         self.rounds_announced = 0
         self.current_round = 0  # 1-based round faults are recorded in; 0 during start-up
+        self.referee_discards: set[tuple[int, int]] = set()  # (round index, seat) already logged
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -228,7 +229,19 @@ class _Game:
             for seat in range(len(self.players)):
                 await self._notify(seat, line)
 
+    def _log_referee_discards(self) -> None:
+        """Log the discards the referee made for forfeiters (their three highest cards), once each."""
+        st = self.state
+        if st.is_over:
+            return
+        for seat in range(st.players):
+            cards = st.discards[seat]
+            if st.forfeited[seat] and cards is not None and (st.round, seat) not in self.referee_discards:
+                self.referee_discards.add((st.round, seat))
+                self.log.write("discard", t=self.log.ms(), seat=seat, cards=list(cards), by="referee")
+
     async def _discards(self) -> None:
+        self._log_referee_discards()
         state = self.state
         need = [s for s in range(state.players) if state.discards[s] is None and s not in self.out]
         results: dict[int, tuple[AnyReply | None, bytes | None, float, BaseException | None]] = {}
@@ -253,6 +266,7 @@ class _Game:
                 await self._fault(seat, err, kind="illegal_discard", line=raw)
                 continue
             self.log.write("discard", t=self.log.ms(), seat=seat, cards=list(action.cards), by="bot")
+        self._log_referee_discards()
 
     async def _turn(self) -> None:
         state = self.state

@@ -43,7 +43,8 @@ def render_log(events: list[dict[str, Any]]) -> Iterator[str]:
         elif kind == "send" and ev["msg"].get("type") == "deal":
             yield from open_round(int(ev["msg"]["round"]))
         elif kind == "discard":
-            yield f"  {who(ev['seat'])}  discards {' '.join(str(c) for c in ev['cards'])}{_took(reply_ms, ev['seat'])}"
+            by = "  (by the referee: forfeited)" if ev.get("by") == "referee" else _took(reply_ms, ev["seat"])
+            yield f"  {who(ev['seat'])}  discards {' '.join(str(c) for c in ev['cards'])}{by}"
         elif kind == "action":
             yield from open_round(int(ev["round"]))
             yield f"  turn {ev['turn']:>3}  {who(ev['seat'])}  {_describe(ev)}{_took(reply_ms, ev['seat'])}"

@@ -117,6 +117,16 @@ class _Checker:
         state = self._state()
         seat = int(ev["seat"])
         cards = tuple(sorted(int(c) for c in ev["cards"]))
+        if ev.get("by") == "referee":
+            # A forfeiter's discard: the engine makes it; the log must name the same cards.
+            made = state.discards[seat] if not state.is_over else None
+            if made is None or tuple(made) != cards:
+                raise _Disagree(
+                    ev["_line"],
+                    f"the log has the referee discard {list(cards)} for seat {seat}, "
+                    f"the engine {list(made) if made is not None else 'none'}",
+                )
+            return
         if ev.get("by") == "bot":
             reply = self._reply(ev, seat, Expect.DISCARD)
             said = discard_to_action(seat, reply)

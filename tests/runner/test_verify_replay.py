@@ -113,3 +113,30 @@ def test_replay_tells_every_move(game_log: list[str], tmp_path: Path) -> None:
     result = events[-1]
     for seat in range(3):
         assert any(f"seat {seat}" in t and f"score {result['scores'][seat]:>4}" in t for t in text)
+
+
+def test_referee_discards_of_a_forfeiter_are_logged_and_checked(tmp_path: Path) -> None:
+    from referee.runner import BotCrashed
+
+    def crash_on_deal(msg: dict[str, Any]) -> Any:
+        return BotCrashed("the bot exited") if msg["type"] == "deal" else None
+
+    path = tmp_path / "f.jsonl"
+    entrants = [ScriptedEntrant("ann"), ScriptedEntrant("bob", crash_on_deal)]
+    result = trio.run(lambda: play_game(entrants, game_id="f", seed=4, log_path=path))
+    assert result.forfeits == (1,)
+    lines = path.read_text().splitlines()
+    by_referee = [json.loads(x) for x in lines if '"by":"referee"' in x]
+    assert [e["seat"] for e in by_referee] == [1, 1]  # rounds 1 and 2
+    for event, hand in zip(by_referee, (result.deal[0][1], result.deal[1][1]), strict=True):
+        assert event["cards"] == sorted(c for c in hand if c != 1)[-3:]  # its three highest, never the 1
+    assert verify_log(_events(lines, tmp_path)).ok
+    assert any("(by the referee: forfeited)" in t for t in render_log(_events(lines, tmp_path)))
+
+    edited = list(lines)
+    i = next(n for n, x in enumerate(lines) if '"by":"referee"' in x)
+    obj = json.loads(edited[i])
+    obj["cards"] = [2, 3, 4]
+    edited[i] = json.dumps(obj)
+    verdict = verify_log(_events(edited, tmp_path))
+    assert not verdict.ok and verdict.line == i + 1 and "referee discard" in verdict.message
