@@ -107,8 +107,8 @@ def _result(
     return CheckResult(name, title, Outcome.PASSED, ok, (), figures or {})
 
 
-def _skip(name: str, title: str, why: str) -> CheckResult:
-    return CheckResult(name, title, Outcome.SKIPPED, why)
+def _skip(name: str, title: str, why: str, figures: dict[str, Any] | None = None) -> CheckResult:
+    return CheckResult(name, title, Outcome.SKIPPED, why, (), figures or {})
 
 
 # ------------------------------------------------------------------------------------------------ checks
@@ -248,16 +248,14 @@ def _situations(obs: Observations, regular: list[PlayedGame]) -> list[CheckResul
                 evidence[s].append(fault_evidence(game, game.faults[0]))
     out = []
     for s in Situation:
+        figures = {"reached": reached[s]}
         if not regular:
-            out.append(_skip(s.value, s.label, "not reached: no game was played"))
-        elif evidence[s]:
-            out.append(_result(s.value, s.label, evidence[s], ""))
-        elif reached[s]:
-            out.append(_result(s.value, s.label, [], f"reached {reached[s]} times, no fault"))
+            out.append(_skip(s.value, s.label, "not reached: no game was played", figures))
+        elif evidence[s] or reached[s]:
+            out.append(_result(s.value, s.label, evidence[s], f"reached {reached[s]} times, no fault", figures=figures))
         else:
-            out.append(_skip(s.value, s.label, "not reached in these games (the bot's own play decides some)"))
-    for r in out:
-        r.figures["reached"] = reached[Situation(r.name)]
+            why = "not reached in these games (the bot's own play decides some)"
+            out.append(_skip(s.value, s.label, why, figures))
     return out
 
 

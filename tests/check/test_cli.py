@@ -23,6 +23,10 @@ def test_a_passing_bot_exits_0_with_json_and_junit(tmp_path: Path) -> None:
     assert len(data["games"]) == 4  # three planned games and the one with unknown fields
     move_time = next(c for c in data["checks"] if c["name"] == "move-time")
     assert set(move_time["figures"]) >= {"median_ms", "p99_ms", "max_ms", "move_time_ms"}
+    situations = [c for c in data["checks"] if c["name"].startswith("situation-")]
+    assert len(situations) == 6
+    assert all(isinstance(c["figures"]["reached"], int) for c in situations)
+    assert all((c["outcome"] == "passed") == (c["figures"]["reached"] > 0) for c in situations)
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None and suite.get("failures") == "0"
     assert len(list(suite.iter("testcase"))) == len(data["checks"])
