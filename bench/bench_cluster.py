@@ -42,7 +42,7 @@ from referee.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-BOT = ROOT / "sample_bots" / "random_bot.py"
+BOT = ROOT / "tests" / "cluster" / "bots" / "steady_bot.py"  # deterministic: same games, same standings
 PLAYERS = 4
 TARGET_SLOWDOWN = 1.5  # cluster wall time / embedded wall time, --cluster local:2 against --jobs 2
 
@@ -82,10 +82,12 @@ def play(params: TournamentParams, cluster: str | None, jobs: int) -> tuple[int,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bot", type=Path, default=BOT, help="bot file, played by four entrants (default: random)")
+    parser.add_argument(
+        "--bot", type=Path, default=BOT, help="bot file, played by four entrants (default: the deterministic test bot)"
+    )
     parser.add_argument("--games", type=int, default=600, help="games per tournament (default 600)")
     parser.add_argument("--workers", type=int, default=2, help="--cluster local:N and --jobs N (default 2)")
-    parser.add_argument("--rounds", type=int, default=2, help="runs of each executor, alternating (default 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each executor, alternating (default 3)")
     parser.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="a short smoke run: 80 games, one round")

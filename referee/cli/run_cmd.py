@@ -158,6 +158,10 @@ def _run(
             check_cluster_address(cluster)
         except ClusterError as e:
             _fail("run", str(e))
+        if jobs is not None:
+            _fail("run", "--jobs does not apply with --cluster: a Dask worker plays --nthreads tables at once")
+        if fresh_bots:
+            _fail("run", "--fresh-bots is not available with --cluster")
     directory = resume or out
     if resume is not None and not (resume / DB_NAME).exists():
         _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")

@@ -32,7 +32,7 @@ from typing import Any
 import trio
 
 from referee.engine import Ruleset
-from referee.runner import Player, RunnerConfig
+from referee.runner import BotSpecError, Player, RunnerConfig
 from referee.tournament.cluster_worker import (
     BatchJob,
     BatchOut,
@@ -99,7 +99,9 @@ def _client(address: str) -> Iterator[Any]:
     if local is not None:
         dask: Any = importlib.import_module("dask")
         # The workers' statistical profiler samples every thread each 10 ms: CPU the bots need on one machine.
-        with dask.config.set({"distributed.worker.profile.enabled": False}):
+        # A worker holds a second batch while it plays one, so it never waits for the scheduler between batches.
+        settings = {"distributed.worker.profile.enabled": False, "distributed.scheduler.worker-saturation": 2.0}
+        with dask.config.set(settings):
             cluster = dd.LocalCluster(
                 n_workers=int(local.group(1)),
                 threads_per_worker=1,
@@ -139,7 +141,10 @@ def startable_entrants(entrants: Sequence[EntrantInfo], config: RunnerConfig) ->
 
     async def probe(info: EntrantInfo) -> None:
         async with limiter:
-            player = Player(info.to_spec(), config, None)
+            try:
+                player = Player(info.to_spec(), config, None)
+            except BotSpecError:  # e.g. --sandbox bwrap without bubblewrap here: not startable here
+                return
             try:
                 await player.ensure_started()
                 if player.startup_fault is None:

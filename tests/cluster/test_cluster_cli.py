@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 from pathlib import Path
+
+from tests.tournament.conftest import live_processes_under
+from tests.tournament.test_real_runs import wait_for_games
 
 from .conftest import NAMES, referee
 
@@ -43,6 +51,10 @@ def test_a_malformed_cluster_address_is_a_usage_error(tmp_path: Path, bot_dir: P
         assert done.returncode == 2
         assert done.stderr.strip().splitlines() == [done.stderr.strip()]
         assert says in done.stderr
+    for option, says in ((["--jobs", "2"], "--jobs does not apply"), (["--fresh-bots"], "--fresh-bots is not")):
+        done = referee("run", *bots(bot_dir), "--cluster", "local:2", *option, "--out", tmp_path / "t")
+        assert done.returncode == 2
+        assert done.stderr.startswith(f"referee run: error: {says}")
     assert not (tmp_path / "t").exists()
 
 
@@ -59,3 +71,36 @@ def test_without_dask_the_cluster_option_says_what_to_install(tmp_path: Path, bo
     )
     without = referee("run", *bots(bot_dir), *COMMON, "--out", tmp_path / "local", env=env)
     assert without.returncode == 0, without.stderr
+
+
+def test_ctrl_c_keeps_finished_games_and_resume_on_the_cluster_completes_the_local_standings(
+    tmp_path: Path, bot_dir: Path
+) -> None:
+    args = [*bots(bot_dir), "--seed", "8", "--move-time", "5", "--sandbox", "none", "-k", "3", "--games", "30"]
+    local = referee("run", *args, "--jobs", "2", "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    folder = tmp_path / "cluster"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "run", *map(str, args), "--cluster", "local:2", "--out", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stored = wait_for_games(folder / "results.sqlite", 12, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("Interrupted after ")
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        kept = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert stored <= kept < 4 * 3 * 30
+    deadline = time.monotonic() + 10
+    while live_processes_under(bot_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_processes_under(bot_dir) == []
+    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (folder / "standings.json").read_text() == (tmp_path / "local" / "standings.json").read_text()
