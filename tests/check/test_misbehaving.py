@@ -7,8 +7,9 @@ import pytest
 from referee.check import CheckReport, Outcome
 from tests.check.conftest import check_all, fast_options, flawed_bot, runner_bot
 
-# The runner's misbehaving bots (tests/bots/) and the check each must fail. network.py and snoop.py test the
-# sandbox (they misbehave only when it lets them through) and are not protocol faults.
+# The runner's misbehaving bots (tests/bots/) and the check each must fail. network.py, snoop.py, tmp_filler.py
+# and inspect_env.py test the sandbox and the limits (they misbehave only when those let them through), and
+# JavaBot.java needs a JVM: none of them is a protocol fault.
 RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "crash_start": ("crash_start", {}, "handshake"),
     "old_protocol": ("old_protocol", {}, "protocol-version"),
@@ -25,6 +26,9 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "hang": ("hang", {}, "move-time"),
     "slow": ("slow", {"SLOW_SECONDS": "1.5"}, "move-time"),
     "ignore_term": ("ignore_term", {}, "move-time"),
+    "deaf": ("deaf", {}, "move-time"),
+    "fork_bomb": ("fork_bomb", {}, "move-time"),
+    "memory_hog": ("memory_hog", {}, "move-time"),
     "illegal-opening": ("illegal", {"ILLEGAL": "opening"}, "situation-holds-the-1"),
     "illegal-too_low": ("illegal", {"ILLEGAL": "too_low"}, "situation-only-lower-cards"),
     "illegal-pass_forced": ("illegal", {"ILLEGAL": "pass_forced"}, "situation-forced"),
