@@ -89,8 +89,18 @@ def _cgroup_root() -> Path | None:
             probe.rmdir()
         if ok:
             _usable_root = root
+            _sweep(root)
             break
     return _usable_root
+
+
+def _sweep(root: Path) -> None:
+    """Remove empty bot cgroups left by referee processes that no longer run (killed before cleaning up)."""
+    for path in root.glob("referee-*-*"):
+        owner = path.name.split("-")[1]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            with contextlib.suppress(OSError):
+                path.rmdir()  # refused while a process is still in it
 
 
 def make_cgroup(limits: Limits) -> Path | None:
@@ -135,3 +145,39 @@ def remove_cgroup(cgroup: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+#: The environment variable that tags every process of one bot start (inherited by its children).
+MARK_VARIABLE = "REFEREE_BOT"
+
+
+def new_mark() -> str:
+    """A tag unique to one bot start, for ``MARK_VARIABLE``."""
+    return f"{os.getpid()}-{next(_counter)}-{os.urandom(6).hex()}"
+
+
+def kill_marked(mark: str) -> int:
+    """SIGKILL every process whose environment carries ``MARK_VARIABLE=mark``; the number signalled.
+
+    Finds the children a bare bot left behind outside its process group (a child that called setsid) where no
+    cgroup lists them. A process that cleared its environment escapes this; bubblewrap's PID namespace or a
+    cgroup does not let it.
+    """
+    needle = f"{MARK_VARIABLE}={mark}".encode()
+    killed = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if needle not in f.read():
+                    continue
+            os.kill(int(entry), signal.SIGKILL)
+            killed += 1
+        except (OSError, ValueError):
+            continue
+    return killed

@@ -64,6 +64,7 @@ class BotProcess:
         self._stdout_fd = self._stdout.fileno()
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
         self._poller.register(self._stdout_fd, select.POLLIN)
+        self.mark: str | None = None  # the REFEREE_BOT tag of this start's processes
         self.exited = False
         self.closed = False
 
@@ -77,6 +78,9 @@ class BotProcess:
         """
         argv = bot_argv(spec, mode, config.limits.tmp_size)
         cgroup = limits_mod.make_cgroup(config.limits)
+        mark = limits_mod.new_mark()
+        env = bot_env(spec)
+        env[limits_mod.MARK_VARIABLE] = mark
         try:
             popen = subprocess.Popen(
                 argv,
@@ -85,7 +89,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 bufsize=0,
                 cwd=str(spec.cwd),
-                env=bot_env(spec),
+                env=env,
                 start_new_session=True,
                 preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
                 close_fds=True,
@@ -96,6 +100,7 @@ class BotProcess:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
         bot = cls(spec, popen, cgroup, mode)
+        bot.mark = mark
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
@@ -343,8 +348,12 @@ class BotProcess:
     def _signal_group(self, sig: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
-        if sig == signal.SIGKILL and self.cgroup is not None:
-            limits_mod.kill_cgroup(self.cgroup)
+        if sig == signal.SIGKILL:
+            if self.cgroup is not None:
+                limits_mod.kill_cgroup(self.cgroup)
+            elif self.mode == "none" and self.mark is not None:
+                # No cgroup and no PID namespace: find children that left the group by their inherited tag.
+                limits_mod.kill_marked(self.mark)
 
     async def _release(self) -> None:
         if self.closed:

@@ -61,7 +61,9 @@ def resolve_mode(config: RunnerConfig) -> str:
 
 
 def bot_env(spec: BotSpec) -> dict[str, str]:
-    """The scrubbed environment of a bot: a few neutral variables, HOME=/tmp, and the spec's own ``env``."""
+    """The scrubbed environment of a bot: a few neutral variables, HOME=/tmp, and the spec's own ``env``.
+
+    The runner adds ``REFEREE_BOT``, a tag of the bot's processes (see ``limits.kill_marked``)."""
     env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
     env["HOME"] = "/tmp"

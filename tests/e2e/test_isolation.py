@@ -86,7 +86,7 @@ def test_environment_is_scrubbed_and_folders_are_as_documented(
     report = (tmp_path / "seat0.inspect_env.stderr.log").read_text()
     names = report.split("env: ")[1].splitlines()[0].split()
     assert "REFEREE_SECRET_TOKEN" not in names
-    allowed = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "REFEREE_TEST_MARK", "PWD"}
+    allowed = {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "HOME", "TMPDIR", "REFEREE_TEST_MARK", "PWD", "REFEREE_BOT"}
     assert set(names) <= allowed  # bwrap sets PWD for --chdir
     assert f"cwd: {BOTS}" in report
     assert "tmp writable: yes" in report

@@ -180,3 +180,18 @@ def test_play_human_seat_from_the_terminal(tmp_path: Path) -> None:
     assert "cannot read 'play eight'" in screen
     assert "Your hand:" in screen and "=== game over ===" in screen
     assert verify_log(read_log(Path(result["log"]))).ok
+
+
+def test_bare_bot_child_outside_its_group_is_found_without_cgroup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a cgroup (a non-root referee) and without bubblewrap, the child that left the bot's session is
+    still ended: it carries the bot's REFEREE_BOT tag."""
+    from referee.runner import limits
+
+    monkeypatch.setattr(limits, "_usable_root", None)  # as if no pids cgroup could be made
+    mark = new_mark()
+    specs = [bot("fork_child", mark), bot("honest", mark)]
+    (result,), _ = run_games(specs, config("none"), tmp_path)
+    assert [f.kind for f in result.faults] == ["crash"]
+    assert processes_with(mark) == []

@@ -93,3 +93,17 @@ def test_missing_program_cannot_start(tmp_path: Path) -> None:
             await BotProcess.start(spec, RunnerConfig(), None, "none")
 
     trio.run(main)
+
+
+def test_stale_cgroups_of_dead_referees_are_swept() -> None:
+    from referee.runner import Limits, limits
+
+    probe = limits.make_cgroup(Limits())
+    if probe is None:
+        pytest.skip("no writable pids cgroup here")
+    limits.remove_cgroup(probe)
+    root = probe.parent
+    stale = root / "referee-4194999-0"  # above any pid_max: its referee cannot be running
+    stale.mkdir()
+    limits._sweep(root)
+    assert not stale.exists()
