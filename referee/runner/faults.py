@@ -41,10 +41,10 @@ class Fault:
         )
 
     def describe(self, names: tuple[str, ...] | list[str] | None = None) -> str:
-        """One line: ``seat 1 (greedy): timeout in round 2, turn 7: no reply before the deadline``."""
+        """One line: ``seat 1 (greedy): timeout (round 2, turn 7): no reply before the deadline``."""
         who = f"seat {self.seat}" + (f" ({names[self.seat]})" if names else "")
         if self.round == 0:
-            when = "at start-up"
+            when = "" if self.kind == "startup" else " (start-up)"
         else:
-            when = f"in round {self.round}" + (f", turn {self.turn}" if self.turn else "")
-        return f"{who}: {self.kind} {when}: {self.detail}"
+            when = f" (round {self.round}" + (f", turn {self.turn})" if self.turn else ")")
+        return f"{who}: {self.kind}{when}: {self.detail}"

@@ -238,7 +238,9 @@ class _Game:
             cards = st.discards[seat]
             if st.forfeited[seat] and cards is not None and (st.round, seat) not in self.referee_discards:
                 self.referee_discards.add((st.round, seat))
-                self.log.write("discard", t=self.log.ms(), seat=seat, cards=list(cards), by="referee")
+                self.log.write(
+                    "discard", t=self.log.ms(), round=st.round + 1, seat=seat, cards=list(cards), by="referee"
+                )
 
     async def _discards(self) -> None:
         self._log_referee_discards()
@@ -265,7 +267,9 @@ class _Game:
             except IllegalMove as err:
                 await self._fault(seat, err, kind="illegal_discard", line=raw)
                 continue
-            self.log.write("discard", t=self.log.ms(), seat=seat, cards=list(action.cards), by="bot")
+            self.log.write(
+                "discard", t=self.log.ms(), round=state.round + 1, seat=seat, cards=list(action.cards), by="bot"
+            )
         self._log_referee_discards()
 
     async def _turn(self) -> None:
@@ -358,7 +362,8 @@ class _Game:
             self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=False)
             return
         self.state = forfeit(state, seat)
-        self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=True)
+        entries = [e.to_dict() for e in applied_events(state, self.state)]
+        self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=True, entries=entries)
 
 
 def _ms(seconds: float | None) -> int | None:

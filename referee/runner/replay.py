@@ -43,12 +43,15 @@ def render_log(events: list[dict[str, Any]]) -> Iterator[str]:
         elif kind == "send" and ev["msg"].get("type") == "deal":
             yield from open_round(int(ev["msg"]["round"]))
         elif kind == "discard":
+            yield from open_round(int(ev.get("round", current_round or 1)))
             by = "  (by the referee: forfeited)" if ev.get("by") == "referee" else _took(reply_ms, ev["seat"])
             yield f"  {who(ev['seat'])}  discards {' '.join(str(c) for c in ev['cards'])}{by}"
         elif kind == "action":
             yield from open_round(int(ev["round"]))
             yield f"  turn {ev['turn']:>3}  {who(ev['seat'])}  {_describe(ev)}{_took(reply_ms, ev['seat'])}"
         elif kind == "fault":
+            if ev["round"]:
+                yield from open_round(int(ev["round"]))
             when = (
                 f"round {ev['round']}" + (f", turn {ev['turn']}" if ev.get("turn") else "")
                 if ev["round"]
@@ -59,6 +62,8 @@ def render_log(events: list[dict[str, Any]]) -> Iterator[str]:
                 yield f"        line: {ev['line'][:100]}"
         elif kind == "forfeit" and ev.get("forfeited", True):
             yield f"  FORFEIT {who(ev['seat'])}: drops out for the rest of the game"
+            if ev.get("entries"):
+                yield f"           the referee: {_describe(ev)}"
         elif kind == "round_end":
             yield f"  -- round {ev['round']} over --"
             for seat, p in enumerate(ev["table"]):

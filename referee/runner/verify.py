@@ -193,10 +193,14 @@ class _Checker:
         if not ev.get("forfeited", True):
             return
         seat = int(ev["seat"])
+        before = self._state()
         try:
-            self.state = forfeit(self._state(), seat)
+            self.state = forfeit(before, seat)
         except IllegalMove as exc:
             raise _Disagree(ev["_line"], f"the forfeit of seat {seat} is not possible: {exc.reason}") from None
+        entries = [e.to_dict() for e in applied_events(before, self.state)]
+        if "entries" in ev and entries != ev["entries"]:
+            raise _Disagree(ev["_line"], f"the engine records {entries} for the forfeit, the log {ev['entries']}")
 
     def _on_round_end(self, ev: dict[str, Any]) -> None:
         state = self._state()
