@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -39,22 +40,51 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def resolve_mode(config: RunnerConfig) -> str:
-    """``"bwrap"`` or ``"none"`` for ``config.sandbox``; raises ``BotSpecError`` when bwrap is required but absent.
+_probed: dict[str, str | None] = {}
 
-    In ``auto`` mode without bwrap, says once on stderr that bots run with rlimits and process groups only.
+
+def bwrap_problem(bwrap: str) -> str | None:
+    """Why ``bwrap`` cannot sandbox here (e.g. no user namespaces in a container), or None when it can.
+
+    Runs a tiny sandbox once per process and remembers the answer.
+    """
+    if bwrap not in _probed:
+        true = shutil.which("true") or "/bin/true"
+        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", true]
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            _probed[bwrap] = str(exc)
+        else:
+            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            _probed[bwrap] = None if done.returncode == 0 else (err[0] if err else f"exit code {done.returncode}")
+    return _probed[bwrap]
+
+
+def resolve_mode(config: RunnerConfig) -> str:
+    """``"bwrap"`` or ``"none"`` for ``config.sandbox``.
+
+    ``auto`` uses bubblewrap when it is installed and works here; otherwise it says once on stderr that bots
+    run with resource limits and process groups only. Raises ``BotSpecError`` when ``bwrap`` is required but
+    absent or not working.
     """
     global _notice_given
     if config.sandbox == "none":
         return "none"
-    if bwrap_path() is not None:
+    bwrap = bwrap_path()
+    problem = "not found" if bwrap is None else bwrap_problem(bwrap)
+    if problem is None:
         return "bwrap"
     if config.sandbox == "bwrap":
-        raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
+        if bwrap is None:
+            raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
+        raise BotSpecError(f"--sandbox bwrap: bubblewrap cannot make a sandbox here ({problem}); use --sandbox none")
     if not _notice_given:
         _notice_given = True
+        why = "not found" if bwrap is None else f"not usable here: {problem}"
         print(
-            "referee: bubblewrap (bwrap) not found; bots run with resource limits and process groups only",
+            f"referee: bubblewrap (bwrap) {why}; bots run with resource limits and process groups only",
             file=sys.stderr,
         )
     return "none"

@@ -95,6 +95,24 @@ def test_auto_without_bwrap_says_once_that_bots_run_bare(
     assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "none"
     err = capsys.readouterr().err
     assert err.count("bubblewrap (bwrap) not found") == 1
+    assert "bots run with resource limits and process groups only" in err
     with pytest.raises(BotSpecError, match="needs bubblewrap"):
         sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
     assert sandbox.resolve_mode(RunnerConfig(sandbox="none")) == "none"
+
+
+def test_a_bwrap_that_cannot_sandbox_is_refused_or_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bwrap that fails (no user namespaces in a container): auto falls back with a notice, bwrap refuses."""
+    from referee.runner import sandbox
+
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
+    monkeypatch.setattr(sandbox, "_notice_given", False)
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "none"
+    assert "not usable here: bwrap: No permissions to create new namespace" in capsys.readouterr().err
+    with pytest.raises(BotSpecError, match="cannot make a sandbox here"):
+        sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
