@@ -16,7 +16,7 @@ from distributed import Client, LocalCluster
 from referee.tournament import ClusterError, PlayedGame, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
 
-from .conftest import make_params, play, stored_games
+from .conftest import NAMES, make_params, play, stored_games
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -27,7 +27,7 @@ def all_game_ids(params: Any) -> list[str]:
 
 
 def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, bot_dir: Path) -> None:
-    params = make_params(bot_dir, repeats=2)
+    params = make_params(bot_dir, repeats=2, env={n: {"NOTE": f"{n} plays"} for n in NAMES})
     local = play(tmp_path / "local", params)
     delivered: list[str] = []
     on_cluster = play(
@@ -46,6 +46,10 @@ def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, b
     with sqlite3.connect(tmp_path / "cluster" / "results.sqlite") as db:
         paths = {r[0] for r in db.execute("SELECT log_path FROM games")}
     assert paths == {f"games/{g}.jsonl" for g in ids}
+    for name in NAMES:  # each bot's stderr came back once, whichever worker lane ran it
+        lines = [ln for f in (tmp_path / "cluster" / "bots").glob(f"{name}.*.log") for ln in f.read_text().splitlines()]
+        mine = sorted(g for g, seats in stored_games(tmp_path / "cluster") if name in {s[0] for s in seats})
+        assert sorted(lines) == [f"{name} plays {g}" for g in mine]
 
 
 @pytest.fixture

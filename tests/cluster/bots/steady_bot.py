@@ -2,7 +2,7 @@
 
 Its games are the same whichever machine or process plays them, and however often it was restarted.
 Environment: PAUSE (seconds, default 0) to wait before each reply; NO_HELLO_IF (a path) makes it exit before its
-hello whenever that path exists.
+hello whenever that path exists; NOTE makes it write "NOTE <game id>" to stderr at the start of each game.
 """
 
 import json
@@ -13,6 +13,7 @@ import time
 
 pause = float(os.environ.get("PAUSE", "0"))
 gate = os.environ.get("NO_HELLO_IF")
+note = os.environ.get("NOTE")
 rng = random.Random()
 
 
@@ -31,6 +32,9 @@ for line in sys.stdin:
             sys.exit(2)
         reply({"type": "hello", "protocol": 1, "name": "steady", "options": {"legal_moves": True}})
     elif kind == "game_start":
+        if note:
+            sys.stderr.write(f"{note} {message['game']}\n")
+            sys.stderr.flush()
         rng.seed(f"{message['game']}:{message['seat']}")
     elif kind == "deal":
         cards = [c for c in message["hand"] if c != 1]
