@@ -118,20 +118,24 @@ def estimate_play(obs: Observation, play: Play, ruleset: Ruleset, chip_premium: 
 
 
 def rank_moves(
-    obs: Observation, legal: Sequence[Play | Pass | Drop], ruleset: Ruleset, chip_premium: float = 1.5
+    obs: Observation,
+    legal: Sequence[Play | Pass | Drop],
+    ruleset: Ruleset,
+    chip_premium: float = 1.5,
+    drop_bias: float = 0.0,
 ) -> list[tuple[float, Play | Pass | Drop]]:
     """Every legal move with its estimated cost (``estimate_play`` for plays), cheapest first.
 
     A pass costs 1 plus the estimate of playing the hand out from where the table stands, and is listed only
     while the table can still move (another seat is playing and this seat's last pass was not ``stalled``);
-    pass-and-force is not listed. A drop costs the cards in hand.
+    pass-and-force is not listed. A drop costs the cards in hand, plus ``drop_bias`` (above 0: drop later).
     """
     out: list[tuple[float, Play | Pass | Drop]] = []
     for action in legal:
         if isinstance(action, Play):
             out.append((estimate_play(obs, action, ruleset, chip_premium), action))
         elif isinstance(action, Drop):
-            out.append((float(len(obs.hand)), action))
+            out.append((len(obs.hand) + drop_bias, action))
         elif not action.force and not stalled(obs) and others_playing(obs):
             ahead = finish_estimate(obs.hand, obs.last, obs.players[obs.seat].bonus, ruleset)
             out.append((1.0 + (ahead if ahead is not None else len(obs.hand) + 1.0), action))

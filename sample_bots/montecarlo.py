@@ -1,11 +1,12 @@
 """montecarlo: samples the hidden hands and simulates with the engine, within its move time.
 
-On each turn it shortlists candidate moves: the heuristic's favourite (``protocol.tactics.rank_moves``), the
-next best plays, pass, pass-and-force and drop. Then, until its thinking time is up, it deals the cards it
+On each turn it shortlists candidate moves: its favourite by the heuristic estimates (``protocol.tactics.rank_moves``,
+with its own constants at two seats: chips valued nearer their end value, drops later), the next best plays,
+pass, pass-and-force and drop. Then, until its thinking time is up, it deals the cards it
 has not seen at random to the other seats, consistently with everything it has seen (``Game.sample_state``),
 and plays every candidate on that same deal with the engine (``referee.engine.apply``), followed by a quick
 playout in which every seat follows a brief version of the heuristic, for a few turns each; what is left of
-each hand is then estimated. A candidate replaces the heuristic's favourite only when its average result
+each hand is then estimated. A candidate replaces the favourite only when its average result
 over the sampled deals is better by more than ``CONFIDENCE`` standard errors (paired on the same deals).
 Discards work the same way: the best-shaped discards, each simulated on random deals of the other hands.
 
@@ -59,8 +60,13 @@ MARGIN_MS = 100
 MARGIN_SHARE = 0.3
 #: Candidate plays simulated, the most promising by the heuristic estimate (pass and drop are always kept).
 MAX_PLAYS = 3
-#: A bonus chip kept is worth this much more than its end value (chips rescue cards the table left behind).
+#: A bonus chip kept is worth this much more than its end value (chips rescue cards the table left behind), in
+#: the playouts' model of every seat (as the heuristic bot values them).
 CHIP_PREMIUM = 1.5
+#: Its own estimates (the favourite and the shortlist) by table size: (chip premium, drop bias). At two seats it
+#: values chips nearer their end value and drops later than the heuristic bot; these constants were chosen by
+#: simulated games of variants against the heuristic bot (at 3 and 4 seats no variant did clearly better).
+SHORTLIST_CONSTANTS = {2: (0.5, 1.0)}
 #: An optional cap on the thinking time per move, in ms, from the environment (quick test games).
 THINK_CAP_S = float(os.environ.get("MONTECARLO_THINK_MS", "inf")) / 1000
 #: How much the others' results count against this bot's own (0: only its own score matters).
@@ -236,7 +242,8 @@ def pick(diff_sum: list[float], diff_sq: list[float], worlds: int) -> int:
 def shortlist(obs: Observation, legal: list[Move], rules: Ruleset) -> list[Move]:
     """The candidates worth simulating, the heuristic's favourite first: the ``MAX_PLAYS`` best plays by the
     heuristic estimate (for each value and count only its best bonus), then pass and drop when legal."""
-    ranked = rank_moves(obs, legal, rules, CHIP_PREMIUM)
+    premium, drop_bias = SHORTLIST_CONSTANTS.get(len(obs.players), (CHIP_PREMIUM, 0.0))
+    ranked = rank_moves(obs, legal, rules, premium, drop_bias)
     out: list[Move] = [ranked[0][1]]
     seen = {(m.value, m.count) if isinstance(m, Play) else m for m in out}
     plays = 1 if isinstance(out[0], Play) else 0
