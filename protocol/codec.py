@@ -98,13 +98,13 @@ def parse_reply(line: bytes, expect: Expect) -> AnyReply:
 
 
 def parse_message(line: bytes | str) -> AnyRefereeMessage:
-    """A referee message (the bot side of the wire).
+    """A referee message (the bot side of the wire). No length limit: a turn late in a long round is long.
 
     Raises ``ProtocolViolation``: kind ``unknown_type`` for a type this protocol version does not define
     (a bot should skip such lines), other kinds for malformed lines.
     """
     raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-    obj = _load_object(raw, "message")
+    obj = _load_object(raw, "message", limit=None)
     kind = obj.get("type")
     if not isinstance(kind, str):
         _violate("bad_field", "the message has no string field 'type'")
@@ -142,13 +142,13 @@ def _parse_int(text: str) -> int:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_parse_int)
 
 
-def _load_object(line: bytes, what: str) -> dict[str, Any]:
+def _load_object(line: bytes, what: str, limit: int | None = MAX_LINE) -> dict[str, Any]:
     if line.endswith(b"\n"):
         line = line[:-1]
         if line.endswith(b"\r"):
             line = line[:-1]
-    if len(line) > MAX_LINE:
-        _violate("line_too_long", f"the {what} line has {len(line)} bytes, the limit is {MAX_LINE}")
+    if limit is not None and len(line) > limit:
+        _violate("line_too_long", f"the {what} line has {len(line)} bytes, the limit is {limit}")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:

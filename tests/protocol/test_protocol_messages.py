@@ -7,6 +7,7 @@ import json
 import pytest
 
 from protocol import (
+    MAX_LINE,
     Bye,
     DealMessage,
     DiscardReply,
@@ -156,3 +157,12 @@ def test_bots_ignore_unknown_fields_and_parse_the_protocol_page_example() -> Non
     assert isinstance(turn, Turn)
     assert turn.last == 7 and turn.players[0].name == "random"
     assert [e.action for e in turn.history] == ["play", "pass", "drop"]
+
+
+def test_referee_lines_longer_than_a_reply_may_be_are_read() -> None:
+    """A turn late in a long round (up to the turn limit) has a history longer than MAX_LINE bytes."""
+    history = [PlayEntry(seat=s % 3, value=23, count=1, bonus=3, penalty=10) for s in range(1000)]
+    turn = Turn(game="g", round=1, seat=0, hand=[5], last=9, forced=False, players=PLAYERS, history=history)
+    line = encode(turn)
+    assert len(line) > MAX_LINE
+    assert parse_message(line) == turn
