@@ -98,10 +98,9 @@ def play_cmd(
         game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
         log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
         entrants: list[Entrant] = [_human(as_json)] if human else []
-        for i, spec in enumerate(specs):
-            stderr = log_path.with_name(f"{log_path.stem}.seat{i + len(entrants)}.{_safe(spec.name)}.stderr.log")
-            player = Player(spec, config, stderr)
-            entrants.append(player)
+        for seat, spec in enumerate(specs, start=len(entrants)):
+            stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
+            entrants.append(Player(spec, config, stderr))
         result = trio.run(_play, entrants, game_id, ruleset, seed, deal, log_path)
     except RefereeError as exc:
         raise click.ClickException(str(exc)) from None

@@ -117,6 +117,9 @@ def test_play_summary_and_default_log(tmp_path: Path) -> None:
     assert "rank 1" in proc.stdout and "seed 2" in proc.stdout
     logs = list((tmp_path / "referee-logs").glob("*.jsonl"))
     assert len(logs) == 1
+    # Each bot's stderr is saved beside the log, named by its seat.
+    stderr_logs = sorted(p.name.removeprefix(logs[0].stem) for p in logs[0].parent.glob("*.stderr.log"))
+    assert stderr_logs == [".seat0.honest.stderr.log", ".seat1.legal_random.stderr.log"]
 
 
 @pytest.mark.parametrize(
