@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,20 @@ def test_opening_turn_plays_the_one(tmp_path: Path) -> None:
             command(bot), input=json.dumps(turn).encode() + b"\n", capture_output=True, cwd=tmp_path, timeout=60
         )
         assert parse_reply(proc.stdout, Expect.TURN) == PlayReply(value=1, count=1, bonus=0), bot
+
+
+@pytest.mark.parametrize("bot", PYTHON_BOTS)
+def test_runs_from_a_checkout_without_the_project_installed(bot: str, tmp_path: Path) -> None:
+    """With site processing off (no editable install on the path), the bot finds the SDK beside itself."""
+    site = sysconfig.get_paths()["purelib"]
+    env = {**os.environ, "PYTHONPATH": site}
+    proc = subprocess.run(
+        [sys.executable, "-S", str(BOTS / bot)],
+        input=b'{"type":"hello","protocol":1}\n{"type":"bye"}\n',
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert isinstance(parse_reply(proc.stdout, Expect.HELLO), HelloReply)
