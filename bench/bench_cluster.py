@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.engine import STANDARD
 from referee.runner import parse_bot_spec
 from referee.tournament import (
     EntrantInfo,
@@ -63,7 +62,7 @@ class Clock(Progress):
 def make_params(bot: Path, games: int, seed: int, sandbox: str) -> TournamentParams:
     entrants = tuple(EntrantInfo.from_spec(s) for s in with_unique_names([parse_bot_spec(str(bot))] * PLAYERS))
     requested = Requested(entrants, PLAYERS, max(1, games // PLAYERS), seed, 2.0, None, None, sandbox)
-    return resolve_params(None, requested, STANDARD.to_dict())
+    return resolve_params(None, requested)
 
 
 def play(params: TournamentParams, cluster: str | None, jobs: int) -> tuple[int, float, float, dict[str, Any]]:

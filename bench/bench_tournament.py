@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from referee.engine import STANDARD
 from referee.runner import parse_bot_spec
 from referee.tournament import (
     EntrantInfo,
@@ -82,7 +81,7 @@ def params_for(bot: Path, games: int, seed: int, sandbox: str, move_time: float)
     entrants = tuple(EntrantInfo.from_spec(s) for s in specs)
     repeats = max(1, games // PLAYERS)  # one table of four, four rotations per deal
     requested = Requested(entrants, PLAYERS, repeats, seed, move_time, None, None, sandbox)
-    return resolve_params(None, requested, STANDARD.to_dict())
+    return resolve_params(None, requested)
 
 
 def tournament(

@@ -6,7 +6,7 @@ import importlib.util
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -20,6 +20,7 @@ from referee.runner import (
     BotFault,
     BotSpec,
     BotSpecError,
+    Limits,
     Player,
     RunnerConfig,
     UnsolicitedOutput,
@@ -51,6 +52,7 @@ class CheckOptions:
     jobs: int = 2
     opponents: tuple[BotSpec, ...] = ()
     logs: Path | None = None
+    limits: Limits = field(default_factory=Limits)
 
 
 def sample_bot_spec(name: str) -> BotSpec:
@@ -159,7 +161,12 @@ async def run_check(
     shown = spec.name
     if spec.name in specs:  # a sample bot checked against itself: keep the seats' names apart
         spec = replace(spec, name=f"{spec.name}-under-check")
-    config = RunnerConfig(move_time=options.move_time, startup_time=options.startup_time, sandbox=options.sandbox)  # type: ignore[arg-type]
+    config = RunnerConfig(
+        move_time=options.move_time,
+        startup_time=options.startup_time,
+        sandbox=options.sandbox,  # type: ignore[arg-type]
+        limits=options.limits,
+    )
     opp_config = RunnerConfig(move_time=max(options.move_time, 1.0), startup_time=options.startup_time, sandbox="none")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:

@@ -11,8 +11,9 @@ import trio
 
 from referee.check import DEFAULT_GAMES, CheckOptions, render_text, resolve_opponent, run_check, write_junit
 from referee.cli.app import main
+from referee.cli.options import limit_option
 from referee.engine import RefereeError
-from referee.runner import BotSpecError, parse_bot_spec
+from referee.runner import BotSpecError, Limits, parse_bot_spec
 
 #: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code).
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -61,6 +62,7 @@ EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
     help="Keep the game logs and the bot's stderr in this folder (default: discarded).",
 )
 @click.option("--verbose", "-v", is_flag=True, help="Show each game as it finishes (on stderr).")
+@limit_option
 def check_cmd(
     bot: str,
     games: int,
@@ -75,6 +77,7 @@ def check_cmd(
     junit_file: Path | None,
     logs: Path | None,
     verbose: bool,
+    limits: dict[str, int | None],
 ) -> None:
     """Check that BOT speaks protocol v1 correctly before it enters a contest.
 
@@ -99,6 +102,7 @@ def check_cmd(
         jobs=jobs,
         opponents=opponent_specs,
         logs=logs,
+        limits=Limits(**limits),
     )
 
     def progress(line: str) -> None:

@@ -13,8 +13,9 @@ import click
 import trio
 
 from referee.cli.app import main
+from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option
 from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
-from referee.runner import GameResult, Player, RunnerConfig, parse_bot_spec, play_game
+from referee.runner import GameResult, Limits, Player, RunnerConfig, parse_bot_spec, play_game
 from referee.runner.game import Entrant
 from referee.runner.human import HumanPlayer
 
@@ -48,13 +49,8 @@ from referee.runner.human import HumanPlayer
     show_default=True,
     help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only.",
 )
-@click.option(
-    "--rules",
-    "rules_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Ruleset options as a JSON object file (default: the standard ruleset).",
-)
+@rules_option
+@limit_option
 def play_cmd(
     bots: tuple[str, ...],
     human: bool,
@@ -67,6 +63,7 @@ def play_cmd(
     as_json: bool,
     sandbox: str,
     rules_file: Path | None,
+    limits: dict[str, int | None],
 ) -> None:
     """Play one game; seats follow the order of the BOTs.
 
@@ -84,13 +81,14 @@ def play_cmd(
     if seed is not None and deal_file is not None:
         raise click.UsageError("give --seed or --deal, not both")
     try:
-        ruleset = _load_rules(rules_file)
+        ruleset = load_ruleset(rules_file)
         deal = _load_deal(deal_file, ruleset) if deal_file is not None else None
         config = RunnerConfig(
             move_time=move_time,
             startup_time=startup_time,
             time_bank=time_bank,
             sandbox=sandbox,  # type: ignore[arg-type]
+            limits=Limits(**limits),
         )
         specs = [parse_bot_spec(b) for b in bots]
         if deal is None and seed is None:
@@ -137,27 +135,8 @@ def _human(as_json: bool) -> HumanPlayer:
     return HumanPlayer(ask=ask, say=lambda text: print(text, file=sys.stderr, flush=True))
 
 
-def _load_rules(path: Path | None) -> Ruleset:
-    if path is None:
-        return Ruleset()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise click.ClickException(f"cannot read ruleset file {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"ruleset file {path} is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise click.ClickException(f"ruleset file {path} must hold a JSON object of options")
-    return Ruleset.from_dict(data)
-
-
 def _load_deal(path: Path, ruleset: Ruleset) -> Deal:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise click.ClickException(f"cannot read deal file {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"deal file {path} is not JSON: {exc}") from None
+    data = read_json_file(path, "deal file")
     try:
         return deal_from_json(data, ruleset)
     except RefereeError as exc:

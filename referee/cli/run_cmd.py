@@ -13,8 +13,8 @@ import click
 from rich.console import Console
 
 from referee.cli.app import main
+from referee.cli.options import limit_option, load_ruleset, rules_option
 from referee.cli.report_cmd import report_after_run
-from referee.engine import STANDARD
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
     DB_NAME,
@@ -112,6 +112,8 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
     "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the tournament in this folder."
 )
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
+@rules_option
+@limit_option
 @click.option(
     "--cluster",
     metavar="ADDRESS",
@@ -148,6 +150,8 @@ def _run(
     resume: Path | None,
     fresh_bots: bool,
     cluster: str | None,
+    rules_file: Path | None,
+    limits: dict[str, int | None],
 ) -> None:
     if resume is not None and out is not None and resume != out:
         _fail("run", "give either --out or --resume (both name the results folder)")
@@ -168,7 +172,10 @@ def _run(
     if directory is None:
         directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     entrants = _entrants(bots, manifest)
-    requested = Requested(entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox)
+    ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
+    requested = Requested(
+        entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None
+    )
     console = _console()
     stored = None
     if (directory / DB_NAME).exists():
@@ -178,7 +185,7 @@ def _run(
         except StoreError as e:
             _fail("run", str(e), 1)
     try:
-        params = resolve_params(stored, requested, STANDARD.to_dict())
+        params = resolve_params(stored, requested)
         make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
         params.runner_config()
         params.game_ruleset()

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from referee.engine import Ruleset
-from referee.runner import BotSpec, RunnerConfig
+from referee.runner import BotSpec, Limits, RunnerConfig
 from referee.tournament.schedule import default_table_size
 
 __all__ = ["EntrantInfo", "ParamsError", "Requested", "TournamentParams", "resolve_params"]
@@ -58,6 +58,7 @@ class TournamentParams:
     startup_time: float
     time_bank: float | None
     sandbox: str
+    limits: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -74,6 +75,7 @@ class TournamentParams:
             startup_time=self.startup_time,
             time_bank=self.time_bank,
             sandbox=self.sandbox,  # type: ignore[arg-type]
+            limits=Limits(**self.limits),
         )
 
     def game_ruleset(self) -> Ruleset:
@@ -100,6 +102,7 @@ class TournamentParams:
             startup_time=float(data["startup_time"]),
             time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
             sandbox=str(data["sandbox"]),
+            limits=dict(data.get("limits") or {}),
         )
 
     def mismatch(self, other: TournamentParams) -> str | None:
@@ -118,6 +121,7 @@ class TournamentParams:
             "startup_time": "the startup time",
             "time_bank": "the time bank",
             "sandbox": "--sandbox",
+            "limits": "--limit",
         }
         for name, label in labels.items():
             was, now = getattr(self, name), getattr(other, name)
@@ -138,9 +142,11 @@ class Requested:
     startup_time: float | None = None
     time_bank: float | None = None
     sandbox: str | None = None
+    ruleset: dict[str, Any] | None = None
+    limits: dict[str, int | None] | None = None
 
 
-def resolve_params(stored: TournamentParams | None, requested: Requested, ruleset: dict[str, Any]) -> TournamentParams:
+def resolve_params(stored: TournamentParams | None, requested: Requested) -> TournamentParams:
     """The parameters to run with: the stored ones (a resume) or the requested ones with defaults filled in.
 
     On a resume every requested value must equal the stored one. Raises ``ParamsError`` naming the difference,
@@ -152,8 +158,6 @@ def resolve_params(stored: TournamentParams | None, requested: Requested, rulese
         candidate = replace(stored, **given)
         if requested.entrants is not None:
             candidate = replace(candidate, entrants=requested.entrants)
-        if stored.ruleset != ruleset:
-            candidate = replace(candidate, ruleset=ruleset)
         diff = stored.mismatch(candidate)
         if diff is not None:
             raise ParamsError(f"it holds a tournament where {diff}")
@@ -167,9 +171,10 @@ def resolve_params(stored: TournamentParams | None, requested: Requested, rulese
         else requested.table_size,
         repeats=1 if requested.repeats is None else requested.repeats,
         seed=secrets.randbelow(2**31) if requested.seed is None else requested.seed,
-        ruleset=ruleset,
+        ruleset=Ruleset().to_dict() if requested.ruleset is None else requested.ruleset,
         move_time=1.0 if requested.move_time is None else requested.move_time,
         startup_time=10.0 if requested.startup_time is None else requested.startup_time,
         time_bank=requested.time_bank,
         sandbox=requested.sandbox or "auto",
+        limits={} if requested.limits is None else requested.limits,
     )

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from referee.engine import STANDARD
 from referee.runner import parse_bot_spec
 from referee.tournament import (
     EntrantInfo,
@@ -50,7 +49,7 @@ def entrants(bot_dir: Path, env: dict[str, dict[str, str]] | None = None) -> tup
 
 def make_params(bot_dir: Path, *, repeats: int = 1, env: dict[str, dict[str, str]] | None = None) -> TournamentParams:
     requested = Requested(entrants(bot_dir, env), 3, repeats, 99, 5.0, 20.0, None, "none")
-    return resolve_params(None, requested, STANDARD.to_dict())
+    return resolve_params(None, requested)
 
 
 def play(

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from referee.engine import STANDARD
 from referee.tournament import (
     EntrantInfo,
     Requested,
@@ -22,7 +21,7 @@ from .fakes import FakePlayer, fake_play, make_factory
 
 def params_for(names: list[str], **kw: object) -> object:
     entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in names)
-    return resolve_params(None, Requested(entrants=entrants, seed=11, **kw), STANDARD.to_dict())  # type: ignore[arg-type]
+    return resolve_params(None, Requested(entrants=entrants, seed=11, **kw))  # type: ignore[arg-type]
 
 
 def start(tmp: Path, names: list[str], **kw: object) -> tuple[ResultsStore, object]:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from referee.engine import STANDARD
 from referee.tournament import (
     EntrantInfo,
     Requested,
@@ -27,7 +26,7 @@ NAMES = ["a", "b", "c"]
 
 def params(**kw: object) -> object:
     entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/bots", {"K": "v"}) for n in NAMES)
-    return resolve_params(None, Requested(entrants=entrants, seed=9, **kw), STANDARD.to_dict())  # type: ignore[arg-type]
+    return resolve_params(None, Requested(entrants=entrants, seed=9, **kw))  # type: ignore[arg-type]
 
 
 def test_params_round_trip_and_games_in_schedule_order(tmp_path: Path) -> None:
@@ -60,13 +59,13 @@ def test_params_round_trip_and_games_in_schedule_order(tmp_path: Path) -> None:
 def test_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
     p = params()
     with pytest.raises(ParamsError, match="--games was 1; now 3"):
-        resolve_params(p, Requested(repeats=3), STANDARD.to_dict())  # type: ignore[arg-type]
+        resolve_params(p, Requested(repeats=3))  # type: ignore[arg-type]
     with pytest.raises(
         ParamsError, match=re.escape("entrant a was started with `python3 a.py`; now `python3 other.py`")
     ):
         other = (EntrantInfo("a", ("python3", "other.py"), "/bots", {"K": "v"}), *p.entrants[1:])  # type: ignore[attr-defined]
-        resolve_params(p, Requested(entrants=other), STANDARD.to_dict())  # type: ignore[arg-type]
-    assert resolve_params(p, Requested(seed=9, repeats=1), STANDARD.to_dict()) == p  # type: ignore[arg-type]
+        resolve_params(p, Requested(entrants=other))  # type: ignore[arg-type]
+    assert resolve_params(p, Requested(seed=9, repeats=1)) == p  # type: ignore[arg-type]
 
 
 def test_foreign_files_are_refused(tmp_path: Path) -> None:

@@ -1,0 +1,97 @@
+"""Options shared by several commands: resource limits of bots (``--limit``) and ruleset files (``--rules``)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from referee.engine import RefereeError, Ruleset
+from referee.runner import Limits
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``--limit`` names → ``Limits`` fields (``memory`` is the address-space limit).
+LIMIT_NAMES = {f.name: f.name for f in fields(Limits)} | {"memory": "address_space"}
+_SIZE = re.compile(r"^(\d+)\s*([kmg]i?b?|b)?$", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def limit_option(f: F) -> F:
+    """Add a repeatable ``--limit NAME=VALUE`` option (parsed into a dict of ``Limits`` fields)."""
+    names = ", ".join(sorted(LIMIT_NAMES))
+    return click.option(
+        "--limit",
+        "limits",
+        multiple=True,
+        metavar="NAME=VALUE",
+        callback=_parse_limits,
+        help=f"A resource limit of each bot process; repeatable. NAME: {names}. VALUE: a number (sizes may "
+        "end in K, M or G) or 'none'. Defaults: memory=4G, cpu_seconds=86400, processes=256, open_files=256, "
+        "file_size=64M, tmp_size=256M.",
+    )(f)
+
+
+def _parse_limits(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for text in values:
+        name, sep, value = text.partition("=")
+        key = LIMIT_NAMES.get(name.strip().lower().replace("-", "_"))
+        if not sep or key is None:
+            raise click.BadParameter(
+                f"{text!r}: expected NAME=VALUE with NAME one of {', '.join(sorted(LIMIT_NAMES))}", param=param
+            )
+        value = value.strip()
+        if value.lower() in ("none", "unlimited"):
+            out[key] = None
+            continue
+        match = _SIZE.match(value)
+        if match is None or int(match.group(1)) < 1:
+            raise click.BadParameter(f"{text!r}: the value must be a positive number (or 'none')", param=param)
+        unit = (match.group(2) or "").lower()[:1]
+        out[key] = int(match.group(1)) * _UNITS[unit]
+    return out
+
+
+def rules_option(f: F) -> F:
+    """Add ``--rules FILE``: ruleset options as a JSON object file."""
+    return click.option(
+        "--rules",
+        "rules_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help='Ruleset options as a JSON object file, e.g. {"chip_floor": true} (default: the standard ruleset; '
+        "see RULES.md).",
+    )(f)
+
+
+def load_ruleset(path: Path | None) -> Ruleset:
+    """The ruleset in the JSON file at ``path`` (the standard one for None).
+
+    Raises ``click.ClickException`` with one line for an unreadable file, bad JSON or a bad option.
+    """
+    if path is None:
+        return Ruleset()
+    data = read_json_file(path, "ruleset file")
+    if not isinstance(data, dict):
+        raise click.ClickException(f"ruleset file {path} must hold a JSON object of options")
+    try:
+        return Ruleset.from_dict(data)
+    except RefereeError as exc:
+        raise click.ClickException(f"ruleset file {path}: {exc}") from None
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """The JSON content of ``path``; ``what`` names the file in the one-line ``click.ClickException`` raised
+    for an unreadable file or bad JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise click.ClickException(f"cannot read {what} {path}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"{what} {path} is not JSON: {exc}") from None
