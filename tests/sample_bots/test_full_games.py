@@ -58,7 +58,7 @@ def assert_clean(results: list[GameResult], folder: Path) -> None:
         assert "[sdk]" not in log.read_text(errors="replace"), log.name  # no SDK fallback was needed
 
 
-@pytest.mark.parametrize(("a", "b"), list(itertools.combinations(FILES, 2)), ids="-".join)
+@pytest.mark.parametrize(("a", "b"), [pytest.param(a, b, id=f"{a}-{b}") for a, b in itertools.combinations(FILES, 2)])
 def test_every_pair_plays_whole_games_both_ways(a: str, b: str, tmp_path: Path) -> None:
     results = play([a, b], tmp_path, seeds=[1])
     results += play([b, a], tmp_path, seeds=[2])
