@@ -32,7 +32,7 @@ def limit_option(f: F) -> F:
         metavar="NAME=VALUE",
         callback=_parse_limits,
         help=f"A resource limit of each bot process; repeatable. NAME: {names}. VALUE: a number (sizes may "
-        "end in K, M or G) or 'none'. Defaults: memory=4G, cpu_seconds=86400, processes=256, open_files=256, "
+        "end in K, M or G) or 'none'. Defaults: memory=8G, cpu_seconds=86400, processes=256, open_files=256, "
         "file_size=64M, tmp_size=256M.",
     )(f)
 

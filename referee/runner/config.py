@@ -20,16 +20,17 @@ class ConfigError(RefereeError, ValueError):
 class Limits:
     """Resource limits of one bot process (``None``: not limited).
 
-    ``address_space`` (bytes) is virtual memory, not RAM: node and the JVM reserve gigabytes up front, so the
-    default 4 GiB leaves room for both. ``processes`` caps processes and threads of the bot; it is enforced by
-    a pids cgroup when the referee may create one (root), else inside bubblewrap by RLIMIT_NPROC (which the
-    kernel does not apply to root); a bare bot of a non-root referee has no process cap. ``cpu_seconds`` is CPU
-    time of one process over its whole life, and a persistent bot plays many games: the default (a day) only
-    stops a runaway. ``file_size`` caps each file a bot writes; ``tmp_size`` caps the sandbox's private /tmp,
-    which lives in RAM (bubblewrap only).
+    ``address_space`` (bytes) is virtual memory, not RAM: node and the JVM reserve gigabytes up front (the JVM
+    sizes its heap reservation from this limit, and glibc reserves 64 MiB per malloc arena and thread), so the
+    default 8 GiB leaves room for both; 4 GiB made the JVM fail now and then under load. ``processes`` caps
+    processes and threads of the bot; it is enforced by a pids cgroup when the referee may create one (root),
+    else inside bubblewrap by RLIMIT_NPROC (which the kernel does not apply to root); a bare bot of a non-root
+    referee has no process cap. ``cpu_seconds`` is CPU time of one process over its whole life, and a
+    persistent bot plays many games: the default (a day) only stops a runaway. ``file_size`` caps each file a
+    bot writes; ``tmp_size`` caps the sandbox's private /tmp, which lives in RAM (bubblewrap only).
     """
 
-    address_space: int | None = 4 * GiB
+    address_space: int | None = 8 * GiB
     cpu_seconds: int | None = 86_400
     processes: int | None = 256
     open_files: int | None = 256

@@ -24,7 +24,7 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "closed_stdout": ("closed_stdout", {}, "stays-alive"),
     "fork_child": ("fork_child", {}, "stays-alive"),
     "hang": ("hang", {}, "move-time"),
-    "slow": ("slow", {"SLOW_SECONDS": "1.5"}, "move-time"),
+    "slow": ("slow", {"SLOW_SECONDS": "3"}, "move-time"),
     "ignore_term": ("ignore_term", {}, "move-time"),
     "deaf": ("deaf", {}, "move-time"),
     "fork_bomb": ("fork_bomb", {}, "move-time"),

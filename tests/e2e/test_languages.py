@@ -24,7 +24,7 @@ def test_node_and_jvm_bots_play_under_default_limits(tmp_path: Path, mode: str) 
     java = replace(parse_bot_spec(f"java {BOTS / 'JavaBot.java'}"), env=env)
     js = replace(parse_bot_spec(str(SAMPLE_JS)), env=env)
     specs = [java, js, bot("honest", mark)]
-    # The default limits (4 GiB address space, 256 processes); a generous start-up for the JVM's compile.
+    # The default limits (8 GiB address space, 256 processes); a generous start-up for the JVM's compile.
     (result,), players = run_games(specs, config(mode, startup_time=30.0), tmp_path, seeds=[3])
     assert result.faults == ()
     assert players[0].hello is not None and players[0].hello.name == "java"
