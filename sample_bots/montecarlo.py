@@ -24,7 +24,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -104,26 +104,13 @@ class MonteCarlo(Bot):
         chip_value = chips_worth(game)
         rules = replace(game.ruleset, rounds=1)  # simulate this round only
         seat = game.seat
-        k = len(candidates)
-        diff_sum = [0.0] * k
-        diff_sq = [0.0] * k
-        worlds = 0
-        while worlds < MAX_WORLDS and time.monotonic() < stop:
+
+        def one_deal() -> list[float] | None:
             world = deal_world(hand, n, game, rules)
-            results = []
-            for cards in candidates:
-                result = playout(apply(world, Discard(seat, cards)), seat, rules, 0, chip_value, stop)
-                if result is None:
-                    break
-                results.append(result)
-            if len(results) < k:
-                break
-            for i in range(1, k):
-                d = results[i] - results[0]
-                diff_sum[i] += d
-                diff_sq[i] += d * d
-            worlds += 1
-        return candidates[pick(diff_sum, diff_sq, worlds)]
+            starts = (apply(world, Discard(seat, cards)) for cards in candidates)
+            return play_all(starts, seat, rules, 0, chip_value, stop)
+
+        return candidates[compare(len(candidates), one_deal, stop)]
 
     def move(self, obs: Observation, game: Game) -> Move:
         legal = game.legal_moves(obs)
@@ -134,27 +121,13 @@ class MonteCarlo(Bot):
             return candidates[0]
         stop = think_until(game)
         chip_value = chips_worth(game)
-        # Paired comparison against the heuristic's favourite (candidate 0), on the same sampled deals.
-        k = len(candidates)
-        diff_sum = [0.0] * k
-        diff_sq = [0.0] * k
-        worlds = 0
-        while worlds < MAX_WORLDS and time.monotonic() < stop:
+
+        def one_deal() -> list[float] | None:
             world = infer_world(obs, game)
-            results = []
-            for action in candidates:
-                result = playout(apply(world, action), obs.seat, game.ruleset, len(world.rounds_done), chip_value, stop)
-                if result is None:
-                    break
-                results.append(result)
-            if len(results) < k:
-                break  # out of time mid-deal: keep the comparison fair, leave the partial deal out
-            for i in range(1, k):
-                d = results[i] - results[0]
-                diff_sum[i] += d
-                diff_sq[i] += d * d
-            worlds += 1
-        return candidates[pick(diff_sum, diff_sq, worlds)]
+            starts = (apply(world, action) for action in candidates)
+            return play_all(starts, obs.seat, game.ruleset, len(world.rounds_done), chip_value, stop)
+
+        return candidates[compare(len(candidates), one_deal, stop)]
 
 
 def infer_world(obs: Observation, game: Game) -> State:
@@ -239,6 +212,39 @@ def deal_world(hand: Hand, n: int, game: Game, rules: Ruleset) -> State:
         rest = [c for c in hands[s] if c != 1]
         state = apply(state, Discard(s, tuple(rest[len(rest) - n :]) if n else ()))
     return state
+
+
+def compare(k: int, one_deal: Callable[[], list[float] | None], stop: float) -> int:
+    """Paired comparison of ``k`` candidates against the heuristic's favourite (candidate 0) on the same sampled
+    deals, until ``MAX_WORLDS`` deals or ``stop``. ``one_deal`` samples a deal and returns every candidate's
+    playout result on it, or None when time ran out mid-deal (that deal is left out, to keep the comparison
+    fair). Returns the index ``pick`` chooses."""
+    diff_sum = [0.0] * k
+    diff_sq = [0.0] * k
+    worlds = 0
+    while worlds < MAX_WORLDS and time.monotonic() < stop:
+        results = one_deal()
+        if results is None:
+            break
+        for i in range(1, k):
+            d = results[i] - results[0]
+            diff_sum[i] += d
+            diff_sq[i] += d * d
+        worlds += 1
+    return pick(diff_sum, diff_sq, worlds)
+
+
+def play_all(
+    starts: Iterable[State], seat: int, rules: Ruleset, rounds: int, chip_value: float, stop: float
+) -> list[float] | None:
+    """``playout`` from each start in turn; None as soon as one runs out of time."""
+    results = []
+    for start in starts:
+        result = playout(start, seat, rules, rounds, chip_value, stop)
+        if result is None:
+            return None
+        results.append(result)
+    return results
 
 
 def pick(diff_sum: list[float], diff_sq: list[float], worlds: int) -> int:
