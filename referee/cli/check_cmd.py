@@ -11,7 +11,7 @@ import trio
 
 from referee.check import DEFAULT_GAMES, CheckOptions, render_text, resolve_opponent, run_check, write_junit
 from referee.cli.app import main
-from referee.cli.options import limit_option
+from referee.cli.options import limit_option, sandbox_option
 from referee.engine import RefereeError
 from referee.runner import BotSpecError, Limits, parse_bot_spec
 
@@ -30,13 +30,7 @@ EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 )
 @click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds the bot has per reply.")
 @click.option("--startup-time", type=float, default=10.0, show_default=True, help="Seconds for the bot's hello.")
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "none"]),
-    default="auto",
-    show_default=True,
-    help="Run the bot inside bubblewrap (auto: when installed) or with rlimits and process groups only.",
-)
+@sandbox_option()
 @click.option("--seed", type=int, default=23, show_default=True, help="Seed of the suite's deals.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True, help="Games at once.")
 @click.option(

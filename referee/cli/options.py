@@ -7,12 +7,13 @@ import re
 from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import click
 
 from referee.engine import RefereeError, Ruleset
 from referee.runner import Limits
+from referee.runner.config import SandboxMode
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -20,6 +21,19 @@ F = TypeVar("F", bound=Callable[..., Any])
 LIMIT_NAMES = {f.name: f.name for f in fields(Limits)} | {"memory": "address_space"}
 _SIZE = re.compile(r"^(\d+)\s*([kmg]i?b?|b)?$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+
+
+def sandbox_option(*, stored: bool = False) -> Callable[[F], F]:
+    """Add ``--sandbox auto|bwrap|none``. ``stored``: no default value, so a resumed tournament keeps its own
+    (a new one takes auto)."""
+    return click.option(
+        "--sandbox",
+        type=click.Choice(get_args(SandboxMode)),
+        default=None if stored else "auto",
+        show_default=not stored,
+        help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only."
+        + ("  [default: auto]" if stored else ""),
+    )
 
 
 def limit_option(f: F) -> F:

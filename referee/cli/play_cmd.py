@@ -13,7 +13,7 @@ import click
 import trio
 
 from referee.cli.app import main
-from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option
+from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
 from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
 from referee.runner import GameResult, Limits, Player, RunnerConfig, parse_bot_spec, play_game
 from referee.runner.game import Entrant
@@ -42,13 +42,7 @@ from referee.runner.human import HumanPlayer
     help="Game log (JSON Lines) path [default: referee-logs/<game>.jsonl].",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object with the result.")
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bwrap", "none"]),
-    default="auto",
-    show_default=True,
-    help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only.",
-)
+@sandbox_option()
 @rules_option
 @limit_option
 def play_cmd(

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 
 from referee.cli.app import main
-from referee.cli.options import limit_option, load_ruleset, rules_option
+from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
 from referee.cli.report_cmd import report_after_run
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
@@ -101,7 +101,7 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
 @click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
 @click.option("--startup-time", type=float, help="Seconds a bot has to answer hello.  [default: 10]")
 @click.option("--time-bank", type=float, help="Extra seconds per game a bot may spend beyond --move-time.")
-@click.option("--sandbox", type=click.Choice(["auto", "bwrap", "none"]), help="Bot sandbox.  [default: auto]")
+@sandbox_option(stored=True)
 @click.option(
     "--out",
     "-o",
