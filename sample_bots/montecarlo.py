@@ -5,10 +5,12 @@ with its own constants at two seats: chips valued nearer their end value, drops 
 pass, pass-and-force and drop. Then, until its thinking time is up, it deals the cards it has not seen at random
 to the other seats, consistently with everything it has seen (``Game.sample_state``), and plays every candidate
 on that same deal with the engine (``referee.engine.apply``), followed by a quick playout of the rest of the
-round in which every seat follows a brief version of the heuristic. A candidate replaces the favourite only when
-its average result over the sampled deals is better by more than ``CONFIDENCE`` standard errors (paired on the
-same deals). Discards work the same way: the best-shaped discards, each simulated on random deals of the other
-hands.
+round in which every seat follows a brief version of the heuristic, except the seats it has seen playing
+erratically (wasting bonus chips, or paying more penalty than dropping out would cost: ``erratic_seats``), which
+play at random there; it remembers such players by name for the later games of a contest. A candidate replaces
+the favourite only when its average result over the sampled deals is better by more than ``CONFIDENCE`` standard
+errors (paired on the same deals). Discards work the same way: the best-shaped discards, each simulated on random
+deals of the other hands.
 
 Its result is its own score at the end of the round: penalty chips less the end value of its bonus chips, and
 ``CARRY_PREMIUM`` more per chip when a later round can still use it (``RIVALRY`` can weigh the other seats'
@@ -21,12 +23,14 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
 
@@ -50,6 +54,7 @@ from referee.engine import (
     State,
     Status,
     apply,
+    legal_actions,
     new_game,
     unseen_cards,
 )
@@ -95,6 +100,20 @@ MAX_WORLDS = 200
 class MonteCarlo(Bot):
     name = "montecarlo"
 
+    def __init__(self) -> None:
+        #: Names of the players seen playing erratically (``erratic_seats``) in this or an earlier game.
+        self.erratic_names: set[str] = set()
+
+    def erratic(self, game: Game, obs: Observation | None = None) -> frozenset[int]:
+        """The other seats to model as playing at random: those whose plays this round were erratic, and those
+        whose player was seen to play so before (by name: the bot stays up across the games of a contest)."""
+        own = game.names[game.seat]
+        if obs is not None:
+            seen = erratic_seats(obs, game.ruleset)
+            self.erratic_names |= {game.names[s] for s in seen if game.names[s] != own}
+        names = self.erratic_names
+        return frozenset(s for s, name in enumerate(game.names) if s != game.seat and name in names and name != own)
+
     def discard(self, hand: Hand, n: int, game: Game) -> Sequence[int]:
         ranked = rank_discards(hand, n)
         candidates = [cards for _, cards in ranked[:DISCARD_OPTIONS]]
@@ -105,14 +124,17 @@ class MonteCarlo(Bot):
         rules = replace(game.ruleset, rounds=1)  # simulate this round only
         seat = game.seat
 
+        model = Model(self.erratic(game), game.rng)
+
         def one_deal() -> list[float] | None:
-            world = deal_world(hand, n, game, rules)
+            world = deal_world(hand, n, game, rules, model.erratic)
             starts = (apply(world, Discard(seat, cards)) for cards in candidates)
-            return play_all(starts, seat, rules, 0, chip_value, stop)
+            return play_all(starts, seat, rules, 0, chip_value, stop, model)
 
         return candidates[compare(len(candidates), one_deal, stop)]
 
     def move(self, obs: Observation, game: Game) -> Move:
+        erratic = self.erratic(game, obs)
         legal = game.legal_moves(obs)
         if len(legal) == 1:
             return legal[0]
@@ -121,23 +143,55 @@ class MonteCarlo(Bot):
             return candidates[0]
         stop = think_until(game)
         chip_value = chips_worth(game)
+        model = Model(erratic, game.rng)
 
         def one_deal() -> list[float] | None:
-            world = infer_world(obs, game)
+            world = infer_world(obs, game, model.erratic)
             starts = (apply(world, action) for action in candidates)
-            return play_all(starts, obs.seat, game.ruleset, len(world.rounds_done), chip_value, stop)
+            return play_all(starts, obs.seat, game.ruleset, len(world.rounds_done), chip_value, stop, model)
 
         return candidates[compare(len(candidates), one_deal, stop)]
 
 
-def infer_world(obs: Observation, game: Game) -> State:
+class Model(NamedTuple):
+    """How the playouts play the other seats: ``erratic`` seats (see ``erratic_seats``) pick uniformly among
+    their legal actions with ``rng``; every other seat follows ``playout_action``."""
+
+    erratic: frozenset[int]
+    rng: random.Random
+
+
+def erratic_seats(obs: Observation, rules: Ruleset) -> set[int]:
+    """The other seats whose plays this round no cost-minded player makes: spending a bonus chip that changes
+    nothing (one chip less would still reach the table's value with no penalty), or taking more penalty chips
+    than dropping out would have cost (one per card held) even if the hand is then finished (with its refund).
+    The playouts model such a seat as playing at random (a model of a careful player would expect it to keep
+    the table low and to pass and drop sensibly, and would misjudge every line of play against it)."""
+    out: set[int] = set()
+    held = [rules.hand_size - rules.discard] * len(obs.players)
+    last: int | None = None
+    for event in obs.history:
+        if not isinstance(event, PlayEvent):
+            continue
+        if last is not None and event.seat != obs.seat and not event.forfeit:
+            fewer = last + rules.bonus_step * (event.bonus - 1)  # the reach of one chip less
+            wasted = event.bonus > 0 and last - rules.bonus_step * (event.bonus - 1) <= event.value <= fewer + 1
+            if wasted or event.penalty > held[event.seat] + rules.finish_refund:
+                out.add(event.seat)
+        held[event.seat] -= event.count
+        last = event.value
+    return out
+
+
+def infer_world(obs: Observation, game: Game, erratic: frozenset[int] = frozenset()) -> State:
     """A sampled state (``Game.sample_state``) whose other hands also respect what their passes revealed: a seat
     that passed on ``last`` had no card of ``last`` or ``last + 1`` (a free play), unless it played such a card
-    later. Falls back to the plain sample when the cards cannot be dealt that way."""
+    later. Passes of ``erratic`` seats reveal nothing. Falls back to the plain sample when the cards cannot be
+    dealt that way."""
     state = game.sample_state(obs)
     lacks: dict[int, set[int]] = {}
     for i, event in enumerate(obs.history):
-        if isinstance(event, PassEvent) and event.seat != obs.seat:
+        if isinstance(event, PassEvent) and event.seat != obs.seat and event.seat not in erratic:
             last = _last_before(obs, i)
             if last is not None:
                 later = {e.value for e in obs.history[i:] if isinstance(e, PlayEvent) and e.seat == event.seat}
@@ -184,9 +238,10 @@ def think_until(game: Game) -> float:
     return start + min(THINK_SHARE * move_s, move_s - max(MARGIN_MS / 1000, MARGIN_SHARE * move_s), THINK_CAP_S)
 
 
-def deal_world(hand: Hand, n: int, game: Game, rules: Ruleset) -> State:
+def deal_world(hand: Hand, n: int, game: Game, rules: Ruleset, erratic: frozenset[int] = frozenset()) -> State:
     """A state at the start of this round with the other hands dealt at random from the cards not in ``hand``,
-    the other seats' discards made (their highest cards), the chips as they stand, and this seat to discard."""
+    the other seats' discards made (their highest cards; random ones for ``erratic`` seats), the chips as they
+    stand, and this seat to discard."""
     pool = list((Counter(DECK) - Counter(hand)).elements())
     one_elsewhere = 1 not in hand
     if one_elsewhere:
@@ -210,7 +265,8 @@ def deal_world(hand: Hand, n: int, game: Game, rules: Ruleset) -> State:
         state = state._replace(penalty=tuple(p.penalty for p in table), bonus=tuple(p.bonus for p in table))
     for s in others:
         rest = [c for c in hands[s] if c != 1]
-        state = apply(state, Discard(s, tuple(rest[len(rest) - n :]) if n else ()))
+        cards = game.rng.sample(rest, n) if s in erratic else rest[len(rest) - n :]
+        state = apply(state, Discard(s, tuple(sorted(cards)) if n else ()))
     return state
 
 
@@ -235,12 +291,12 @@ def compare(k: int, one_deal: Callable[[], list[float] | None], stop: float) -> 
 
 
 def play_all(
-    starts: Iterable[State], seat: int, rules: Ruleset, rounds: int, chip_value: float, stop: float
+    starts: Iterable[State], seat: int, rules: Ruleset, rounds: int, chip_value: float, stop: float, model: Model
 ) -> list[float] | None:
     """``playout`` from each start in turn; None as soon as one runs out of time."""
     results = []
     for start in starts:
-        result = playout(start, seat, rules, rounds, chip_value, stop)
+        result = playout(start, seat, rules, rounds, chip_value, stop, model)
         if result is None:
             return None
         results.append(result)
@@ -281,12 +337,14 @@ def shortlist(obs: Observation, legal: list[Move], rules: Ruleset) -> list[Move]
     return out
 
 
-def playout(state: State, seat: int, rules: Ruleset, rounds: int, chip_value: float, stop: float) -> float | None:
-    """Play every seat by ``playout_action`` to the end of the round (the ``rounds``-th finished one, counting
-    from 0), or for ``PLAYOUT_TURNS`` turns per seat when set. ``seat``'s result: penalty chips less
-    ``chip_value`` per bonus chip held, plus, when it is still playing after ``PLAYOUT_TURNS``, the cheaper of
-    dropping and the heuristic estimate of playing its hand out. ``None`` when the clock reaches ``stop``
-    first."""
+def playout(
+    state: State, seat: int, rules: Ruleset, rounds: int, chip_value: float, stop: float, model: Model
+) -> float | None:
+    """Play every seat by ``model`` (``playout_action``, or at random for its erratic seats) to the end of the
+    round (the ``rounds``-th finished one, counting from 0), or for ``PLAYOUT_TURNS`` turns per seat when set.
+    ``seat``'s result: penalty chips less ``chip_value`` per bonus chip held, plus, when it is still playing
+    after ``PLAYOUT_TURNS``, the cheaper of dropping and the heuristic estimate of playing its hand out.
+    ``None`` when the clock reaches ``stop`` first."""
     turns = 0
     limit = -1 if PLAYOUT_TURNS is None else PLAYOUT_TURNS * state.players
     while state.phase is Phase.PLAY and len(state.rounds_done) == rounds:
@@ -294,7 +352,10 @@ def playout(state: State, seat: int, rules: Ruleset, rounds: int, chip_value: fl
             if not RIVALRY:
                 return _leaf_value(state, seat, rules, chip_value)
             return _relative([_leaf_value(state, s, rules, chip_value) for s in range(state.players)], seat)
-        state = apply(state, playout_action(state, rules))
+        if state.to_move in model.erratic and state.last is not None:
+            state = apply(state, model.rng.choice(legal_actions(state)))
+        else:
+            state = apply(state, playout_action(state, rules))
         turns += 1
         if turns % 8 == 0 and time.monotonic() >= stop:
             return None
