@@ -15,6 +15,7 @@ from rich.console import Console
 from referee.cli.app import main
 from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
 from referee.cli.report_cmd import report_after_run
+from referee.engine import RulesetError
 from referee.runner import BotSpecError, ConfigError, parse_bot_spec
 from referee.tournament import (
     DB_NAME,
@@ -189,7 +190,7 @@ def _run(
         make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
         params.runner_config()
         params.game_ruleset()
-    except (ParamsError, ScheduleError, ConfigError) as e:
+    except (ParamsError, ScheduleError, ConfigError, RulesetError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
         _fail("run", f"{where}{e}{hint}")

@@ -79,8 +79,11 @@ class TournamentParams:
         )
 
     def game_ruleset(self) -> Ruleset:
-        """The ruleset every game is played with (raises ``RulesetError`` for an invalid one)."""
-        return Ruleset.from_dict(self.ruleset)
+        """The ruleset every game is played with. Raises ``RulesetError`` for an invalid one, or one that cannot
+        deal tables of ``table_size`` (e.g. hands too large for the deck)."""
+        ruleset = Ruleset.from_dict(self.ruleset)
+        ruleset.validate(self.table_size)
+        return ruleset
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

@@ -87,3 +87,14 @@ def test_run_keeps_its_ruleset_and_limits_and_a_resume_must_match(tmp_path: Path
     other_limit = _referee("run", "--resume", "t", "--limit", "open_files=64", cwd=tmp_path)
     assert other_limit.returncode == 2 and "--limit was" in other_limit.stderr
     assert "Traceback" not in other_rules.stderr + other_limit.stderr
+
+
+def test_run_refuses_a_ruleset_that_cannot_deal_its_tables_before_any_game(tmp_path: Path) -> None:
+    (tmp_path / "big.json").write_text('{"hand_size": 34}')  # 68 cards for two players; the deck holds 66
+    proc = _referee("run", HONEST, HONEST, "--out", "t", "--rules", "big.json", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "referee run: error: ruleset option hand_size (34) is too large for 2 players: 68 cards needed, "
+        "the deck holds 66"
+    ]
+    assert not (tmp_path / "t").exists()
