@@ -143,7 +143,8 @@ def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None) -> list[str]
 
 def _runtime_paths(spec: BotSpec) -> list[str]:
     """Folders outside the system folders the bot's program needs: this Python's installation and venv, the
-    project's own packages (bots written with the SDK import ``protocol``), and the program's folder."""
+    project's own packages (bots written with the SDK import ``protocol``), and the program's folder (and, for a
+    version manager's shim, the manager's folder)."""
     wanted: list[Path] = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
     for module in ("protocol", "referee"):
         mod = sys.modules.get(module)
@@ -152,7 +153,12 @@ def _runtime_paths(spec: BotSpec) -> list[str]:
             wanted.append(Path(file).resolve().parent)
     program = Path(spec.argv[0])
     if program.is_absolute():
-        wanted.append(program.resolve().parent)
+        folder = program.resolve().parent
+        wanted.append(folder)
+        if folder.name == "shims":
+            # A version manager's shim (pyenv, rbenv, asdf: ~/.pyenv/shims/python3) runs the manager and the real
+            # interpreter from the folder above it.
+            wanted.append(folder.parent)
     out: list[str] = []
     covered = [Path(p) for p in SYSTEM_PATHS]
     for path in wanted:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import shutil
 import socket
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from referee.runner import Limits
+from referee.runner.sandbox import bot_argv
 
 from .helpers import BOTS, HAVE_BWRAP, assert_verified, bot, config, new_mark, processes_with, run_games
 
@@ -102,3 +105,27 @@ def test_private_tmp_is_capped(tmp_path: Path) -> None:
     report = (tmp_path / "seat0.tmp_filler.stderr.log").read_text()
     assert "tmp full (No space left on device)" in report
     assert int(report.split("tmp written MiB: ")[1].split()[0]) <= 8
+
+
+def test_a_version_manager_shim_gets_its_manager_folder_in_the_sandbox(tmp_path: Path) -> None:
+    """``command = "python3 bot.py"`` under pyenv finds ~/.pyenv/shims/python3, a script that runs
+    ~/.pyenv/libexec/pyenv and the real interpreter: the sandbox must show it the manager's folder, read-only."""
+    manager = tmp_path / ".pyenv"
+    (manager / "shims").mkdir(parents=True)
+    (manager / "libexec").mkdir()
+    shim = manager / "shims" / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{manager}/libexec/real" "$@"\n')
+    real = manager / "libexec" / "real"
+    real.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    for script in (shim, real):
+        script.chmod(0o755)
+    mark = new_mark()
+    honest = bot("honest", mark)
+    shimmed = replace(honest, name="shimmed", argv=(str(shim), str(BOTS / "honest.py")))
+    argv = bot_argv(shimmed, "bwrap")
+    at = argv.index(str(manager))
+    assert argv[at - 1 : at + 2] == ["--ro-bind", str(manager), str(manager)]
+    (result,), _ = run_games([shimmed, honest], config("bwrap"), tmp_path)
+    assert result.faults == ()
+    assert_verified(result)
+    assert processes_with(mark) == []
