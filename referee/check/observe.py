@@ -16,7 +16,7 @@ import trio
 
 from protocol import AnyReply, Expect, HelloReply, ProtocolViolation
 from referee.check.situations import Situation, situations_of_turn
-from referee.runner import BotFault, Player
+from referee.runner import BotCrashed, BotFault, Player
 
 #: What a tolerance game adds to each message and sends as messages of unknown type.
 EXTRA_FIELD = "x_check_extension"
@@ -184,3 +184,6 @@ class ObservedBot:
 
     async def aclose(self) -> None:
         await self.player.aclose()
+
+    def exited(self) -> BotCrashed | None:
+        return self.player.exited()

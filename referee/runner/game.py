@@ -44,7 +44,7 @@ from referee.engine import (
     new_game,
     observation_for,
 )
-from referee.runner.errors import BotFault
+from referee.runner.errors import BotCrashed, BotFault
 from referee.runner.faults import Fault
 from referee.runner.gamelog import LOG_FORMAT, GameLogWriter, applied_events
 
@@ -71,6 +71,7 @@ class Entrant(Protocol):
     async def notify(self, line: bytes, deadline: float) -> None: ...
     async def end(self, message: str | None = None) -> None: ...
     async def aclose(self) -> None: ...
+    def exited(self) -> BotCrashed | None: ...
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,9 @@ class _Game:
             if self.state.is_over:
                 break
             self.current_round = self.state.round + 1
+            await self._check_exits()
+            if self.state.is_over:
+                break
             if self.state.phase is Phase.DISCARD:
                 await self._discards()
             else:
@@ -342,6 +346,14 @@ class _Game:
             await self._fault(seat, exc)
 
     # ------------------------------------------------------------------------------------------ faults
+
+    async def _check_exits(self) -> None:
+        """Forfeit every bot whose process has exited during the game although nothing was asked of it (it had
+        dropped out or finished its hand): an exit is a fault whenever it happens, not only when the bot's
+        next message would find it gone."""
+        for seat, p in enumerate(self.players):
+            if seat not in self.out and (exc := p.exited()) is not None:
+                await self._fault(seat, exc)
 
     async def _fault(
         self, seat: int, exc: BaseException, *, kind: str | None = None, line: bytes | None = None, turn: int = 0

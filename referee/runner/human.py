@@ -77,6 +77,9 @@ class HumanPlayer:
     async def aclose(self) -> None:
         return None
 
+    def exited(self) -> BotCrashed | None:
+        return None  # a person at the terminal has no process to exit
+
     async def notify(self, line: bytes, deadline: float) -> None:
         msg = parse_message(line)
         if isinstance(msg, GameStart):

@@ -131,6 +131,14 @@ class Player:
             exc.line = raw[:400]  # type: ignore[attr-defined]
             raise
 
+    def exited(self) -> BotCrashed | None:
+        """A ``BotCrashed`` saying how the process ended when it has exited on its own, else None (it is
+        running, or was never started or already ended by the referee). Looks without waiting."""
+        proc = self._proc
+        if proc is None or proc.closed or proc.process.poll() is None:
+            return None
+        return BotCrashed(proc.exit_detail("exited"))
+
     def _live(self) -> BotProcess:
         if self._proc is None or self._proc.closed:
             raise BotCrashed("the bot is not running")

@@ -159,7 +159,7 @@ class BotProcess:
             if self.exited:
                 # Take what the dead process left in the pipe; without a whole line it crashed mid-reply.
                 if not self._read_available():
-                    raise BotCrashed(self._exit_detail("exited"))
+                    raise BotCrashed(self.exit_detail("exited"))
                 continue
             # Wait for the pipe first (a reply is rarely there already). The alarm task wakes this wait at the
             # deadline, the exit watcher when the process exits (both by notify_closing on the descriptor).
@@ -303,7 +303,8 @@ class BotProcess:
 
     # ------------------------------------------------------------------------------------------- ending
 
-    def _exit_detail(self, what: str) -> str:
+    def exit_detail(self, what: str) -> str:
+        """``the bot <what>``, with how it ended when it has (exit code or signal)."""
         code = self.process.returncode
         if code is None:
             return f"the bot {what}"
@@ -313,7 +314,7 @@ class BotProcess:
         # Give an exiting process a moment to be reaped so the message can say how it ended.
         with trio.move_on_after(0.2):
             await self._exit.wait()
-        return self._exit_detail(what)
+        return self.exit_detail(what)
 
     async def close_input(self) -> None:
         """Close the bot's stdin (it sees end of input)."""

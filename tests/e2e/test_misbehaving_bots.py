@@ -60,6 +60,8 @@ CASES: dict[str, Case] = {
     "old_protocol": Case("old_protocol", "protocol_version", "protocol 2"),
     "long_line": Case("long_line", "line_too_long", "65536"),
     "flood": Case("flood", "unsolicited", "no reply was awaited"),
+    # It drops out of round 2 and exits: nothing more is asked of it, but the game is not over.
+    "leaves": Case("leaves", "crash", "exit code 3", opponent="steady"),
     "closed_stdout": Case("closed_stdout", "crash", "closed its output", settings={"move_time": 1.0}),
     "fork_child": Case("fork_child", "crash", "exit code 1"),
     "ignore_term": _timeout("ignore_term"),

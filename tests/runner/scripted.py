@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol import AnyReply, Expect, HelloReply, ProtocolViolation, parse_reply
-from referee.runner import BotFault
+from referee.runner import BotCrashed, BotFault
 
 Script = Callable[[dict[str, Any]], dict[str, Any] | BaseException | None]
 
@@ -32,10 +32,20 @@ class ScriptedEntrant:
     time_bank: float | None = None
     wants_legal_moves = False
 
-    def __init__(self, name: str, script: Script | None = None, *, notify_fault: Script | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        script: Script | None = None,
+        *,
+        notify_fault: Script | None = None,
+        exit_after: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
+        """``exit_after(msg)`` True: the 'process' exits on its own right after answering ``msg``."""
         self._name = name
         self.script = script
         self.notify_fault = notify_fault
+        self.exit_after = exit_after
+        self._exited: BotCrashed | None = None
         self.received: list[dict[str, Any]] = []
         self.ended: list[str | None] = []
         self.hello: HelloReply | None = HelloReply(protocol=1, name=name)
@@ -60,6 +70,8 @@ class ScriptedEntrant:
         if isinstance(out, BaseException):
             raise out
         raw = json.dumps(out if out is not None else honest(msg)).encode()
+        if self.exit_after is not None and self.exit_after(msg):
+            self._exited = BotCrashed("the bot exited: exit code 3")
         return parse_reply(raw, expect), raw
 
     async def notify(self, line: bytes, deadline: float) -> None:
@@ -72,6 +84,10 @@ class ScriptedEntrant:
     async def end(self, message: str | None = None) -> None:
         self.ended.append(message)
         self._ready = False
+        self._exited = None
+
+    def exited(self) -> BotCrashed | None:
+        return self._exited
 
     async def aclose(self) -> None:
         return None

@@ -104,6 +104,27 @@ def test_fault_after_the_game_is_over_is_recorded_but_the_result_stands(tmp_path
     assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
 
 
+def test_an_exit_after_dropping_out_of_the_last_round_forfeits(tmp_path: Path) -> None:
+    """A bot that drops out of round 2 and exits has nothing more to answer, but the game goes on: its exit is
+    a fault found before the next turn, so it forfeits and ranks below the others."""
+
+    def drop_in_round_2(msg: dict[str, Any]) -> Any:
+        return {"type": "drop"} if msg["type"] == "turn" and msg["round"] == 2 and msg["last"] else None
+
+    def dropped(msg: dict[str, Any]) -> bool:
+        return msg["type"] == "turn" and msg["round"] == 2 and bool(msg["last"])
+
+    leaver = ScriptedEntrant("a", drop_in_round_2, exit_after=dropped)
+    result = _play([leaver, ScriptedEntrant("b"), ScriptedEntrant("c")], tmp_path)
+    assert [(f.seat, f.kind, f.round, f.detail) for f in result.faults] == [
+        (0, "crash", 2, "the bot exited: exit code 3")
+    ]
+    assert result.forfeits == (0,)
+    assert result.ranks[0] == 3
+    assert leaver.ended and "you forfeit game t1" in str(leaver.ended[0])
+    assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
+
+
 def test_four_seats_two_forfeit(tmp_path: Path) -> None:
     def crash_on_deal(msg: dict[str, Any]) -> Any:
         return BotCrashed("the bot exited") if msg["type"] == "deal" else None
