@@ -8,7 +8,8 @@
 //
 // Strategy (replace it with yours): discard the three highest cards, open with the 1, then play the
 // cheapest value at or above the last play (all copies of it), pass when every play costs more than a
-// pass, spend bonus chips only when forced or alone, and drop when nothing can be played.
+// pass (unless the table is stalled since our own last pass), spend bonus chips only when forced, alone or
+// stalled, and drop when nothing can be played.
 "use strict";
 
 const readline = require("readline");
@@ -35,7 +36,16 @@ function groups(hand) {
 function chooseDiscard(hand, n) {
   // The n highest cards; the 1 may never be discarded (it is the lowest, so it is never among them
   // unless the hand is tiny).
-  return hand.filter((c) => c !== 1).slice(-n);
+  const pool = hand.filter((c) => c !== 1);
+  return pool.slice(pool.length - n); // (slice(-n) would keep the whole hand when n is 0)
+}
+
+function stalled(history, seat) {
+  for (let i = history.length - 1; i >= 0; i--) {
+    if (history[i].action === "play") return false;
+    if (history[i].action === "pass" && history[i].seat === seat) return true;
+  }
+  return false;
 }
 
 function chooseMove(msg) {
@@ -54,7 +64,9 @@ function chooseMove(msg) {
     const penalty = Math.max(0, value - last - 1);
     if (best === null || penalty < best.penalty) best = { value, count, penalty };
   }
-  const canPass = !msg.forced && !alone; // passing alone would only repeat until the turn limit
+  // Passing alone, or again when nobody has played since our own last pass, would only repeat until the
+  // turn limit.
+  const canPass = !msg.forced && !alone && !stalled(msg.history, msg.seat);
   if (best !== null && (best.penalty <= 1 || !canPass)) {
     return { type: "play", value: best.value, count: best.count, bonus: 0 };
   }

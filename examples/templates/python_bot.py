@@ -9,8 +9,9 @@ bot's log), so stdout only ever carries protocol lines.
 Strategy (replace it with yours): discard the highest cards, then take the cheapest legal move, where a
 move's cost is the penalty chips it takes now, two points per bonus chip spent (each unspent chip is worth 2
 at the end) and minus 3 when it empties the hand. A pass costs 1 chip, so passing wins whenever every play
-costs more, except when passing cannot help: when forced (not allowed), or when no other player is still in
-the round (the table will not move again, so passing only repeats until the turn limit).
+costs more, except when passing cannot help: when forced (not allowed), when no other player is still in
+the round, or when nobody has played since its own last pass (the table is stalled: passing again would only
+repeat until the turn limit).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from protocol.sdk import Bot, Game, Move, run
+from protocol.tactics import stalled
 from referee.engine import Hand, Observation, Pass, Play
 
 
@@ -39,6 +41,7 @@ class TemplateBot(Bot):
         game.data["turns"] += 1
         legal = game.legal_moves(obs)  # plays by (value, count, bonus), then pass, pass-and-force, drop
         alone = all(p.status != "playing" for seat, p in enumerate(obs.players) if seat != obs.seat)
+        no_pass = alone or stalled(obs)  # passing cannot move the table
 
         rules = game.ruleset  # the game's rules, from game_start (the standard values are 5, 2 and 3)
 
@@ -52,7 +55,7 @@ class TemplateBot(Bot):
                 return 2 if action.force else 1
             return len(obs.hand)  # a drop: one chip per card still held
 
-        candidates = [a for a in legal if not (alone and isinstance(a, Pass))]
+        candidates = [a for a in legal if not (no_pass and isinstance(a, Pass))]
         # Cheapest first; among equals prefer playing more cards at once, then the lower value.
         return min(
             candidates,

@@ -160,6 +160,7 @@ class _Game:
         self.rounds_announced = 0
         self.current_round = 0  # 1-based round faults are recorded in; 0 during start-up
         self.referee_discards: set[tuple[int, int]] = set()  # (round index, seat) already logged
+        self.dealt = 0  # the last round (1-based) whose deal messages went out
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -190,6 +191,8 @@ class _Game:
                 break
             if self.state.phase is Phase.DISCARD:
                 await self._discards()
+            elif self.dealt < self.current_round:
+                await self._empty_deals()
             else:
                 await self._turn()
         await self._announce_rounds()
@@ -250,17 +253,7 @@ class _Game:
         self._log_referee_discards()
         state = self.state
         need = [s for s in range(state.players) if state.discards[s] is None and s not in self.out]
-        results: dict[int, tuple[AnyReply | None, bytes | None, float, BaseException | None]] = {}
-
-        async def ask(seat: int) -> None:
-            msg = deal_message(self.game_id, state.round + 1, state.hands[seat], state.ruleset.discard)
-            results[seat] = await self._request(seat, encode(msg), Expect.DISCARD)
-
-        async with trio.open_nursery() as nursery:
-            for seat in need:
-                nursery.start_soon(ask, seat)
-        for seat in need:
-            reply, raw, _elapsed, exc = results[seat]
+        for seat, (reply, raw, exc) in (await self._deal(need)).items():
             if exc is not None:
                 await self._fault(seat, exc)
                 continue
@@ -275,6 +268,33 @@ class _Game:
                 "discard", t=self.log.ms(), round=state.round + 1, seat=seat, cards=list(action.cards), by="bot"
             )
         self._log_referee_discards()
+
+    async def _empty_deals(self) -> None:
+        """A ruleset that discards nothing starts each round without a discard step, but protocol v1 still starts
+        every round with ``deal`` (``"discard":0``): each bot gets its hand and replies with no cards."""
+        state = self.state
+        seats = [s for s in range(state.players) if s not in self.out and not state.forfeited[s]]
+        for seat, (reply, raw, exc) in (await self._deal(seats)).items():
+            if exc is not None:
+                await self._fault(seat, exc)
+            elif isinstance(reply, DiscardReply) and reply.cards:
+                wrong = IllegalMove(f"a discard names exactly 0 cards, got {len(reply.cards)}")
+                await self._fault(seat, wrong, kind="illegal_discard", line=raw)
+
+    async def _deal(self, seats: list[int]) -> dict[int, tuple[AnyReply | None, bytes | None, BaseException | None]]:
+        """Send this round's ``deal`` to ``seats`` at once; each seat's reply, raw line and fault, in seat order."""
+        state = self.state
+        self.dealt = state.round + 1
+        results: dict[int, tuple[AnyReply | None, bytes | None, float, BaseException | None]] = {}
+
+        async def ask(seat: int) -> None:
+            msg = deal_message(self.game_id, state.round + 1, state.hands[seat], state.ruleset.discard)
+            results[seat] = await self._request(seat, encode(msg), Expect.DISCARD)
+
+        async with trio.open_nursery() as nursery:
+            for seat in seats:
+                nursery.start_soon(ask, seat)
+        return {seat: (results[seat][0], results[seat][1], results[seat][3]) for seat in seats}
 
     async def _turn(self) -> None:
         state = self.state

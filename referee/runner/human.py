@@ -116,6 +116,8 @@ class HumanPlayer:
 
     async def _discard(self, msg: DealMessage) -> DiscardReply:
         self._say(f"Round {msg.round}. Your hand: {_cards(msg.hand)}")
+        if msg.discard == 0:
+            return DiscardReply(cards=[])  # this ruleset discards nothing: no question to ask
         while True:
             text = await self._read(f"Discard {msg.discard} cards (not the 1), e.g. '{_example(msg)}': ")
             try:
@@ -165,7 +167,8 @@ def _cards(hand: list[int]) -> str:
 
 
 def _example(msg: DealMessage) -> str:
-    return " ".join(str(c) for c in [c for c in msg.hand if c != 1][-msg.discard :])
+    pool = [c for c in msg.hand if c != 1]
+    return " ".join(str(c) for c in pool[len(pool) - msg.discard :])
 
 
 def _discard_problem(hand: list[int], cards: list[int], need: int) -> str | None:

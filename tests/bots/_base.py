@@ -28,7 +28,7 @@ def honest(msg, name):
         return {"type": "hello", "protocol": 1, "name": name}
     if kind == "deal":
         cards = [c for c in msg["hand"] if c != 1]
-        return {"type": "discard", "cards": cards[-msg["discard"] :]}
+        return {"type": "discard", "cards": cards[len(cards) - msg["discard"] :]}
     if kind == "turn":
         last = msg["last"]
         if last is None:

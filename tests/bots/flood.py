@@ -7,7 +7,8 @@ import _base
 
 def hook(msg):
     if msg["type"] == "deal":
-        cards = [c for c in msg["hand"] if c != 1][-msg["discard"] :]
+        cards = [c for c in msg["hand"] if c != 1]
+        cards = cards[len(cards) - msg["discard"] :]
         line = b'{"type":"pass"}\n'
         reply = json.dumps({"type": "discard", "cards": cards}) + "\n"
         _base.send_raw(reply.encode() + line * 1000)

@@ -17,7 +17,7 @@ for line in sys.stdin:
         reply({"type": "hello", "protocol": 1, "name": "honest"})
     elif kind == "deal":
         cards = [c for c in msg["hand"] if c != 1]
-        reply({"type": "discard", "cards": cards[-msg["discard"] :]})
+        reply({"type": "discard", "cards": cards[len(cards) - msg["discard"] :]})
     elif kind == "turn":
         last = msg["last"]
         if last is None:

@@ -36,6 +36,21 @@ def test_template_passes_referee_check(template: str) -> None:
     assert report["passed"] and len(report["games"]) == 7
 
 
+@pytest.mark.parametrize("rules", ["{}", '{"discard": 0}'])
+def test_templates_play_each_other_without_passing_to_the_turn_limit(tmp_path: Path, rules: str) -> None:
+    """Two copies of a template that passed whenever every play cost more would pass to each other until the
+    turn limit (a score in the hundreds); the templates stop passing once the table is stalled. With a
+    ruleset that discards nothing, every deal still asks for (an empty) discard."""
+    (tmp_path / "rules.json").write_text(rules)
+    bots = [str(EXAMPLES / "templates" / t) for t in ("python_bot.py", "js_bot.js", "python_bot.py", "js_bot.js")]
+    for seed in (4, 5):
+        args = ["play", *bots, "--seed", str(seed), "--rules", str(tmp_path / "rules.json"), "--json"]
+        result = CliRunner().invoke(main, [*args, "--log", str(tmp_path / f"g{seed}.jsonl")])
+        assert result.exit_code == 0, result.output
+        game = json.loads(result.output)
+        assert game["faults"] == [] and max(game["scores"]) < 100, game
+
+
 def test_contest_layout_runs_a_tiny_tournament(tmp_path: Path) -> None:
     out = tmp_path / "results"
     args = ["run", "--manifest", str(EXAMPLES / "contest" / "bots.toml"), "--games", "1", "--seed", "3"]

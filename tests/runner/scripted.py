@@ -15,7 +15,7 @@ Script = Callable[[dict[str, Any]], dict[str, Any] | BaseException | None]
 def honest(msg: dict[str, Any]) -> dict[str, Any]:
     if msg["type"] == "deal":
         cards = [c for c in msg["hand"] if c != 1]
-        return {"type": "discard", "cards": cards[-msg["discard"] :]}
+        return {"type": "discard", "cards": cards[len(cards) - msg["discard"] :]}
     last = msg["last"]
     if last is None:
         return {"type": "play", "value": 1, "count": 1, "bonus": 0}

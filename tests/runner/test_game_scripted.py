@@ -40,6 +40,36 @@ def test_messages_come_in_protocol_order(tmp_path: Path) -> None:
     assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
 
 
+def test_a_ruleset_without_discards_still_deals_every_round(tmp_path: Path) -> None:
+    """protocol v1 starts every round with ``deal``: with ``discard`` 0 the bot gets its whole hand, replies with
+    no cards, and the first turn follows."""
+    rules = Ruleset(discard=0)
+    a, b = ScriptedEntrant("a"), ScriptedEntrant("b")
+    result = _play([a, b], tmp_path, seed=5, ruleset=rules)
+    deals = [m for m in a.received if m["type"] == "deal"]
+    dealt = seeded_deal(5, 2, rules)
+    assert [(m["round"], m["hand"], m["discard"]) for m in deals] == [
+        (1, list(dealt[0][0]), 0),
+        (2, list(dealt[1][0]), 0),
+    ]
+    types = [m["type"] for m in a.received]
+    assert types.index("deal") < types.index("turn")
+    assert result.faults == () and result.forfeits == ()
+    assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
+
+
+def test_a_discard_named_when_the_ruleset_discards_nothing_forfeits(tmp_path: Path) -> None:
+    def discard_one(msg: dict[str, Any]) -> Any:
+        return {"type": "discard", "cards": [msg["hand"][-1]]} if msg["type"] == "deal" else None
+
+    result = _play([ScriptedEntrant("a", discard_one), ScriptedEntrant("b")], tmp_path, ruleset=Ruleset(discard=0))
+    assert [(f.seat, f.kind, f.round, f.detail) for f in result.faults] == [
+        (0, "illegal_discard", 1, "a discard names exactly 0 cards, got 1")
+    ]
+    assert result.forfeits == (0,)
+    assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
+
+
 def test_same_seed_same_game(tmp_path: Path) -> None:
     first = _play([ScriptedEntrant("a"), ScriptedEntrant("b"), ScriptedEntrant("c")], tmp_path, seed=11)
     second = _play([ScriptedEntrant("a"), ScriptedEntrant("b"), ScriptedEntrant("c")], tmp_path, seed=11)

@@ -30,7 +30,10 @@ lines.on("line", (text) => {
   const msg = JSON.parse(text);
   if (msg.type === "hello") answer({ type: "hello", protocol: 1, name: "sprinter" });
   else if (msg.type === "game_start") step = (msg.rules && msg.rules.bonus_step) || 5;
-  else if (msg.type === "deal") answer({ type: "discard", cards: msg.hand.filter((c) => c !== 1).slice(-msg.discard) });
+  else if (msg.type === "deal") {
+    const pool = msg.hand.filter((c) => c !== 1);
+    answer({ type: "discard", cards: pool.slice(pool.length - msg.discard) }); // the highest (none when 0)
+  }
   else if (msg.type === "turn") answer(bestPlay(msg));
   else if (msg.type === "bye") process.exit(0);
 });
