@@ -161,17 +161,18 @@ async def run_check(
     shown = spec.name
     if spec.name in specs:  # a sample bot checked against itself: keep the seats' names apart
         spec = replace(spec, name=f"{spec.name}-under-check")
-    config = RunnerConfig(
-        move_time=options.move_time,
-        startup_time=options.startup_time,
-        sandbox=options.sandbox,  # type: ignore[arg-type]
-        limits=options.limits,
-    )
     opp_config = RunnerConfig(move_time=max(options.move_time, 1.0), startup_time=options.startup_time, sandbox="none")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:
         logs = options.logs or Path(tmp)
         logs.mkdir(parents=True, exist_ok=True)
+        config = RunnerConfig(
+            move_time=options.move_time,
+            startup_time=options.startup_time,
+            sandbox=options.sandbox,  # type: ignore[arg-type]
+            limits=options.limits,
+            hidden=(str(logs),),  # the bot under check cannot read the opponents' hands in the logs
+        )
         obs = await _collect(spec, options, config, opp_config, specs, logs, progress or (lambda _: None))
         checks = evaluate(obs)
         tail = stderr_tail(sorted(logs.glob("bot-stderr-*.log"))) if any(c.failed for c in checks) else ()

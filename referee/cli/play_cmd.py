@@ -15,7 +15,15 @@ import trio
 from referee.cli.app import main
 from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
 from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
-from referee.runner import GameResult, Limits, Player, RunnerConfig, parse_bot_spec, play_game
+from referee.runner import (
+    GameResult,
+    Limits,
+    Player,
+    RunnerConfig,
+    check_results_hidden,
+    parse_bot_spec,
+    play_game,
+)
 from referee.runner.game import Entrant
 from referee.runner.human import HumanPlayer
 
@@ -77,18 +85,21 @@ def play_cmd(
     try:
         ruleset = load_ruleset(rules_file)
         deal = _load_deal(deal_file, ruleset) if deal_file is not None else None
+        specs = [parse_bot_spec(b) for b in bots]
+        if deal is None and seed is None:
+            seed = secrets.randbits(32)
+        game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
+        log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
         config = RunnerConfig(
             move_time=move_time,
             startup_time=startup_time,
             time_bank=time_bank,
             sandbox=sandbox,  # type: ignore[arg-type]
             limits=Limits(**limits),
+            hidden=(str(log_path.parent),),  # no bot reads the game's log
         )
-        specs = [parse_bot_spec(b) for b in bots]
-        if deal is None and seed is None:
-            seed = secrets.randbits(32)
-        game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
-        log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
+        check_results_hidden(specs, config)
         entrants: list[Entrant] = [_human(as_json)] if human else []
         for seat, spec in enumerate(specs, start=len(entrants)):
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")

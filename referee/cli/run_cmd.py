@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -16,7 +17,7 @@ from referee.cli.app import main
 from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
 from referee.cli.report_cmd import report_after_run
 from referee.engine import RulesetError
-from referee.runner import BotSpecError, ConfigError, parse_bot_spec
+from referee.runner import BotSpecError, ConfigError, check_results_hidden, parse_bot_spec
 from referee.tournament import (
     DB_NAME,
     ClusterError,
@@ -188,9 +189,9 @@ def _run(
     try:
         params = resolve_params(stored, requested)
         make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-        params.runner_config()
+        check_results_hidden(params.bot_specs().values(), replace(params.runner_config(), hidden=(str(directory),)))
         params.game_ruleset()
-    except (ParamsError, ScheduleError, ConfigError, RulesetError) as e:
+    except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
         _fail("run", f"{where}{e}{hint}")

@@ -21,6 +21,7 @@ from referee.runner.gamelog import LogError, read_log
 from referee.runner.human import HumanPlayer
 from referee.runner.player import Player
 from referee.runner.replay import render_log
+from referee.runner.sandbox import check_results_hidden
 from referee.runner.spec import BotSpec, parse_bot_spec
 from referee.runner.verify import Verdict, verify_log
 
@@ -43,6 +44,7 @@ __all__ = [
     "StartupFailed",
     "UnsolicitedOutput",
     "Verdict",
+    "check_results_hidden",
     "parse_bot_spec",
     "play_game",
     "read_log",

@@ -51,6 +51,7 @@ class RunnerConfig:
     ``time_bank``: extra seconds per game a bot may spend beyond ``move_time`` in total (None: no bank).
     ``sandbox``: ``"auto"`` uses bubblewrap when ``bwrap`` is installed, ``"bwrap"`` requires it, ``"none"``
     runs with process groups and rlimits only. ``grace`` is how long a bot has to exit after ``bye`` or TERM.
+    ``hidden``: folders the sandbox hides from every bot (see the field).
     """
 
     move_time: float = 1.0
@@ -60,6 +61,9 @@ class RunnerConfig:
     limits: Limits = field(default_factory=Limits)
     stderr_cap: int = 1 * MiB
     grace: float = 2.0
+    #: Folders no bot may read, whatever folder it runs in: the results, game logs and other bots' logs. In the
+    #: sandbox each one inside a folder the bot sees is covered by an empty private one.
+    hidden: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("move_time", "startup_time", "grace"):

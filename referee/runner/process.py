@@ -76,7 +76,7 @@ class BotProcess:
         (and bubblewrap's ``--die-with-parent``) follows the thread that forked it, and trio's worker threads
         end after a few idle seconds. Raises ``BotCrashed`` when the program cannot be started at all.
         """
-        argv = bot_argv(spec, mode, config.limits.tmp_size)
+        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden)
         cgroup = limits_mod.make_cgroup(config.limits)
         mark = limits_mod.new_mark()
         env = bot_env(spec)

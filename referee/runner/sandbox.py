@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from referee.runner.config import RunnerConfig
@@ -102,9 +103,10 @@ def bot_env(spec: BotSpec) -> dict[str, str]:
     return env
 
 
-def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None) -> list[str]:
+def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None, hidden: Sequence[str] = ()) -> list[str]:
     """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``); ``tmp_size`` caps the sandbox's
-    private /tmp (bytes)."""
+    private /tmp (bytes). Each existing folder of ``hidden`` that lies inside a folder the bot can see (e.g. a
+    results folder inside the bot's own folder) is covered by an empty one, so the bot cannot read it."""
     if mode == "none":
         return list(spec.argv)
     bwrap = bwrap_path()
@@ -134,11 +136,38 @@ def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None) -> list[str]
     if tmp_size is not None:
         args += ["--size", str(tmp_size)]  # the private /tmp lives in RAM: cap it
     args += ["--tmpfs", "/tmp"]
-    for path in _runtime_paths(spec):
+    shown = _runtime_paths(spec)
+    for path in shown:
         args += ["--ro-bind", path, path]
     cwd = str(spec.cwd)
-    args += ["--ro-bind", cwd, cwd, "--chdir", cwd, "--"]
+    args += ["--ro-bind", cwd, cwd]
+    visible = [Path(p).resolve() for p in (*shown, cwd)]
+    check_hidden(spec, hidden)
+    for folder in sorted({Path(h).resolve() for h in hidden}):
+        if folder.is_dir() and any(_inside(folder, v) for v in visible):
+            args += ["--tmpfs", str(folder)]
+    args += ["--chdir", cwd, "--"]
     return args + list(spec.argv)
+
+
+def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig) -> None:
+    """Before any game: raise ``BotSpecError`` when the sandbox will be used and a bot's own folder is one of
+    ``config.hidden`` (see ``check_hidden``); also raises it when ``--sandbox bwrap`` cannot be had."""
+    if resolve_mode(config) == "bwrap":
+        for spec in specs:
+            check_hidden(spec, config.hidden)
+
+
+def check_hidden(spec: BotSpec, hidden: Sequence[str]) -> None:
+    """Raise ``BotSpecError`` when a folder of ``hidden`` (results, game logs) is the bot's own folder: the
+    sandbox can cover a folder inside it, not the folder the bot runs in."""
+    own = spec.cwd.resolve()
+    for folder in hidden:
+        if Path(folder).resolve() == own:
+            raise BotSpecError(
+                f"bot {spec.name}'s folder {own} would hold the game logs, and the bot could read them: "
+                "write the results elsewhere (--out or --log)"
+            )
 
 
 def _runtime_paths(spec: BotSpec) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -150,7 +150,8 @@ def play_table(
         out = Path(out_dir)
         (out / "games").mkdir(parents=True, exist_ok=True)
         (out / "bots").mkdir(parents=True, exist_ok=True)
-        pool = PlayerPool(params.bot_specs(), params.runner_config(), out / "bots", batch.batch)
+        config = replace(params.runner_config(), hidden=(str(out),))  # no bot reads the results
+        pool = PlayerPool(params.bot_specs(), config, out / "bots", batch.batch)
         try:
             return await play_batch(batch, pool, ruleset=params.game_ruleset(), games_dir=out / "games", skip=skip)
         finally:

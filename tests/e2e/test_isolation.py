@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import socket
+import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -129,3 +130,46 @@ def test_a_version_manager_shim_gets_its_manager_folder_in_the_sandbox(tmp_path:
     assert result.faults == ()
     assert_verified(result)
     assert processes_with(mark) == []
+
+
+@pytest.mark.parametrize("where", ["run", "play"])
+def test_results_kept_inside_a_bots_folder_are_hidden_from_it(tmp_path: Path, where: str) -> None:
+    """Game logs hold every hand of the deal. Kept inside a bot's own folder (``-o bots/results``, or ``referee
+    play`` run from the bot's folder), the sandbox covers them, so the bot reads nothing of them."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    for name in ("log_reader.py", "_base.py"):
+        shutil.copy(BOTS / name, folder / name)
+    reader, honest = str(folder / "log_reader.py"), str(BOTS / "honest.py")
+    if where == "run":
+        args = ["run", reader, honest, "-n", "2", "--seed", "3", "--sandbox", "bwrap", "-o", "results", "-j", "1"]
+    else:
+        args = ["play", reader, honest, "--seed", "3", "--sandbox", "bwrap"]
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=folder, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    logs = list(folder.glob("results/bots/log_reader.*.log")) + list(folder.glob("referee-logs/*log_reader*.log"))
+    said = "".join(p.read_text() for p in logs)
+    assert "log_reader: 0 deal lines" in said
+    assert "log_reader:" in said and all(line == "log_reader: 0 deal lines" for line in said.splitlines())
+    assert list(folder.glob("results/games/*.jsonl")) or list(folder.glob("referee-logs/*.jsonl"))  # logs exist
+
+
+def test_results_in_a_bots_own_folder_are_refused_in_one_line(tmp_path: Path) -> None:
+    """The sandbox can cover a results folder inside a bot's folder, not the folder the bot runs in."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    for name in ("honest.py", "_base.py"):
+        shutil.copy(BOTS / name, folder / name)
+    mine, other = str(folder / "honest.py"), str(BOTS / "honest.py")
+    for status, args in (
+        (1, ["play", mine, other, "--sandbox", "bwrap", "--log", "game.jsonl"]),  # as play's other errors
+        (2, ["run", mine, other, "--sandbox", "bwrap", "--out", "."]),  # as run's other option errors
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "referee", *args], cwd=folder, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == status, done.stderr
+        assert done.stderr.count("\n") == 1 and "would hold the game logs, and the bot could read them" in done.stderr
+        assert not list(folder.glob("*.jsonl")) and not (folder / "results.sqlite").exists()
