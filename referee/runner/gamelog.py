@@ -4,8 +4,10 @@ Lines, each an object with an ``event`` field, in order:
 
 - ``game``: log format, game id, names, ruleset options, seed (or null), the deal (always), move time, sandbox.
 - ``send`` / ``recv``: every message to a bot (``msg``, the object sent) and every line from it (``line``, the
-  raw text, truncated when over-long; ``ms``, milliseconds since the request). ``t`` is milliseconds since the
-  game began; ``seat`` the bot's seat.
+  raw text; ``ms``, milliseconds since the request). ``t`` is milliseconds since the game began; ``seat`` the
+  bot's seat. An accepted reply line is kept whole (it is at most the protocol's ``MAX_LINE`` bytes), so
+  ``verify`` re-parses exactly what the bot sent; of a line that was a fault (not JSON, over ``MAX_LINE``
+  bytes, ...) only the start the fault kept is logged.
 - ``discard``: a seat's discard as applied (``by``: ``"bot"`` or ``"referee"`` for a forfeiter).
 - ``action``: a turn action as applied, with the engine's history entry (``entry``) it produced.
 - ``fault``: a recorded fault; ``forfeit``: the referee's forfeit of a seat (with ``forfeited: false`` when
@@ -21,10 +23,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from protocol import MAX_LINE
 from referee.engine import Event, RefereeError, State
 
 LOG_FORMAT = 1
-_RAW_KEPT = 4096
+#: The most of one received line the log keeps: a whole accepted reply line (a longer line is a fault, and the
+#: runner hands only its start to the log).
+_RAW_KEPT = MAX_LINE
 
 
 class GameLogWriter:

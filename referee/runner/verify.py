@@ -172,7 +172,8 @@ class _Checker:
         if kind not in ("illegal_move", "illegal_discard"):
             return
         state = self._state()
-        line = ev.get("line") or ""
+        # The fault keeps only the start of the line; the recv event before it has the whole reply.
+        line = self.last_line.pop(seat, None) or ev.get("line") or ""
         try:
             if kind == "illegal_move":
                 action: Any = reply_to_action(parse_reply(line.encode(), Expect.TURN))  # type: ignore[arg-type]
