@@ -7,7 +7,7 @@ to the other seats, consistently with everything it has seen (``Game.sample_stat
 on that same deal with the engine (``referee.engine.apply``), followed by a quick playout of the rest of the
 round in which every seat follows a brief version of the heuristic, except the seats it has seen playing
 erratically (wasting bonus chips, or paying more penalty than dropping out would cost: ``erratic_seats``), which
-play at random there; it remembers such players by name for the later games of a contest. A candidate replaces
+play at random there; it remembers such players by name for its later games. A candidate replaces
 the favourite only when its average result over the sampled deals is better by more than ``CONFIDENCE`` standard
 errors (paired on the same deals). Discards work the same way: the best-shaped discards, each simulated on random
 deals of the other hands.
@@ -106,7 +106,7 @@ class MonteCarlo(Bot):
 
     def erratic(self, game: Game, obs: Observation | None = None) -> frozenset[int]:
         """The other seats to model as playing at random: those whose plays this round were erratic, and those
-        whose player was seen to play so before (by name: the bot stays up across the games of a contest)."""
+        whose player was seen to play so before (by name, for as long as this process plays on)."""
         own = game.names[game.seat]
         if obs is not None:
             seen = erratic_seats(obs, game.ruleset)

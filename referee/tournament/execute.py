@@ -47,7 +47,12 @@ class PlayedGame:
 
 
 class PlayerPool:
-    """One live ``Player`` per entrant for one lane; bots start on first use and stay up across games.
+    """One live ``Player`` per entrant for one lane; bots start on first use and stay up across games, but a
+    bot process never plays the same deal twice (``for_game``).
+
+    The seat rotations of a table share one deal: a process that kept what it was dealt in one rotation would
+    know another player's hand in the next. So before a game, every bot of the table that has already been
+    dealt this game's deal is closed and a fresh process takes its seat.
 
     ``fresh=True`` closes every bot after each game (one process per game: slower, for comparison or for bots
     that leak state between games). Bot stderr goes to ``bots_dir/<entrant>.<lane>.log``.
@@ -70,6 +75,22 @@ class PlayerPool:
         self.fresh = fresh
         self._factory: PlayerFactory = factory or Player
         self._players: dict[str, PlayerLike] = {}
+        self._dealt: dict[str, set[int | None]] = {}  # entrant -> the deal seeds its live process has played
+
+    async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
+        """The players of a game dealt from ``seed``, by seat: a fresh process for each bot whose current one has
+        already played this deal."""
+        stale = [self._players.pop(n) for n in names if seed in self._dealt.get(n, ()) and n in self._players]
+        if stale:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as nursery:
+                    for p in stale:
+                        nursery.start_soon(p.aclose)
+        for n in names:
+            if n not in self._players:
+                self._dealt[n] = set()
+            self._dealt[n].add(seed)
+        return [self.get(n) for n in names]
 
     def get(self, name: str) -> PlayerLike:
         player = self._players.get(name)
@@ -120,7 +141,7 @@ async def play_batch(
     for game in batch.games:
         if game.game_id in skip:
             continue
-        players = [pool.get(n) for n in game.seats]
+        players = await pool.for_game(game.seats, game.seed)
         start = time.perf_counter()
         result = await game_fn(
             players,

@@ -30,6 +30,7 @@ class FakePlayer:
     closed: bool = False
     hello: FakeHello | None = None
     log: list[str] = field(default_factory=list)
+    deals: list[int] = field(default_factory=list)  # the deal seeds this 'process' played
 
     async def aclose(self) -> None:
         self.closed = True
@@ -75,6 +76,7 @@ async def fake_play(
     faults = []
     for seat, p in enumerate(players):
         p.games += 1
+        p.deals.append(seed)
         p.hello = FakeHello(f"{p.name}-declared")
         if p.name.startswith("crash"):
             state = forfeit(state, seat)

@@ -42,8 +42,11 @@ def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None
     outcome = run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
     assert outcome.total == 4 * 3 * 2 == outcome.played and not outcome.interrupted
     assert store.game_count() == 24
-    # Persistent processes: at most one player per entrant per lane, all closed at the end.
-    assert len(created) <= 2 * 4
+    # Processes stay up across deals, but none plays a deal twice (the rotations of a table share one deal, and
+    # a process that remembered its hand would know another player's in the next rotation); all closed at the end.
+    assert all(len(set(p.deals)) == len(p.deals) for p in created)
+    assert any(p.games > 1 for p in created)
+    assert len(created) <= 2 * 4 + 8 * 2 * 3
     assert sum(p.games for p in created) == 24 * 3
     assert all(p.closed for p in created)
     assert store.declared_names() == {n: f"{n}-declared" for n in ["a", "b", "zed", "c"]}
@@ -56,6 +59,18 @@ def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         logs = {r[0] for r in db.execute("SELECT log_path FROM games")}
     assert logs == {f"games/g{i:06d}.jsonl" for i in range(1, 25)}
+
+
+def test_a_bot_process_never_plays_a_deal_twice_but_carries_on_to_the_next_deal(tmp_path: Path) -> None:
+    """Two entrants, three deals, two seat rotations each, one lane: a new process for the second rotation of
+    each deal; that process goes on to the first rotation of the next deal."""
+    created: list[FakePlayer] = []
+    store, params = start(tmp_path, ["a", "b"], repeats=3)
+    run_tournament(store, params, jobs=1, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    for name in ("a", "b"):
+        assert [p.games for p in created if p.name == name] == [1, 2, 2, 1]
+    assert all(len(set(p.deals)) == p.games for p in created)
+    assert all(p.closed for p in created)
 
 
 def test_fresh_processes_start_one_player_per_seat_per_game(tmp_path: Path) -> None:
