@@ -8,12 +8,14 @@ cgroup or bubblewrap namespace), and the process is always reaped.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import math
 import os
 import select
 import signal
 import subprocess
 from pathlib import Path
+from typing import BinaryIO
 
 import trio
 
@@ -271,16 +273,18 @@ class BotProcess:
     # ------------------------------------------------------------------------------------------- stderr
 
     async def _drain_stderr(self, path: Path | None, cap: int) -> None:
-        """Copy stderr to ``path`` up to ``cap`` bytes, then read and drop the rest (so the bot never blocks)."""
+        """Copy stderr to the log file ``path`` until the file holds ``cap`` bytes, then read and drop the rest
+        (so the bot never blocks). The cap is the file's, not this process's: what is already in the file counts,
+        so the processes of a bot that share a log (one per game after a crash, or several at once) never take
+        it past ``cap`` together."""
         stream = self._stderr
         with trio.CancelScope() as scope:
             self._drain_scope = scope
-            written = 0
             log = None
             try:
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    log = open(path, "ab")  # noqa: SIM115 - closed in finally
+                    log = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in finally
                 while True:
                     try:
                         chunk = await stream.receive_some(_CHUNK)
@@ -288,13 +292,9 @@ class BotProcess:
                         break
                     if not chunk:
                         break
-                    if log is not None and written < cap:
-                        part = chunk[: cap - written]
-                        log.write(part)
-                        written += len(part)
-                        if written >= cap:
-                            log.write(b"\n[referee: stderr log capped here; the rest was dropped]\n")
-                        log.flush()
+                    if log is not None and not _append_capped(log, chunk, cap):
+                        log.close()
+                        log = None
             except OSError:
                 pass
             finally:
@@ -374,6 +374,29 @@ class BotProcess:
                 if limits_mod.remove_cgroup(self.cgroup):
                     break
                 await trio.sleep(0.02)
+
+
+def _append_capped(log: BinaryIO, data: bytes, cap: int) -> bool:
+    """Append what fits of ``data`` to ``log`` (opened for append) below ``cap`` bytes of file; the write that
+    fills it adds the one notice line. False once the file is full. Locked, so that processes sharing the file
+    never pass the cap together or write the notice twice."""
+    fd = log.fileno()
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        size = os.fstat(fd).st_size
+        if size >= cap:
+            return False
+        part = data[: cap - size]
+        if size + len(part) < cap:
+            log.write(part)
+            return True
+        notice = (
+            f"\n[referee: stderr log capped at {cap} bytes (all this bot's processes together); the rest was dropped]\n"
+        )
+        log.write(part + notice.encode())
+        return False
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def _take_fd(pipe: object) -> int:
