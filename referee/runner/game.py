@@ -214,9 +214,10 @@ class _Game:
                 hello=p.hello.model_dump(mode="json") if p.hello is not None else None,
             )
             if not p.ready:
-                exc = p.startup_fault
-                if exc is None:  # pragma: no cover - ensure_started always says why
-                    exc = BotFault("the bot did not start")
+                # A bot that answered hello and then exited has no start-up fault: its exit is a crash.
+                exc: BaseException | None = p.startup_fault or p.exited()
+                if exc is None:  # pragma: no cover - a referee bug: not ready, yet neither a fault nor an exit
+                    raise AssertionError(f"seat {seat} ({p.name}) did not start, and its player does not say why")
                 await self._fault(seat, exc, kind=getattr(exc, "kind", "startup"))
 
     async def _announce_rounds(self) -> None:

@@ -15,6 +15,7 @@ import trio
 
 from referee.engine import STANDARD, seeded_deal
 from referee.runner import GameResult, Limits, RunnerConfig
+from referee.runner.faults import FAULT_KINDS
 
 from .helpers import MODES, assert_verified, bot, config, new_mark, pids_enforced, play_games, processes_with
 
@@ -31,6 +32,7 @@ class Case:
     opponent: str = "honest"
     seat: int = 0  # the misbehaving seat (the opponent takes the other)
     seed: int = 1
+    before_deal: bool = False  # the fault comes before the first deal (recorded in round 0)
 
 
 def _seed_with_one_at(seat: int) -> int:
@@ -50,6 +52,8 @@ def _illegal(mode: str, kind: str, words: str) -> Case:
 CASES: dict[str, Case] = {
     "crash_start": Case("crash_start", "startup", "exit code 3"),
     "crash_mid": Case("crash_mid", "crash", "exit code 1"),
+    # It exits between its hello and the game's start (the opponent answers hello late, so the exit is seen).
+    "exit_after_hello": Case("exit_after_hello", "crash", "exit code 3", opponent="slow_hello", before_deal=True),
     "hang": _timeout("hang"),
     "slow": _timeout("slow", SLOW_SECONDS="3"),
     "invalid_json": Case("invalid_json", "invalid_json", "not valid JSON"),
@@ -150,10 +154,11 @@ def test_misbehaving_bot(outcomes: Outcomes, name: str) -> None:
         return
     assert [(f.seat, f.kind) for f in result.faults] == [(case.seat, kind)], result.faults
     fault = result.faults[0]
+    assert fault.kind in FAULT_KINDS
     assert words in fault.detail
     assert result.forfeits == (case.seat,)
     assert result.ranks[case.seat] == 2 and result.ranks[1 - case.seat] == 1
-    if kind in ("startup", "protocol_version"):
+    if kind in ("startup", "protocol_version") or case.before_deal:
         assert fault.round == 0
     else:
         assert fault.round >= 1
