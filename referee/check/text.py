@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.check.model import CheckReport, Evidence, Outcome
+from referee.runner.safe_text import visible
 
 _MARK = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.SKIPPED: "SKIP"}
 _CLIP = 300
@@ -23,7 +24,15 @@ def _evidence_lines(e: Evidence) -> list[str]:
 
 
 def render_text(report: CheckReport, *, max_evidence: int = 3) -> str:
-    """The report as text for a terminal or a CI log, at most ``max_evidence`` examples per failed check."""
+    """The report as text for a terminal or a CI log, at most ``max_evidence`` examples per failed check.
+
+    What the bot wrote (its name, lines received, stderr, details in summaries and notes) is shown literally:
+    every report line stays one line, with no control character or escape sequence in it
+    (``referee.runner.safe_text.visible``)."""
+    return "\n".join(visible(line) for line in _lines(report, max_evidence))
+
+
+def _lines(report: CheckReport, max_evidence: int) -> list[str]:
     title = f"referee check {report.bot}" + (f" (says it is {report.name!r})" if report.name else "")
     lines = [title, ""]
     width = max(len(c.name) for c in report.checks) if report.checks else 0
@@ -49,4 +58,4 @@ def render_text(report: CheckReport, *, max_evidence: int = 3) -> str:
     lines.append(f"{verdict}: {counts}; {len(report.games)} games in {report.seconds:.1f} s")
     if failed:
         lines.append("failed checks: " + ", ".join(failed))
-    return "\n".join(lines)
+    return lines

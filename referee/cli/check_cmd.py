@@ -14,6 +14,7 @@ from referee.cli.app import main
 from referee.cli.options import limit_option, sandbox_option
 from referee.engine import RefereeError
 from referee.runner import BotSpecError, Limits, parse_bot_spec
+from referee.runner.safe_text import visible
 
 #: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code).
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -101,7 +102,7 @@ def check_cmd(
 
     def progress(line: str) -> None:
         if verbose:
-            click.echo(line, err=True)
+            click.echo(visible(line), err=True)
 
     try:
         report = trio.run(run_check, spec, options, progress)

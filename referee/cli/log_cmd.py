@@ -10,6 +10,7 @@ import click
 from referee.cli.app import main
 from referee.runner.gamelog import LogError, read_log
 from referee.runner.replay import render_log
+from referee.runner.safe_text import visible
 from referee.runner.verify import verify_log
 
 
@@ -41,9 +42,9 @@ def verify_cmd(log: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"ok": verdict.ok, "message": verdict.message, "line": verdict.line}))
     elif verdict.ok:
-        click.echo(f"{log}: {verdict.message}")
+        click.echo(f"{log}: {visible(verdict.message)}")
     else:
         where = f"{log}:{verdict.line}" if verdict.line else str(log)
-        click.echo(f"{where}: DISAGREES: {verdict.message}")
+        click.echo(f"{where}: DISAGREES: {visible(verdict.message)}")
     if not verdict.ok:
         raise SystemExit(1)

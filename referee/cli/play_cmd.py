@@ -26,6 +26,7 @@ from referee.runner import (
 )
 from referee.runner.game import Entrant
 from referee.runner.human import HumanPlayer
+from referee.runner.safe_text import visible
 
 
 @main.command("play")
@@ -153,18 +154,21 @@ def _safe(name: str) -> str:
 
 
 def _print_summary(result: GameResult) -> None:
+    """The readable result; names, fault details and offending lines are shown literally (``visible``)."""
     how = f"seed {result.seed}" if result.seed is not None else "dealt from file"
     click.echo(f"Game {result.game_id} ({how})")
-    width = max(len(n) for n in result.names)
-    for seat in sorted(range(len(result.names)), key=lambda s: (result.ranks[s], s)):
+    names = [visible(n) for n in result.names]
+    width = max(len(n) for n in names)
+    for seat in sorted(range(len(names)), key=lambda s: (result.ranks[s], s)):
         note = "  forfeit" if seat in result.forfeits else ""
-        name = f"{result.names[seat]:<{width}}"
-        click.echo(f"  rank {result.ranks[seat]}  seat {seat}  {name}  score {result.scores[seat]:>4}{note}")
+        click.echo(
+            f"  rank {result.ranks[seat]}  seat {seat}  {names[seat]:<{width}}  score {result.scores[seat]:>4}{note}"
+        )
     if result.faults:
         click.echo("Faults:")
         for fault in result.faults:
-            click.echo(f"  {fault.describe(result.names)}")
+            click.echo(f"  {visible(fault.describe(result.names))}")
             if fault.line:
-                click.echo(f"      line: {fault.line[:100]}")
-    click.echo(f"Log: {result.log_path}")
+                click.echo(f"      line: {visible(fault.line[:100])}")
+    click.echo(f"Log: {visible(str(result.log_path))}")
     sys.stdout.flush()

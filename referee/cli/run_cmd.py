@@ -12,12 +12,14 @@ from typing import Any, NoReturn
 
 import click
 from rich.console import Console
+from rich.text import Text
 
 from referee.cli.app import main
 from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
 from referee.cli.report_cmd import report_after_run
 from referee.engine import RulesetError
 from referee.runner import BotSpecError, ConfigError, check_results_hidden, parse_bot_spec
+from referee.runner.safe_text import literal
 from referee.tournament import (
     DB_NAME,
     ClusterError,
@@ -204,9 +206,11 @@ def _run(
             store.initialise(params)
         verb = "Continuing" if stored is not None else "Starting"
         console.print(
-            f"{verb} tournament in {directory}: {len(params.entrants)} entrants "
-            f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
-            f"seed {params.seed}"
+            literal(
+                f"{verb} tournament in {directory}: {len(params.entrants)} entrants "
+                f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
+                f"seed {params.seed}"
+            )
         )
         try:
             outcome = run_tournament(
@@ -229,12 +233,16 @@ def _run(
             continue
         game_id, kind, detail = faults[entry.name]
         console.print(
-            f"[yellow]{entry.name}[/]: {sum(entry.forfeits.values())} forfeit(s); first in {game_id}: {kind}: {detail} "
-            f"(its stderr: {directory / 'bots' / entry.name}.*.log)",
-            highlight=False,
+            Text.assemble(
+                literal(entry.name, "yellow"),
+                literal(
+                    f": {sum(entry.forfeits.values())} forfeit(s); first in {game_id}: {kind}: {detail} "
+                    f"(its stderr: {directory / 'bots' / entry.name}.*.log)"
+                ),
+            )
         )
     csv_path, json_path = _write_standings(directory, standings)
-    console.print(f"Standings written to {csv_path} and {json_path}")
+    console.print(literal(f"Standings written to {csv_path} and {json_path}"))
     report_after_run(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played

@@ -5,12 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from referee.runner.safe_text import visible
+
 
 def render_log(events: list[dict[str, Any]]) -> Iterator[str]:
     """Lines of text telling the game in ``events`` (from ``read_log``): deals, discards, every move with its
-    penalty and reply time, faults and forfeits, the table after each round, and the result."""
+    penalty and reply time, faults and forfeits, the table after each round, and the result.
+
+    Everything taken from the log (bot names, fault details, offending lines) is shown literally: each line is
+    one line, with no control character or escape sequence in it (``referee.runner.safe_text.visible``)."""
+    return (visible(line) for line in _render(events))
+
+
+def _render(events: list[dict[str, Any]]) -> Iterator[str]:
     header = events[0]
-    names: list[str] = list(header.get("names", []))
+    names: list[str] = [visible(str(n)) for n in header.get("names", [])]
     deal = header.get("deal", {}).get("rounds", [])
     width = max((len(n) for n in names), default=4)
 

@@ -8,12 +8,18 @@ import rich.progress
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
+from referee.runner.safe_text import literal
 from referee.tournament.execute import PlayedGame
 from referee.tournament.run import Progress
 from referee.tournament.standings import Standings, Tally
 
 __all__ = ["LiveProgress", "head_to_head_table", "standings_table"]
+
+
+#: Widest a declared name is shown (a bot chooses it, and it may be of any length); the files have it whole.
+DECLARED_WIDTH = 40
 
 
 def _f(x: float | None, digits: int = 2) -> str:
@@ -24,6 +30,7 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
     """Entrants best first (``top`` rows at most): games, wins, mean score ± 95% CI, mean rank, forfeits, rating.
 
     The column "declared" (the name each bot gave in its hello) appears when some bot declared another name.
+    Names are shown literally (see ``referee.runner.safe_text``): a bot's markup or escape codes stay text.
     """
     rows = standings.entrants if top is None else standings.entrants[:top]
     declared = any(e.declared_name and e.declared_name != e.name for e in rows)
@@ -31,7 +38,7 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
     table.add_column("#", justify="right")
     table.add_column("entrant", no_wrap=True)
     if declared:
-        table.add_column("declared", no_wrap=True)
+        table.add_column("declared", no_wrap=True, max_width=DECLARED_WIDTH, overflow="ellipsis")
     for name in ("games", "wins", "mean score", "mean rank"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("forfeits")
@@ -41,25 +48,29 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
         if e.mean_score is not None and e.mean_score_ci95 is not None:
             score += f" ± {(e.mean_score_ci95[1] - e.mean_score_ci95[0]) / 2:.2f}"
         forfeits = ", ".join(f"{k} {v}" for k, v in sorted(e.forfeits.items())) or "-"
-        cells = [str(place), e.name, *([e.declared_name or "-"] if declared else [])]
+        cells: list[str | Text] = [
+            str(place),
+            literal(e.name),
+            *([literal(e.declared_name or "-")] if declared else []),
+        ]
         cells += [str(e.games), _f(e.wins, 1), score, _f(e.mean_rank), forfeits, _f(e.rating)]
         table.add_row(*cells)
     return table
 
 
 def head_to_head_table(standings: Standings) -> Table:
-    """Row entrant's share of shared games in which it placed ahead of the column entrant."""
+    """Row entrant's share of shared games in which it placed ahead of the column entrant (names shown literally)."""
     names = [e.name for e in standings.entrants]
     table = Table(title="Head to head: share of shared games the row entrant placed ahead", title_justify="left")
     table.add_column("")
     for n in names:
-        table.add_column(n, justify="right")
+        table.add_column(literal(n), justify="right")
     for a in names:
         cells = []
         for b in names:
             share = standings.head_to_head[a].get(b) if a != b else None
             cells.append("" if a == b else "-" if share is None else f"{100 * share:.0f}%")
-        table.add_row(a, *cells)
+        table.add_row(literal(a), *cells)
     return table
 
 
