@@ -3,21 +3,32 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import click
 import trio
 
-from referee.check import DEFAULT_GAMES, CheckOptions, render_text, resolve_opponent, run_check, write_junit
+from referee.check import (
+    DEFAULT_GAMES,
+    CheckOptions,
+    CheckReport,
+    render_text,
+    resolve_opponent,
+    run_check,
+    write_junit,
+)
 from referee.cli.app import main
 from referee.cli.options import limit_option, sandbox_option
 from referee.engine import RefereeError
 from referee.runner import BotSpecError, Limits, parse_bot_spec
 from referee.runner.safe_text import visible
 
-#: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code).
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code) /
+#: stopped by Ctrl-C.
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 @main.command("check")
@@ -81,7 +92,7 @@ def check_cmd(
     being forced, only cards lower than last, no bonus chips left, round 2, last player in a round). Reports
     move latency, stray output on stdout and whether the bot exits on bye.
 
-    Exit status: 0 every check passed, 1 the bot failed a check, 2 bad arguments or options.
+    Exit status: 0 every check passed, 1 the bot failed a check, 2 bad arguments or options, 130 Ctrl-C.
     """
     try:
         spec = parse_bot_spec(bot, name=name)
@@ -105,9 +116,14 @@ def check_cmd(
             click.echo(visible(line), err=True)
 
     try:
-        report = trio.run(run_check, spec, options, progress)
+        report = trio.run(_unless_interrupted, lambda: run_check(spec, options, progress))
     except (RefereeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C before the suite watches for it
+        report = None
+    if report is None:
+        click.echo("referee check: interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     if junit_file is not None:
         try:
             write_junit(report, junit_file)
@@ -118,3 +134,19 @@ def check_cmd(
     else:
         click.echo(render_text(report))
     sys.exit(EXIT_PASSED if report.passed else EXIT_FAILED)
+
+
+async def _unless_interrupted(check: Callable[[], Awaitable[CheckReport]]) -> CheckReport | None:
+    """The report of ``check()``, or None when Ctrl-C stopped it: the suite is cancelled (as ``referee run``
+    does), so its shielded clean-ups finish instead of a KeyboardInterrupt cutting through them."""
+    with trio.CancelScope() as scope:
+
+        async def watch() -> None:  # a system task: it ends with the run, whenever check() ends
+            with trio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    scope.cancel()
+                    return
+
+        trio.lowlevel.spawn_system_task(watch)
+        return await check()
+    return None

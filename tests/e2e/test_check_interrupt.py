@@ -1,0 +1,46 @@
+"""Ctrl-C during ``referee check``: one line, exit status 130, and no process of the bot left behind."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .helpers import BOTS, MODES, new_mark, processes_with
+
+
+def _wait_for(condition: object, timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return bool(condition())  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ctrl_c_during_check(mode: str, tmp_path: Path) -> None:
+    mark = new_mark()
+    # The bot sleeps through its first turn (a minute, within its move time): the check is mid-game at Ctrl-C.
+    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / 'slow.py'}"
+    argv = [sys.executable, "-m", "referee", "check", bot, "--sandbox", mode, "--move-time", "60", "--games", "2"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert _wait_for(lambda: processes_with(mark), 30), "the bot never started"
+        time.sleep(1)
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert stderr.splitlines() == ["referee check: interrupted"]
+    assert stdout == ""
+    # The bot dies with the referee at the latest; give the kernel a moment to finish it.
+    assert _wait_for(lambda: not processes_with(mark), 10), processes_with(mark)
