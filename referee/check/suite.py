@@ -235,30 +235,36 @@ async def _collect(
     async def probe() -> None:
         obs.probe = await probe_bot(spec, config, logs / "bot-stderr-probe.log")
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(probe)
-        first = lanes[0].bot
-        await first.ensure_started()
-        obs.startup_fault, obs.hello = first.startup_fault, first.hello
-        if first.ready:
-            progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
-            send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
-            # The dressed-up game first: whatever it leaves behind shows in the plain games after it.
-            send.send_nowait((tolerance_game, True))
-            for planned in plan:
-                send.send_nowait((planned, False))
-            send.close()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(probe)
+            first = lanes[0].bot
+            await first.ensure_started()
+            obs.startup_fault, obs.hello = first.startup_fault, first.hello
+            if first.ready:
+                progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
+                send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
+                # The dressed-up game first: whatever it leaves behind shows in the plain games after it.
+                send.send_nowait((tolerance_game, True))
+                for planned in plan:
+                    send.send_nowait((planned, False))
+                send.close()
 
-            async def work(lane: _Lane) -> None:
-                async for planned, tolerance in receive.clone():
-                    played = await lane.play(planned, tolerance, specs)
-                    obs.games.append(played)
-                    progress(f"{planned.game_id}: {'fault' if played.faults else 'ok'}")
+                async def work(lane: _Lane) -> None:
+                    async for planned, tolerance in receive.clone():
+                        played = await lane.play(planned, tolerance, specs)
+                        obs.games.append(played)
+                        progress(f"{planned.game_id}: {'fault' if played.faults else 'ok'}")
 
-            async with trio.open_nursery() as games:
-                for lane in lanes:
-                    games.start_soon(work, lane)
-            receive.close()
+                async with trio.open_nursery() as games:
+                    for lane in lanes:
+                        games.start_soon(work, lane)
+                receive.close()
+    except BaseException:  # interrupted (Ctrl-C) or a referee bug: no bot process may outlive the suite
+        with trio.CancelScope(shield=True):
+            for lane in lanes:
+                await lane.close()
+        raise
     for lane in lanes:
         stray = await lane.stray_output()
         if stray is not None:

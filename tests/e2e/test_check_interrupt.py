@@ -23,10 +23,11 @@ def _wait_for(condition: object, timeout: float) -> bool:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_ctrl_c_during_check(mode: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", ["slow.py", "slow_parent.py"])  # the second one has a child process too
+def test_ctrl_c_during_check(mode: str, name: str, tmp_path: Path) -> None:
     mark = new_mark()
     # The bot sleeps through its first turn (a minute, within its move time): the check is mid-game at Ctrl-C.
-    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / 'slow.py'}"
+    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / name}"
     argv = [sys.executable, "-m", "referee", "check", bot, "--sandbox", mode, "--move-time", "60", "--games", "2"]
     proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
