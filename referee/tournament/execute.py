@@ -197,15 +197,21 @@ async def run_local(
 ) -> None:
     """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
 
+    The games go out rotation by rotation: the first seat rotation of every deal, then the second of every deal,
+    and so on. A bot process never plays a deal twice (``PlayerPool.for_game``), so in this order it is restarted
+    only when a new pass over the deals begins, not between the rotations of each deal.
+
     Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
     bot process is closed before this returns.
     """
     games_dir, bots_dir = out_dir / "games", out_dir / "bots"
     games_dir.mkdir(parents=True, exist_ok=True)
     bots_dir.mkdir(parents=True, exist_ok=True)
+    units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
+    units.sort(key=lambda u: (u.games[0].rotation, u.batch))
     send, receive = trio.open_memory_channel[TableBatch](math.inf)
-    for b in batches:
-        send.send_nowait(b)
+    for unit in units:
+        send.send_nowait(unit)
     send.close()
 
     async def lane(number: int, queue: trio.MemoryReceiveChannel[TableBatch]) -> None:
@@ -220,6 +226,6 @@ async def run_local(
             await pool.aclose()
 
     async with trio.open_nursery() as nursery:
-        for number in range(max(1, min(jobs, len(batches)))):
+        for number in range(max(1, min(jobs, len(units)))):
             nursery.start_soon(lane, number, receive.clone())
     receive.close()

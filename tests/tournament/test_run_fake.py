@@ -62,13 +62,13 @@ def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None
 
 
 def test_a_bot_process_never_plays_a_deal_twice_but_carries_on_to_the_next_deal(tmp_path: Path) -> None:
-    """Two entrants, three deals, two seat rotations each, one lane: a new process for the second rotation of
-    each deal; that process goes on to the first rotation of the next deal."""
+    """Two entrants, three deals, two seat rotations each, one lane: the first rotation of every deal, then the
+    second of every deal; each bot gets a new process once, when the second pass begins."""
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b"], repeats=3)
     run_tournament(store, params, jobs=1, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
     for name in ("a", "b"):
-        assert [p.games for p in created if p.name == name] == [1, 2, 2, 1]
+        assert [p.games for p in created if p.name == name] == [3, 3]
     assert all(len(set(p.deals)) == p.games for p in created)
     assert all(p.closed for p in created)
 
