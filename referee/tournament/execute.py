@@ -88,8 +88,8 @@ class PlayerPool:
                         nursery.start_soon(p.aclose)
         for n in names:
             if n not in self._players:
-                self._dealt[n] = set()
-            self._dealt[n].add(seed)
+                self._dealt[n] = set()  # a new process is started for it
+            self._dealt.setdefault(n, set()).add(seed)  # (a process started by ``get`` has played nothing yet)
         return [self.get(n) for n in names]
 
     def get(self, name: str) -> PlayerLike:
