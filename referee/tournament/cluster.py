@@ -1,13 +1,14 @@
 """Running a tournament's table batches on a Dask cluster (``referee run --cluster ADDRESS``).
 
-The coordinator (this process) connects to a Dask scheduler — or starts a ``LocalCluster`` for ``local:N`` —
-submits one task per pending table batch (``cluster_worker.play_batch_task``), and takes the results as they
-complete: it writes each game's log to ``DIR/games/``, appends the bots' stderr to ``DIR/bots/`` and hands the
-game to ``on_game`` (which commits it to the results store, keyed by game id). Dask re-runs a batch lost with a
-dead worker on another one; a batch's games reach ``on_game`` once, and the store ignores a game id it holds.
+The coordinator (this process) connects to a Dask scheduler — or starts a ``LocalCluster`` for ``local:N`` — submits
+one task per pending game (a one-game table batch, in ``rotation_order``: a bot process never plays a deal twice) to
+``cluster_worker.play_batch_task``, and takes the results as they complete: it writes each game's log to
+``DIR/games/``, appends the bots' stderr to ``DIR/bots/`` and hands the game to ``on_game`` (which commits it to the
+results store, keyed by game id). Dask re-runs a batch lost with a dead worker on another one; a batch's games reach
+``on_game`` once, and the store ignores a game id it holds.
 
-Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each
-worker uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
+Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each worker
+uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
 ``ClusterError`` saying how to install it.
 """
 
@@ -42,7 +43,7 @@ from referee.tournament.cluster_worker import (
     release_run,
     required_files,
 )
-from referee.tournament.execute import PlayedGame
+from referee.tournament.execute import PlayedGame, rotation_order
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
 
@@ -261,14 +262,17 @@ def _play(
     writer: _Writer,
     skip: frozenset[str] | set[str],
 ) -> bool:
-    """Submit one task per batch, hand each completed batch to ``writer``; True when interrupted."""
+    """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and restart a
+    bot only when it would meet a deal again), hand each completed one to ``writer``; True when interrupted."""
     python = sys.executable
     by_name = {e.name: e for e in entrants}
     files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in entrants}
     run_key = uuid.uuid4().hex
     rules = ruleset.to_dict()
     futures = []
-    for b in batches:
+    for b in rotation_order(batches):
+        if all(g.game_id in skip for g in b.games):
+            continue
         names = b.entrants
         job = BatchJob(
             run_key=run_key,
@@ -281,7 +285,8 @@ def _play(
             files={n: files[n] for n in names},
             startable=startable & set(names),
         )
-        futures.append(client.submit(play_batch_task, job, key=f"referee-{run_key}-{b.batch}", pure=False))
+        key = f"referee-{run_key}-{b.games[0].game_id}"
+        futures.append(client.submit(play_batch_task, job, key=key, pure=False))
     waiting = {f.key: f for f in futures}
     failure: BaseException | None = None
     interrupted = False

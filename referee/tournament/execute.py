@@ -181,6 +181,18 @@ def play_table(
     return trio.run(main)
 
 
+def rotation_order(batches: Sequence[TableBatch]) -> list[TableBatch]:
+    """The games of ``batches`` as one-game batches, rotation by rotation: the first seat rotation of every deal,
+    then the second of every deal, and so on (schedule order within a rotation).
+
+    Played in this order by bots that stay up, a bot process meets a deal again only when a new pass over the
+    deals begins; ``PlayerPool.for_game`` restarts it then (never between the rotations of each deal).
+    """
+    units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
+    units.sort(key=lambda u: (u.games[0].rotation, u.batch))
+    return units
+
+
 async def run_local(
     batches: Sequence[TableBatch],
     specs: Mapping[str, BotSpec],
@@ -197,9 +209,7 @@ async def run_local(
 ) -> None:
     """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
 
-    The games go out rotation by rotation: the first seat rotation of every deal, then the second of every deal,
-    and so on. A bot process never plays a deal twice (``PlayerPool.for_game``), so in this order it is restarted
-    only when a new pass over the deals begins, not between the rotations of each deal.
+    The games go out in ``rotation_order``, so a bot is restarted once per pass over the deals.
 
     Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
     bot process is closed before this returns.
@@ -207,8 +217,7 @@ async def run_local(
     games_dir, bots_dir = out_dir / "games", out_dir / "bots"
     games_dir.mkdir(parents=True, exist_ok=True)
     bots_dir.mkdir(parents=True, exist_ok=True)
-    units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
-    units.sort(key=lambda u: (u.games[0].rotation, u.batch))
+    units = rotation_order(batches)
     send, receive = trio.open_memory_channel[TableBatch](math.inf)
     for unit in units:
         send.send_nowait(unit)
