@@ -45,11 +45,13 @@ HistoryModel = PlayEntry | PassEntry | DropEntry
 # ------------------------------------------------------------------------------------------ referee → bot
 
 
-def game_start_message(game_id: str, seat: int, names: Sequence[str], ruleset: Ruleset, move_ms: int) -> GameStart:
-    """The ``game_start`` for ``seat``: every seat's name, the ruleset's options and the move time."""
-    return GameStart(
-        game=game_id, seat=seat, players=list(names), rules=ruleset.to_dict(), time=TimeControl(move_ms=move_ms)
-    )
+def game_start_message(
+    game_id: str, seat: int, names: Sequence[str], ruleset: Ruleset, move_ms: int, bank_ms: int | None = None
+) -> GameStart:
+    """The ``game_start`` for ``seat``: every seat's name, the ruleset's options, the move time and (when the
+    contest has one) the time bank."""
+    time = TimeControl(move_ms=move_ms, bank_ms=bank_ms)
+    return GameStart(game=game_id, seat=seat, players=list(names), rules=ruleset.to_dict(), time=time)
 
 
 def deal_message(game_id: str, round_1based: int, hand: Hand, discard: int) -> DealMessage:

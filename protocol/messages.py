@@ -190,9 +190,14 @@ class Hello(_Model):
 
 
 class TimeControl(_Model):
-    """The bot's time per reply (deal and turn), in milliseconds."""
+    """The bot's time per reply (deal and turn), in milliseconds; ``bank_ms`` (an extension, only when the
+    contest gives one) is the time bank: extra milliseconds per game the bot may spend beyond ``move_ms`` in
+    total, across its replies."""
+
+    _omit_none = frozenset({"bank_ms"})
 
     move_ms: Annotated[int, Field(ge=1)]
+    bank_ms: Annotated[int, Field(ge=0)] | None = None
 
 
 class GameStart(_Model):

@@ -102,6 +102,7 @@ class Game:
     ruleset: Ruleset
     move_ms: int
     rng: random.Random
+    bank_ms: int | None = None  # the game's time bank, when the contest gives one (game_start's time.bank_ms)
     round: int = 0
     hand: Hand = ()
     discards: Hand = ()
@@ -264,6 +265,7 @@ class _Session:
                 ruleset=ruleset_from_rules(msg.rules),
                 move_ms=msg.time.move_ms,
                 rng=random.Random(seed),
+                bank_ms=msg.time.bank_ms,
             )
             self.guard("new_game", lambda g: self.bot.new_game(g))
         elif isinstance(msg, DealMessage):

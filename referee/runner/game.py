@@ -179,7 +179,8 @@ class _Game:
         await self._start_all()
         for seat, p in enumerate(self.players):
             if seat not in self.out:
-                msg = game_start_message(self.game_id, seat, self.names, s.ruleset, _ms(p.move_time) or 1)
+                bank = None if p.time_bank is None else round(p.time_bank * 1000)
+                msg = game_start_message(self.game_id, seat, self.names, s.ruleset, _ms(p.move_time) or 1, bank)
                 await self._notify(seat, encode(msg))
         while not self.state.is_over:
             await self._announce_rounds()

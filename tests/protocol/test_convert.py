@@ -126,6 +126,15 @@ def test_game_start_and_game_end_shapes() -> None:
     assert game_end_message("g", [4, -1, 9], [2, 1, 3], ()).forfeits == []
 
 
+def test_game_start_names_the_time_bank_only_when_there_is_one() -> None:
+    plain = encode(game_start_message("g1", 0, ["a", "b"], Ruleset(), 1000))
+    assert b'"time":{"move_ms":1000}' in plain
+    banked = encode(game_start_message("g1", 0, ["a", "b"], Ruleset(), 1000, 2500))
+    assert b'"time":{"move_ms":1000,"bank_ms":2500}' in banked
+    back = parse_message(banked)
+    assert isinstance(back, GameStart) and back.time.bank_ms == 2500
+
+
 def test_action_reply_pairs() -> None:
     assert action_to_reply(Play(8, 2, 1)) == PlayReply(value=8, count=2, bonus=1)
     assert action_to_reply(PASS) == PassReply() and action_to_reply(PASS_FORCE) == PassReply(force=True)

@@ -70,6 +70,14 @@ def test_a_discard_named_when_the_ruleset_discards_nothing_forfeits(tmp_path: Pa
     assert verify_log(read_log(tmp_path / "t1.jsonl")).ok
 
 
+def test_a_time_bank_is_told_to_the_bots_in_game_start(tmp_path: Path) -> None:
+    banked, plain = ScriptedEntrant("a"), ScriptedEntrant("b")
+    banked.time_bank = 2.5
+    _play([banked, plain], tmp_path)
+    assert banked.received[0]["time"] == {"move_ms": 1000, "bank_ms": 2500}
+    assert plain.received[0]["time"] == {"move_ms": 1000}
+
+
 def test_same_seed_same_game(tmp_path: Path) -> None:
     first = _play([ScriptedEntrant("a"), ScriptedEntrant("b"), ScriptedEntrant("c")], tmp_path, seed=11)
     second = _play([ScriptedEntrant("a"), ScriptedEntrant("b"), ScriptedEntrant("c")], tmp_path, seed=11)

@@ -87,6 +87,13 @@ class Lowest(Bot):
         return game.legal_moves(obs)[0]
 
 
+def test_the_game_knows_its_time_bank_when_the_contest_gives_one() -> None:
+    bot = Lowest()
+    banked = encode(game_start_message("g2", 0, NAMES, STANDARD, 1000, 3000))
+    converse(bot, [b'{"type":"hello","protocol":1}\n', *start_lines(), banked])
+    assert [(g.move_ms, g.bank_ms) for g in bot.games] == [(1000, None), (1000, 3000)]
+
+
 def test_a_scripted_session() -> None:
     bot = Lowest()
     replies = converse(
