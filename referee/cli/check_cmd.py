@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import click
-import trio
 
 from referee.check import (
     DEFAULT_GAMES,
     CheckOptions,
-    CheckReport,
     render_text,
     resolve_opponent,
     run_check,
     write_junit,
 )
 from referee.cli.app import main
+from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
 from referee.cli.options import limit_option, sandbox_option
 from referee.engine import RefereeError
 from referee.runner import BotSpecError, Limits, parse_bot_spec
@@ -28,7 +25,7 @@ from referee.runner.safe_text import visible
 
 #: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code) /
 #: stopped by Ctrl-C.
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 @main.command("check")
@@ -116,11 +113,9 @@ def check_cmd(
             click.echo(visible(line), err=True)
 
     try:
-        report = trio.run(_unless_interrupted, lambda: run_check(spec, options, progress))
+        report = run_unless_interrupted(lambda: run_check(spec, options, progress))
     except (RefereeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
-    except KeyboardInterrupt:  # Ctrl-C before the suite watches for it
-        report = None
     if report is None:
         click.echo("referee check: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
@@ -134,19 +129,3 @@ def check_cmd(
     else:
         click.echo(render_text(report))
     sys.exit(EXIT_PASSED if report.passed else EXIT_FAILED)
-
-
-async def _unless_interrupted(check: Callable[[], Awaitable[CheckReport]]) -> CheckReport | None:
-    """The report of ``check()``, or None when Ctrl-C stopped it: the suite is cancelled (as ``referee run``
-    does), so its shielded clean-ups finish instead of a KeyboardInterrupt cutting through them."""
-    with trio.CancelScope() as scope:
-
-        async def watch() -> None:  # a system task: it ends with the run, whenever check() ends
-            with trio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    scope.cancel()
-                    return
-
-        trio.lowlevel.spawn_system_task(watch)
-        return await check()
-    return None

@@ -13,6 +13,7 @@ import click
 import trio
 
 from referee.cli.app import main
+from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
 from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
 from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
 from referee.runner import (
@@ -105,11 +106,14 @@ def play_cmd(
         for seat, spec in enumerate(specs, start=len(entrants)):
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
             entrants.append(Player(spec, config, stderr))
-        result = trio.run(_play, entrants, game_id, ruleset, seed, deal, log_path)
+        result = run_unless_interrupted(lambda: _play(entrants, game_id, ruleset, seed, deal, log_path))
     except RefereeError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
+    if result is None:
+        click.echo(f"referee play: interrupted; the game's log so far: {visible(str(log_path))}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:

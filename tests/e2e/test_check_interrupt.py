@@ -1,4 +1,4 @@
-"""Ctrl-C during ``referee check``: one line, exit status 130, and no process of the bot left behind."""
+"""Ctrl-C during `referee check` and `referee play`: one line, exit status 130, and no process of a bot left behind."""
 
 from __future__ import annotations
 
@@ -22,14 +22,9 @@ def _wait_for(condition: object, timeout: float) -> bool:
     return bool(condition())  # type: ignore[operator]
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("name", ["slow.py", "slow_parent.py"])  # the second one has a child process too
-def test_ctrl_c_during_check(mode: str, name: str, tmp_path: Path) -> None:
-    mark = new_mark()
-    # The bot sleeps through its first turn (a minute, within its move time): the check is mid-game at Ctrl-C.
-    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / name}"
-    argv = [sys.executable, "-m", "referee", "check", bot, "--sandbox", mode, "--move-time", "60", "--games", "2"]
-    proc = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _interrupt(argv: list[str], mark: str, cwd: Path) -> tuple[int, str, str]:
+    """Run the referee, send SIGINT a second after the marked bots started; its exit status, stdout, stderr."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert _wait_for(lambda: processes_with(mark), 30), "the bot never started"
         time.sleep(1)
@@ -40,8 +35,34 @@ def test_ctrl_c_during_check(mode: str, name: str, tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    assert proc.returncode == 130, stderr
+    return proc.returncode, stdout, stderr
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["slow.py", "slow_parent.py"])  # the second one has a child process too
+def test_ctrl_c_during_check(mode: str, name: str, tmp_path: Path) -> None:
+    mark = new_mark()
+    # The bot sleeps through its first turn (a minute, within its move time): the check is mid-game at Ctrl-C.
+    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / name}"
+    argv = [sys.executable, "-m", "referee", "check", bot, "--sandbox", mode, "--move-time", "60", "--games", "2"]
+    status, stdout, stderr = _interrupt(argv, mark, tmp_path)
+    assert status == 130, stderr
     assert stderr.splitlines() == ["referee check: interrupted"]
     assert stdout == ""
     # The bot dies with the referee at the latest; give the kernel a moment to finish it.
+    assert _wait_for(lambda: not processes_with(mark), 10), processes_with(mark)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ctrl_c_during_play(mode: str, tmp_path: Path) -> None:
+    """``referee play`` stopped mid-game: one line naming the partial log, exit status 130, no bot left."""
+    mark = new_mark()
+    bot = f"env REFEREE_TEST_MARK={mark} SLOW_SECONDS=60 python3 {BOTS / 'slow_parent.py'}"
+    honest = f"env REFEREE_TEST_MARK={mark} python3 {BOTS / 'honest.py'}"
+    argv = [sys.executable, "-m", "referee", "play", bot, honest, "--sandbox", mode, "--move-time", "60"]
+    status, stdout, stderr = _interrupt([*argv, "--log", "g.jsonl"], mark, tmp_path)
+    assert status == 130, stderr
+    assert stderr.splitlines() == ["referee play: interrupted; the game's log so far: g.jsonl"]
+    assert stdout == ""
+    assert (tmp_path / "g.jsonl").exists()
     assert _wait_for(lambda: not processes_with(mark), 10), processes_with(mark)
