@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
@@ -191,7 +190,7 @@ def _run(
     try:
         params = resolve_params(stored, requested)
         make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-        check_results_hidden(params.bot_specs().values(), replace(params.runner_config(), hidden=(str(directory),)))
+        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
         params.game_ruleset()
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
         where = f"results folder {directory}: " if stored is not None else ""

@@ -74,6 +74,11 @@ class Entrant(Protocol):
     def exited(self) -> BotCrashed | None: ...
 
 
+#: What ``_Game._request`` gives back: the parsed reply, its raw line, the seconds it took, and the bot's fault
+#: (reply and line are None when there is a fault).
+_Answer = tuple[AnyReply | None, bytes | None, float, BaseException | None]
+
+
 @dataclass(frozen=True)
 class GameResult:
     """The outcome of one game, by seat. ``forfeits`` are the seats that forfeited; ``faults`` every fault."""
@@ -255,7 +260,7 @@ class _Game:
         self._log_referee_discards()
         state = self.state
         need = [s for s in range(state.players) if state.discards[s] is None and s not in self.out]
-        for seat, (reply, raw, exc) in (await self._deal(need)).items():
+        for seat, (reply, raw, _, exc) in (await self._deal(need)).items():
             if exc is not None:
                 await self._fault(seat, exc)
                 continue
@@ -276,18 +281,18 @@ class _Game:
         every round with ``deal`` (``"discard":0``): each bot gets its hand and replies with no cards."""
         state = self.state
         seats = [s for s in range(state.players) if s not in self.out and not state.forfeited[s]]
-        for seat, (reply, raw, exc) in (await self._deal(seats)).items():
+        for seat, (reply, raw, _, exc) in (await self._deal(seats)).items():
             if exc is not None:
                 await self._fault(seat, exc)
             elif isinstance(reply, DiscardReply) and reply.cards:
                 wrong = IllegalMove(f"a discard names exactly 0 cards, got {len(reply.cards)}")
                 await self._fault(seat, wrong, kind="illegal_discard", line=raw)
 
-    async def _deal(self, seats: list[int]) -> dict[int, tuple[AnyReply | None, bytes | None, BaseException | None]]:
-        """Send this round's ``deal`` to ``seats`` at once; each seat's reply, raw line and fault, in seat order."""
+    async def _deal(self, seats: list[int]) -> dict[int, _Answer]:
+        """Send this round's ``deal`` to ``seats`` at once; each seat's ``_request`` answer, in seat order."""
         state = self.state
         self.dealt = state.round + 1
-        results: dict[int, tuple[AnyReply | None, bytes | None, float, BaseException | None]] = {}
+        results: dict[int, _Answer] = {}
 
         async def ask(seat: int) -> None:
             msg = deal_message(self.game_id, state.round + 1, state.hands[seat], state.ruleset.discard)
@@ -296,7 +301,7 @@ class _Game:
         async with trio.open_nursery() as nursery:
             for seat in seats:
                 nursery.start_soon(ask, seat)
-        return {seat: (results[seat][0], results[seat][1], results[seat][3]) for seat in seats}
+        return {seat: results[seat] for seat in seats}
 
     async def _turn(self) -> None:
         state = self.state
@@ -336,9 +341,7 @@ class _Game:
             return math.inf
         return trio.current_time() + move + self.bank[seat]
 
-    async def _request(
-        self, seat: int, line: bytes, expect: Expect
-    ) -> tuple[AnyReply | None, bytes | None, float, BaseException | None]:
+    async def _request(self, seat: int, line: bytes, expect: Expect) -> _Answer:
         p = self.players[seat]
         self.log.sent(seat, line)
         start = trio.current_time()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -75,28 +75,28 @@ class PlayerPool:
         self.fresh = fresh
         self._factory: PlayerFactory = factory or Player
         self._players: dict[str, PlayerLike] = {}
-        self._dealt: dict[str, set[int | None]] = {}  # entrant -> the deal seeds its live process has played
+        self._dealt: dict[str, set[int | None]] = {}  # entrant -> the deal seeds its current process has played
 
     async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
         """The players of a game dealt from ``seed``, by seat: a fresh process for each bot whose current one has
         already played this deal."""
-        stale = [self._players.pop(n) for n in names if seed in self._dealt.get(n, ()) and n in self._players]
+        stale = [self._players.pop(n) for n in names if n in self._players and seed in self._dealt[n]]
         if stale:
             with trio.CancelScope(shield=True):
                 async with trio.open_nursery() as nursery:
                     for p in stale:
                         nursery.start_soon(p.aclose)
+        players = [self.get(n) for n in names]
         for n in names:
-            if n not in self._players:
-                self._dealt[n] = set()  # a new process is started for it
-            self._dealt.setdefault(n, set()).add(seed)  # (a process started by ``get`` has played nothing yet)
-        return [self.get(n) for n in names]
+            self._dealt[n].add(seed)
+        return players
 
     def get(self, name: str) -> PlayerLike:
         player = self._players.get(name)
         if player is None:
             path = self.bots_dir / f"{name}.{self.lane}.log"
             player = self._players[name] = self._factory(self.specs[name], self.config, path)
+            self._dealt[name] = set()
         return player
 
     def declared(self, names: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
@@ -171,8 +171,7 @@ def play_table(
         out = Path(out_dir)
         (out / "games").mkdir(parents=True, exist_ok=True)
         (out / "bots").mkdir(parents=True, exist_ok=True)
-        config = replace(params.runner_config(), hidden=(str(out),))  # no bot reads the results
-        pool = PlayerPool(params.bot_specs(), config, out / "bots", batch.batch)
+        pool = PlayerPool(params.bot_specs(), params.runner_config(results=out), out / "bots", batch.batch)
         try:
             return await play_batch(batch, pool, ruleset=params.game_ruleset(), games_dir=out / "games", skip=skip)
         finally:

@@ -68,14 +68,16 @@ class TournamentParams:
         """Entrant name → how the runner starts its bot."""
         return {e.name: e.to_spec() for e in self.entrants}
 
-    def runner_config(self) -> RunnerConfig:
-        """The runner's settings (raises the runner's ``ConfigError`` for impossible values)."""
+    def runner_config(self, results: Path | None = None) -> RunnerConfig:
+        """The runner's settings, with the ``results`` folder (when given) hidden from every bot. Raises the
+        runner's ``ConfigError`` for impossible values."""
         return RunnerConfig(
             move_time=self.move_time,
             startup_time=self.startup_time,
             time_bank=self.time_bank,
             sandbox=self.sandbox,  # type: ignore[arg-type]
             limits=Limits(**self.limits),
+            hidden=() if results is None else (str(results),),
         )
 
     def game_ruleset(self) -> Ruleset:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import trio
 
@@ -64,7 +64,7 @@ def run_tournament(
     """
     progress = progress or Progress()
     batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
-    config = replace(params.runner_config(), hidden=(str(store.directory),))  # no bot reads the results
+    config = params.runner_config(results=store.directory)
     ruleset = params.game_ruleset()
     specs = params.bot_specs()
     finished = store.finished_game_ids()
