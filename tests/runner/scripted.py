@@ -8,21 +8,15 @@ from typing import Any
 
 from protocol import AnyReply, Expect, HelloReply, ProtocolViolation, parse_reply
 from referee.runner import BotCrashed, BotFault
+from tests.bots import _base as bot_base
 
 Script = Callable[[dict[str, Any]], dict[str, Any] | BaseException | None]
 
 
 def honest(msg: dict[str, Any]) -> dict[str, Any]:
-    if msg["type"] == "deal":
-        cards = [c for c in msg["hand"] if c != 1]
-        return {"type": "discard", "cards": cards[len(cards) - msg["discard"] :]}
-    last = msg["last"]
-    if last is None:
-        return {"type": "play", "value": 1, "count": 1, "bonus": 0}
-    higher = [c for c in msg["hand"] if c >= last]
-    if higher:
-        return {"type": "play", "value": min(higher), "count": 1, "bonus": 0}
-    return {"type": "drop"}
+    """The honest test bot's reply (``tests/bots/_base.py``) to a ``deal`` or ``turn``."""
+    reply: dict[str, Any] = bot_base.honest(msg, "scripted")
+    return reply
 
 
 class ScriptedEntrant:
