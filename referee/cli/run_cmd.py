@@ -18,7 +18,7 @@ from referee.cli.options import limit_option, load_ruleset, rules_option, sandbo
 from referee.cli.report_cmd import report_after_run
 from referee.engine import RulesetError
 from referee.runner import BotSpecError, ConfigError, check_results_hidden, parse_bot_spec
-from referee.runner.safe_text import literal
+from referee.runner.safe_text import literal, visible
 from referee.tournament import (
     DB_NAME,
     ClusterError,
@@ -35,11 +35,11 @@ from referee.tournament import (
     head_to_head_table,
     load_manifest,
     make_schedule,
+    name_entrants,
     resolve_params,
     run_tournament,
     standings_from_store,
     standings_table,
-    with_unique_names,
 )
 
 #: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
@@ -85,7 +85,10 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
             _fail("run", str(e))
     if not specs:
         return None
-    return tuple(EntrantInfo.from_spec(s) for s in with_unique_names(specs))
+    named, notes = name_entrants(specs)
+    for note in notes:
+        click.echo(f"referee run: {visible(note)}", err=True)
+    return tuple(EntrantInfo.from_spec(s) for s in named)
 
 
 @main.command("run")

@@ -6,7 +6,7 @@
 
 from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
 from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
-from referee.tournament.entrants import ManifestError, load_manifest, unique_names, with_unique_names
+from referee.tournament.entrants import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
 from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
 from referee.tournament.run import Progress, RunOutcome, run_tournament
@@ -58,6 +58,7 @@ __all__ = [
     "head_to_head_table",
     "load_manifest",
     "make_schedule",
+    "name_entrants",
     "play_batch",
     "play_table",
     "resolve_params",

@@ -19,6 +19,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import tomllib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -26,7 +27,7 @@ from types import MappingProxyType
 
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 
-__all__ = ["ManifestError", "load_manifest", "unique_names", "with_unique_names"]
+__all__ = ["ManifestError", "load_manifest", "name_entrants", "unique_names", "with_unique_names"]
 
 _KEYS = ("name", "command", "cwd", "env")
 
@@ -53,8 +54,41 @@ def unique_names(names: Sequence[str]) -> list[str]:
 
 
 def with_unique_names(specs: Sequence[BotSpec]) -> list[BotSpec]:
-    """The specs, renamed where needed so that every name is unique (see ``unique_names``)."""
-    return [replace(s, name=n) for s, n in zip(specs, unique_names([s.name for s in specs]), strict=True)]
+    """The specs, renamed where needed so that every name is unique (see ``name_entrants``)."""
+    return name_entrants(specs)[0]
+
+
+def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
+    """The specs with unique names, and one line per name that had to change, saying why.
+
+    Entrants that share a name (the contest layout ``bots/<name>/bot.py`` names every bot ``bot`` after its
+    file) take the names of their folders (``bots/alice/bot.py`` is ``alice``) when those tell them apart and
+    clash with no other entrant; otherwise they are numbered (``bot``, ``bot-2``, ...; see ``unique_names``).
+    """
+    names = [s.name for s in specs]
+    counts = Counter(names)
+    notes: list[str] = []
+    taken = set(names)
+    for shared, n in counts.items():
+        if n < 2:
+            continue
+        seats = [i for i, name in enumerate(names) if name == shared]
+        folders = [specs[i].cwd.name for i in seats]
+        if all(folders) and len(set(folders)) == n and not (set(folders) & (taken - {shared})):
+            for i, folder in zip(seats, folders, strict=True):
+                names[i] = folder
+            taken = (taken - {shared}) | set(folders)
+            notes.append(
+                f"{n} entrants are called {shared!r} (their file's name); each takes its folder's name instead: "
+                + ", ".join(folders)
+            )
+        else:
+            notes.append(
+                f"{n} entrants are called {shared!r} and their folders' names do not tell them apart; "
+                f"they are numbered {shared}, {shared}-2, ... (give each a name in a bots.toml manifest)"
+            )
+    final = unique_names(names)
+    return [replace(s, name=n) for s, n in zip(specs, final, strict=True)], notes
 
 
 def load_manifest(path: Path | str) -> list[BotSpec]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.runner import parse_bot_spec
-from referee.tournament import ManifestError, load_manifest, unique_names, with_unique_names
+from referee.tournament import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
 
 
 def test_unique_names_keep_the_first_and_number_the_rest() -> None:
@@ -18,13 +18,59 @@ def test_unique_names_keep_the_first_and_number_the_rest() -> None:
     assert unique_names([]) == []
 
 
-def test_bot_files_named_by_stem_and_deduplicated(tmp_path: Path) -> None:
+def test_bot_files_named_by_stem_and_colliding_stems_by_folder(tmp_path: Path) -> None:
     for folder in ("x", "y"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "greedy.py").write_text("")
-    specs = with_unique_names([parse_bot_spec(str(tmp_path / f / "greedy.py")) for f in ("x", "y")])
-    assert [s.name for s in specs] == ["greedy", "greedy-2"]
+    (tmp_path / "random_bot.py").write_text("")
+    files = [tmp_path / "x" / "greedy.py", tmp_path / "y" / "greedy.py", tmp_path / "random_bot.py"]
+    specs, notes = name_entrants([parse_bot_spec(str(f)) for f in files])
+    assert [s.name for s in specs] == ["x", "y", "random_bot"]
     assert specs[1].cwd == tmp_path / "y"
+    assert notes == ["2 entrants are called 'greedy' (their file's name); each takes its folder's name instead: x, y"]
+
+
+def test_contest_layout_names_each_entrant_after_its_folder(tmp_path: Path) -> None:
+    """``referee run bots/*/bot.py``: every file is bot.py, so the folders name the entrants."""
+    people = ["carol", "alice", "bob"]
+    for person in people:
+        (tmp_path / "bots" / person).mkdir(parents=True)
+        (tmp_path / "bots" / person / "bot.py").write_text("")
+    specs, notes = name_entrants([parse_bot_spec(str(tmp_path / "bots" / p / "bot.py")) for p in people])
+    assert [s.name for s in specs] == people
+    assert len(notes) == 1 and "3 entrants are called 'bot'" in notes[0] and notes[0].endswith("carol, alice, bob")
+
+
+def test_colliding_names_that_folders_cannot_tell_apart_are_numbered(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b" / "a").mkdir(parents=True)
+    (tmp_path / "a" / "bot.py").write_text("")
+    (tmp_path / "b" / "a" / "bot.py").write_text("")
+    (tmp_path / "same.py").write_text("")
+    twice = [parse_bot_spec(str(tmp_path / "same.py"))] * 2
+    specs, notes = name_entrants(twice)
+    assert [s.name for s in specs] == ["same", "same-2"]
+    assert notes == [
+        "2 entrants are called 'same' and their folders' names do not tell them apart; they are numbered "
+        "same, same-2, ... (give each a name in a bots.toml manifest)"
+    ]
+    # Both folders are called 'a': numbered too.
+    specs, _ = name_entrants(
+        [parse_bot_spec(str(tmp_path / "a" / "bot.py")), parse_bot_spec(str(tmp_path / "b" / "a" / "bot.py"))]
+    )
+    assert [s.name for s in specs] == ["bot", "bot-2"]
+    # A folder's name that another entrant already has: numbered, not two entrants of one name.
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "bot.py").write_text("")
+    (tmp_path / "c.py").write_text("")
+    specs, _ = name_entrants(
+        [
+            parse_bot_spec(str(tmp_path / "a" / "bot.py")),
+            parse_bot_spec(str(tmp_path / "c" / "bot.py")),
+            parse_bot_spec(str(tmp_path / "c.py")),
+        ]
+    )
+    assert [s.name for s in specs] == ["bot", "bot-2", "c"]
 
 
 def test_manifest_entries(tmp_path: Path) -> None:

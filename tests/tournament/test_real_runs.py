@@ -183,3 +183,20 @@ def test_manifest_bots_run_in_the_sandbox(tmp_path: Path, bot_dir: Path) -> None
     data = json.loads((out / "standings.json").read_text())
     assert data["games"] == 3
     assert {e["name"]: e["forfeits"] for e in data["entrants"]} == {"one": {}, "two": {}, "three": {}}
+
+
+def test_contest_layout_entrants_are_named_after_their_folders(tmp_path: Path) -> None:
+    """``referee run bots/*/bot.py``: every entrant is bot.py; the standings name them after their folders, and one
+    line on stderr says why."""
+    for person in ("alice", "bob"):
+        (tmp_path / "bots" / person).mkdir(parents=True)
+        shutil.copy(Path(__file__).parent / "bots" / "random_bot.py", tmp_path / "bots" / person / "bot.py")
+    files = sorted((tmp_path / "bots").glob("*/bot.py"))
+    done = referee("run", *files, "--seed", "1", "--sandbox", "none", "--games", "1", "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    assert (
+        "referee run: 2 entrants are called 'bot' (their file's name); each takes its folder's name instead: "
+        "alice, bob" in done.stderr.splitlines()
+    )
+    standings = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert sorted(e["name"] for e in standings["entrants"]) == ["alice", "bob"]
