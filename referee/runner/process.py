@@ -23,7 +23,7 @@ from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotCrashed, BotTimeout
-from referee.runner.sandbox import bot_argv, bot_env
+from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
 from referee.runner.spec import BotSpec
 
 _CHUNK = 65_536
@@ -78,11 +78,11 @@ class BotProcess:
         (and bubblewrap's ``--die-with-parent``) follows the thread that forked it, and trio's worker threads
         end after a few idle seconds. Raises ``BotCrashed`` when the program cannot be started at all.
         """
-        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden)
-        cgroup = limits_mod.make_cgroup(config.limits)
         mark = limits_mod.new_mark()
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
+        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden, env=env)
+        cgroup = limits_mod.make_cgroup(config.limits)
         try:
             popen = subprocess.Popen(
                 argv,
@@ -90,8 +90,8 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                cwd=str(spec.cwd),
-                env=env,
+                cwd=launcher_cwd(spec, mode),
+                env=launcher_env(mode, env),
                 start_new_session=True,
                 preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
                 close_fds=True,

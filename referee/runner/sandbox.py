@@ -6,8 +6,9 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
@@ -32,6 +33,10 @@ ETC_PATHS = (
 )
 #: Variables kept from the referee's environment; everything else is scrubbed.
 KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
+#: The whole environment of the launcher (``bwrap``): fixed, nothing of the referee's or of an entrant's. A bot's
+#: own environment is set inside the sandbox only (bwrap's ``--clearenv`` and ``--setenv``), so a manifest's
+#: ``env = { LD_PRELOAD = ... }`` can never run code in the launcher, outside the sandbox.
+LAUNCHER_ENV: Mapping[str, str] = MappingProxyType({"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
 
 _notice_given = False
 
@@ -103,10 +108,30 @@ def bot_env(spec: BotSpec) -> dict[str, str]:
     return env
 
 
-def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None, hidden: Sequence[str] = ()) -> list[str]:
+def launcher_env(mode: str, env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the process the runner spawns: the bot's own ``env`` when it is the bot (``"none"``),
+    else the fixed ``LAUNCHER_ENV`` (``bwrap`` gets the bot's variables as options, see ``bot_argv``)."""
+    return dict(env) if mode == "none" else dict(LAUNCHER_ENV)
+
+
+def launcher_cwd(spec: BotSpec, mode: str) -> str:
+    """The folder the runner spawns in: the bot's own (``"none"``), else ``/`` (bwrap enters it with ``--chdir``)."""
+    return str(spec.cwd) if mode == "none" else "/"
+
+
+def bot_argv(
+    spec: BotSpec,
+    mode: str,
+    tmp_size: int | None = None,
+    hidden: Sequence[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+) -> list[str]:
     """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``); ``tmp_size`` caps the sandbox's
     private /tmp (bytes). Each existing folder of ``hidden`` that lies inside a folder the bot can see (e.g. a
-    results folder inside the bot's own folder) is covered by an empty one, so the bot cannot read it."""
+    results folder inside the bot's own folder) is covered by an empty one, so the bot cannot read it. ``env``
+    (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by bwrap's
+    own options, after ``--clearenv``, and never given to the launcher."""
     if mode == "none":
         return list(spec.argv)
     bwrap = bwrap_path()
@@ -123,7 +148,10 @@ def bot_argv(spec: BotSpec, mode: str, tmp_size: int | None = None, hidden: Sequ
         "ALL",
         "--hostname",
         "bot",
+        "--clearenv",
     ]
+    for key, value in (bot_env(spec) if env is None else env).items():
+        args += ["--setenv", key, value]
     for path in SYSTEM_PATHS:
         p = Path(path)
         if p.is_symlink():
