@@ -1,9 +1,9 @@
 """The command-line interface: click commands only. Nothing in the project imports it.
 
-Each ``*_cmd`` module registers its commands on ``main`` when imported here.
+``app.COMMANDS`` maps each command to the ``*_cmd`` module that defines it; the module is imported only when
+the command runs or shows its help.
 """
 
-from referee.cli import check_cmd, log_cmd, play_cmd, protocol_cmd, report_cmd, run_cmd  # noqa: F401
 from referee.cli.app import main
 
 __all__ = ["main"]

@@ -1,13 +1,50 @@
-"""The ``referee`` command group. Command modules beside this one register themselves on ``main``."""
+"""The ``referee`` command group: its commands are loaded only when one is run or asked for (``--help``).
+
+A command lives in a ``*_cmd`` module beside this one as a plain ``click.command``; ``COMMANDS`` names where.
+Command modules import only click and the standard library at import time, and their heavy parts (engine,
+runner, tournament, pydantic models, report) inside the command's body, so ``referee --help`` and
+``referee COMMAND --help`` stay fast. To add a command, add one line to ``COMMANDS``.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from referee import __version__
 
+#: Command name -> "module:attribute" of its click command (``referee --help`` lists them by name).
+COMMANDS: dict[str, str] = {
+    "run": "referee.cli.run_cmd:run_cmd",
+    "standings": "referee.cli.run_cmd:standings_cmd",
+    "report": "referee.cli.report_cmd:report_cmd",
+    "play": "referee.cli.play_cmd:play_cmd",
+    "check": "referee.cli.check_cmd:check_cmd",
+    "replay": "referee.cli.log_cmd:replay_cmd",
+    "verify": "referee.cli.log_cmd:verify_cmd",
+    "protocol": "referee.cli.protocol_cmd:protocol_group",
+}
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported from ``COMMANDS`` on first use (click's documented lazy-loading
+    pattern), so the heavy imports of one command are never paid by another or by ``--help``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return super().get_command(ctx, cmd_name)
+        module_name, _, attribute = COMMANDS[cmd_name].partition(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{COMMANDS[cmd_name]} is not a click command")
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="referee")
 def main() -> None:
     """Tournament referee for bot contests in the card game 23.

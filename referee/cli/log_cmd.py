@@ -7,17 +7,14 @@ from pathlib import Path
 
 import click
 
-from referee.cli.app import main
-from referee.runner.gamelog import LogError, read_log
-from referee.runner.replay import render_log
-from referee.runner.safe_text import visible
-from referee.runner.verify import verify_log
 
-
-@main.command("replay")
+@click.command("replay")
 @click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
 def replay_cmd(log: Path) -> None:
     """Print a game log turn by turn: deals, discards, moves with reply times, faults, rounds, result."""
+    from referee.runner.gamelog import LogError, read_log
+    from referee.runner.replay import render_log
+
     try:
         events = read_log(log)
     except LogError as exc:
@@ -26,7 +23,7 @@ def replay_cmd(log: Path) -> None:
         click.echo(line)
 
 
-@main.command("verify")
+@click.command("verify")
 @click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help='Print {"ok", "message", "line"} as one JSON object.')
 def verify_cmd(log: Path, as_json: bool) -> None:
@@ -34,6 +31,10 @@ def verify_cmd(log: Path, as_json: bool) -> None:
 
     Exits with status 1 when the log disagrees with the engine.
     """
+    from referee.runner.gamelog import LogError, read_log
+    from referee.runner.safe_text import visible
+    from referee.runner.verify import verify_log
+
     try:
         events = read_log(log)
     except LogError as exc:

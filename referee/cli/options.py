@@ -5,20 +5,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
-from typing import Any, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from referee.engine import RefereeError, Ruleset
-from referee.runner import Limits
-from referee.runner.config import SandboxMode
+if TYPE_CHECKING:
+    from referee.engine import Ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The two tables below are spelled out so that the options (and ``--help``) need no import of the runner; a
+# test checks them against ``referee.runner.Limits`` and ``referee.runner.config.SandboxMode``.
 #: ``--limit`` names → ``Limits`` fields (``memory`` is the address-space limit).
-LIMIT_NAMES = {f.name: f.name for f in fields(Limits)} | {"memory": "address_space"}
+LIMIT_NAMES = {
+    name: name for name in ("address_space", "cpu_seconds", "processes", "open_files", "file_size", "tmp_size")
+} | {"memory": "address_space"}
+#: ``--sandbox`` values (``SandboxMode``).
+SANDBOX_MODES = ("auto", "bwrap", "none")
 _SIZE = re.compile(r"^(\d+)\s*([kmg]i?b?|b)?$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
@@ -28,7 +32,7 @@ def sandbox_option(*, stored: bool = False) -> Callable[[F], F]:
     (a new one takes auto)."""
     return click.option(
         "--sandbox",
-        type=click.Choice(get_args(SandboxMode)),
+        type=click.Choice(SANDBOX_MODES),
         default=None if stored else "auto",
         show_default=not stored,
         help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only."
@@ -89,6 +93,8 @@ def load_ruleset(path: Path | None) -> Ruleset:
 
     Raises ``click.ClickException`` with one line for an unreadable file, bad JSON or a bad option.
     """
+    from referee.engine import RefereeError, Ruleset
+
     if path is None:
         return Ruleset()
     data = read_json_file(path, "ruleset file")

@@ -8,29 +8,20 @@ import secrets
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import trio
 
-from referee.cli.app import main
-from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
 from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
-from referee.engine import Deal, RefereeError, Ruleset, deal_from_json
-from referee.runner import (
-    GameResult,
-    Limits,
-    Player,
-    RunnerConfig,
-    check_results_hidden,
-    parse_bot_spec,
-    play_game,
-)
-from referee.runner.game import Entrant
-from referee.runner.human import HumanPlayer
-from referee.runner.safe_text import visible
+
+if TYPE_CHECKING:
+    from referee.engine import Deal, Ruleset
+    from referee.runner import GameResult
+    from referee.runner.game import Entrant
+    from referee.runner.human import HumanPlayer
 
 
-@main.command("play")
+@click.command("play")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @click.option("--human", is_flag=True, help="You take seat 0 at the terminal; the BOTs take the other seats.")
 @click.option("--seed", type=int, default=None, help="Deal from this seed (default: a random seed, printed).")
@@ -77,6 +68,11 @@ def play_cmd(
     bot's stderr is saved beside it (LOG.seatN.NAME.stderr.log). Read a log back with "referee replay LOG",
     re-check it with "referee verify LOG".
     """
+    from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
+    from referee.engine import RefereeError
+    from referee.runner import Limits, Player, RunnerConfig, check_results_hidden, parse_bot_spec
+    from referee.runner.safe_text import visible
+
     seats = len(bots) + (1 if human else 0)
     if not 2 <= seats <= 4:
         raise click.UsageError(
@@ -123,6 +119,10 @@ def play_cmd(
 async def _play(
     entrants: list[Entrant], game_id: str, ruleset: Ruleset, seed: int | None, deal: Deal | None, log_path: Path
 ) -> GameResult:
+    import trio
+
+    from referee.runner import play_game
+
     try:
         return await play_game(entrants, game_id=game_id, ruleset=ruleset, seed=seed, deal=deal, log_path=log_path)
     finally:
@@ -134,6 +134,8 @@ async def _play(
 
 def _human(as_json: bool) -> HumanPlayer:
     """The person's seat; with --json its screen goes to stderr so stdout carries only the result object."""
+    from referee.runner.human import HumanPlayer
+
     if not as_json:
         return HumanPlayer()
 
@@ -146,6 +148,8 @@ def _human(as_json: bool) -> HumanPlayer:
 
 
 def _load_deal(path: Path, ruleset: Ruleset) -> Deal:
+    from referee.engine import RefereeError, deal_from_json
+
     data = read_json_file(path, "deal file")
     try:
         return deal_from_json(data, ruleset)
@@ -159,6 +163,8 @@ def _safe(name: str) -> str:
 
 def _print_summary(result: GameResult) -> None:
     """The readable result; names, fault details and offending lines are shown literally (``visible``)."""
+    from referee.runner.safe_text import visible
+
     how = f"seed {result.seed}" if result.seed is not None else "dealt from file"
     click.echo(f"Game {result.game_id} ({how})")
     names = [visible(n) for n in result.names]

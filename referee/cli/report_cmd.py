@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from referee.cli.app import main
-from referee.report import NoTournament, ReportError, ReportOutcome, build_report
+if TYPE_CHECKING:
+    from referee.report import ReportOutcome
 
 
 def describe(outcome: ReportOutcome) -> str:
@@ -28,13 +29,15 @@ def describe(outcome: ReportOutcome) -> str:
 
 def report_after_run(directory: Path) -> None:
     """Write ``DIRECTORY/report.html`` at the end of ``referee run``: one line, a failure only warns."""
+    from referee.report import ReportError, build_report
+
     try:
         click.echo(describe(build_report(directory)))
     except ReportError as exc:
         click.echo(f"referee run: the report was not written: {exc}", err=True)
 
 
-@main.command("report")
+@click.command("report")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
     "--output",
@@ -49,6 +52,8 @@ def report_cmd(directory: Path, output: Path | None) -> None:
     Firefox 113+, Safari 16.4+). A tournament still running (or
     stopped) gets a report of the games stored so far, marked partial.
     """
+    from referee.report import NoTournament, ReportError, build_report
+
     try:
         outcome = build_report(directory, output)
     except ReportError as exc:

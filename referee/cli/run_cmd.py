@@ -7,40 +7,16 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from referee.cli.app import main
 from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
-from referee.cli.report_cmd import report_after_run
-from referee.engine import RulesetError
-from referee.runner import BotSpecError, ConfigError, check_results_hidden, parse_bot_spec
-from referee.runner.safe_text import literal, visible
-from referee.tournament import (
-    DB_NAME,
-    ClusterError,
-    EntrantInfo,
-    LiveProgress,
-    ManifestError,
-    ParamsError,
-    Requested,
-    ResultsStore,
-    ScheduleError,
-    Standings,
-    StoreError,
-    check_cluster_address,
-    head_to_head_table,
-    load_manifest,
-    make_schedule,
-    name_entrants,
-    resolve_params,
-    run_tournament,
-    standings_from_store,
-    standings_table,
-)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from referee.tournament import EntrantInfo, Standings
 
 #: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
 H2H_PRINT_MAX = 10
@@ -61,17 +37,25 @@ def _write_standings(directory: Path, standings: Standings) -> tuple[Path, Path]
 
 def _console() -> Console:
     """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for the tables anyway."""
+    from rich.console import Console
+
     console = Console()
     return console if console.is_terminal else Console(width=max(console.width, 140))
 
 
 def _print_standings(console: Console, standings: Standings) -> None:
+    from referee.tournament import head_to_head_table, standings_table
+
     console.print(standings_table(standings))
     if 2 < len(standings.entrants) <= H2H_PRINT_MAX:
         console.print(head_to_head_table(standings))
 
 
 def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo, ...] | None:
+    from referee.runner import BotSpecError, parse_bot_spec
+    from referee.runner.safe_text import visible
+    from referee.tournament import EntrantInfo, ManifestError, load_manifest, name_entrants
+
     specs = []
     for bot in bots:
         try:
@@ -91,7 +75,7 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
     return tuple(EntrantInfo.from_spec(s) for s in named)
 
 
-@main.command("run")
+@click.command("run")
 @click.argument("bots", nargs=-1, metavar="BOT...")
 @click.option(
     "--manifest",
@@ -159,6 +143,28 @@ def _run(
     rules_file: Path | None,
     limits: dict[str, int | None],
 ) -> None:
+    from rich.text import Text
+
+    from referee.cli.report_cmd import report_after_run
+    from referee.engine import RulesetError
+    from referee.runner import BotSpecError, ConfigError, check_results_hidden
+    from referee.runner.safe_text import literal
+    from referee.tournament import (
+        DB_NAME,
+        ClusterError,
+        LiveProgress,
+        ParamsError,
+        Requested,
+        ResultsStore,
+        ScheduleError,
+        StoreError,
+        check_cluster_address,
+        make_schedule,
+        resolve_params,
+        run_tournament,
+        standings_from_store,
+    )
+
     if resume is not None and out is not None and resume != out:
         _fail("run", "give either --out or --resume (both name the results folder)")
     if jobs is not None and jobs < 1:
@@ -256,11 +262,13 @@ def _run(
         sys.exit(130)
 
 
-@main.command("standings")
+@click.command("standings")
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (as in standings.json).")
 def standings_cmd(directory: Path, as_json: bool) -> None:
     """Print the standings of the tournament in DIRECTORY again, from its results database."""
+    from referee.tournament import ResultsStore, StoreError, standings_from_store
+
     try:
         with ResultsStore(directory, create=False) as store:
             if store.params() is None:
