@@ -51,6 +51,7 @@ from protocol.messages import (
     TurnReply,
 )
 from protocol.schema import MESSAGES, all_schemas, message_schema
+from protocol.wire import GameWire
 
 __all__ = [
     "MAX_LINE",
@@ -67,6 +68,7 @@ __all__ = [
     "Expect",
     "GameEnd",
     "GameStart",
+    "GameWire",
     "Hello",
     "HelloOptions",
     "HelloReply",

@@ -21,15 +21,12 @@ from protocol import (
     PlayReply,
     ProtocolViolation,
     action_to_reply,
-    deal_message,
     discard_to_action,
     encode,
-    game_end_message,
     game_start_message,
     reply_to_action,
-    round_end_message,
-    turn_message,
 )
+from protocol.wire import GameWire
 from referee.engine import (
     STANDARD,
     Deal,
@@ -166,6 +163,7 @@ class _Game:
         self.current_round = 0  # 1-based round faults are recorded in; 0 during start-up
         self.referee_discards: set[tuple[int, int]] = set()  # (round index, seat) already logged
         self.dealt = 0  # the last round (1-based) whose deal messages went out
+        self.wire = GameWire(game_id, self.names)  # the lines of deal, turn, round_end, game_end
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -204,7 +202,7 @@ class _Game:
         await self._announce_rounds()
         st = self.state
         assert st.scores is not None and st.ranks is not None
-        end = encode(game_end_message(self.game_id, st.scores, st.ranks, st.forfeited))
+        end = self.wire.game_end(st.scores, st.ranks, st.forfeited)
         for seat in range(len(self.players)):
             await self._notify(seat, end)
 
@@ -239,7 +237,7 @@ class _Game:
                 discards=[list(d) for d in record.discards],
                 table=[p._asdict() for p in record.players],
             )
-            line = encode(round_end_message(self.game_id, record, names=self.names))
+            line = self.wire.round_end(record)
             for seat in range(len(self.players)):
                 await self._notify(seat, line)
 
@@ -295,8 +293,8 @@ class _Game:
         results: dict[int, _Answer] = {}
 
         async def ask(seat: int) -> None:
-            msg = deal_message(self.game_id, state.round + 1, state.hands[seat], state.ruleset.discard)
-            results[seat] = await self._request(seat, encode(msg), Expect.DISCARD)
+            line = self.wire.deal(state.round + 1, state.hands[seat], state.ruleset.discard)
+            results[seat] = await self._request(seat, line, Expect.DISCARD)
 
         async with trio.open_nursery() as nursery:
             for seat in seats:
@@ -309,7 +307,7 @@ class _Game:
         p = self.players[seat]
         obs = observation_for(state, seat)
         legal = legal_actions(state) if p.wants_legal_moves else None
-        line = encode(turn_message(self.game_id, obs, legal, names=self.names))
+        line = self.wire.turn(obs, legal)
         reply, raw, _, exc = await self._request(seat, line, Expect.TURN)
         turn = state.turns + 1
         if exc is not None:

@@ -90,7 +90,9 @@ def read_log(path: Path) -> list[dict[str, Any]]:
     except UnicodeDecodeError:
         raise LogError(f"{path} is not a game log (not UTF-8 text)") from None
     events: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end with "\n" only: str.splitlines would also split inside a string holding U+2028 or \x1c (a bot's
+    # declared name may), which the log writes unescaped.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

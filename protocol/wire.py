@@ -1,0 +1,147 @@
+"""The referee's fast path to the wire: its messages of one game written straight from engine values.
+
+``GameWire`` writes, byte for byte, what ``encode`` writes for the models that ``protocol.convert`` builds
+(``deal_message``, ``turn_message``, ``round_end_message``, ``game_end_message``): the models and their JSON
+Schema stay the contract, and the tests compare both paths over many random games. What this skips is the
+models' cost: no validation of the referee's own values, no model per history entry. Each history entry of a
+round is encoded once, when it first appears, and every ``turn`` and the ``round_end`` reuse the round's
+encoded history, so a turn costs what changed since the last one, not the whole round so far.
+
+The values come from the engine (trusted): nothing here checks them. Names and the game id are JSON-escaped
+once, as the models do (UTF-8, not ``\\u`` escapes).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from referee.engine import (
+    Action,
+    Drop,
+    DropEvent,
+    Event,
+    Hand,
+    Observation,
+    Pass,
+    PassEvent,
+    Play,
+    PlayerView,
+    RoundRecord,
+)
+
+_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def _ints(values: Sequence[int]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def history_entry(event: Event) -> str:
+    """One ``history`` entry, as ``event_to_entry(event)`` encodes (false flags left out, as the models do)."""
+    if isinstance(event, PassEvent):
+        seat, force, penalty = event
+        return f'{{"seat":{seat},"action":"pass","force":{"true" if force else "false"},"penalty":{penalty}}}'
+    if isinstance(event, DropEvent):
+        seat, penalty, forfeit, limit = event
+        flags = (',"forfeit":true' if forfeit else "") + (',"limit":true' if limit else "")
+        return f'{{"seat":{seat},"action":"drop","penalty":{penalty}{flags}}}'
+    seat, value, count, bonus, penalty, finished, forfeit = event
+    flags = (',"finished":true' if finished else "") + (',"forfeit":true' if forfeit else "")
+    return (
+        f'{{"seat":{seat},"action":"play","value":{value},"count":{count},"bonus":{bonus},"penalty":{penalty}{flags}}}'
+    )
+
+
+def legal_reply(action: Action) -> str:
+    """One entry of a turn's ``legal`` list, as ``action_to_reply(action)`` encodes. Raises ``ValueError`` for
+    a discard (not a move of a turn), as ``turn_message`` does."""
+    if isinstance(action, Play):
+        value, count, bonus = action
+        return f'{{"type":"play","value":{value},"count":{count},"bonus":{bonus}}}'
+    if isinstance(action, Pass):
+        return '{"type":"pass","force":true}' if action.force else '{"type":"pass"}'
+    if isinstance(action, Drop):
+        return '{"type":"drop"}'
+    raise ValueError("a discard is not a legal move of a turn")
+
+
+class GameWire:
+    """The lines of one game's messages; ``names`` are every seat's names (the table's ``name`` fields).
+
+    Keeps the encoded history of the current round; a turn or round end of another round (or with a history
+    that is not a continuation of the one kept) starts it afresh, so any call order gives the right bytes.
+    """
+
+    def __init__(self, game_id: str, names: Sequence[str]) -> None:
+        self._game = _text(game_id)
+        self._names = [_text(n) for n in names]
+        self._round = 0  # the round whose history is kept
+        self._events: list[Event] = []
+        self._history = ""  # the entries joined with commas
+
+    def deal(self, round_1based: int, hand: Hand, discard: int) -> bytes:
+        """The ``deal`` line (``encode(deal_message(...))``)."""
+        return (
+            f'{{"type":"deal","game":{self._game},"round":{round_1based},"hand":{_ints(sorted(hand))},'
+            f'"discard":{discard}}}\n'
+        ).encode()
+
+    def turn(self, obs: Observation, legal: Sequence[Action] | None = None) -> bytes:
+        """The ``turn`` line for ``obs.seat`` (``encode(turn_message(game_id, obs, legal, names=names))``)."""
+        last = "null" if obs.last is None else obs.last
+        line = (
+            f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{obs.seat},"hand":{_ints(obs.hand)},'
+            f'"last":{last},"forced":{"true" if obs.forced else "false"},"players":{self._players(obs.players)},'
+            f'"history":[{self._encoded_history(obs.round, obs.history)}]'
+        )
+        if legal is not None:
+            line += ',"legal":[' + ",".join(map(legal_reply, legal)) + "]"
+        return (line + "}\n").encode()
+
+    def round_end(self, record: RoundRecord) -> bytes:
+        """The ``round_end`` line (``encode(round_end_message(game_id, record, names=names))``)."""
+        history = self._encoded_history(record.round, record.history)
+        return (
+            f'{{"type":"round_end","game":{self._game},"round":{record.round},'
+            f'"players":{self._players(record.players)},"history":[{history}]}}\n'
+        ).encode()
+
+    def game_end(self, scores: Sequence[int], ranks: Sequence[int], forfeited: Sequence[bool]) -> bytes:
+        """The ``game_end`` line (``encode(game_end_message(game_id, scores, ranks, forfeited))``), with one
+        forfeit flag per seat."""
+        seats = [s for s, flag in enumerate(forfeited) if flag]
+        return (
+            f'{{"type":"game_end","game":{self._game},"scores":{_ints(scores)},"ranks":{_ints(ranks)},'
+            f'"forfeits":{_ints(seats)}}}\n'
+        ).encode()
+
+    def _players(self, players: Sequence[PlayerView]) -> str:
+        if len(players) != len(self._names):
+            raise ValueError(f"{len(self._names)} names for a table of {len(players)} seats")
+        return (
+            "["
+            + ",".join(
+                f'{{"name":{name},"cards":{cards},"penalty":{penalty},"bonus":{bonus},"status":"{status}"}}'
+                for name, (cards, penalty, bonus, status) in zip(self._names, players, strict=True)
+            )
+            + "]"
+        )
+
+    def _encoded_history(self, round_1based: int, history: Sequence[Event]) -> str:
+        """The round's history entries joined with commas; only entries not seen before are encoded. Within a
+        round the engine only appends to the history; anything else (another round, a shorter or different
+        history) starts the kept one afresh."""
+        events = self._events
+        kept = len(events)
+        if round_1based != self._round or kept > len(history) or (kept and history[kept - 1] != events[-1]):
+            self._round = round_1based
+            events.clear()
+            self._history = ""
+            kept = 0
+        if kept < len(history):
+            new = history[kept:]
+            events.extend(new)
+            fresh = ",".join(map(history_entry, new))
+            self._history = self._history + "," + fresh if kept else fresh
+        return self._history
