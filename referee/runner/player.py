@@ -92,7 +92,8 @@ class Player:
             else:
                 self.startup_fault = StartupFailed(f"bad hello reply: {exc.detail}", line=getattr(exc, "line", None))
         except BotTimeout:
-            self.startup_fault = StartupFailed(f"no hello reply within {self.config.startup_time:g} s")
+            got = self._proc.pending() if self._proc is not None else None
+            self.startup_fault = StartupFailed(_hello_timeout(self.config.startup_time, got), line=got)
         except BotFault as exc:
             self.startup_fault = StartupFailed(f"{exc.detail} before its hello reply", line=exc.line)
         else:
@@ -178,3 +179,24 @@ class Player:
         proc, self._proc = self._proc, None
         if proc is not None:
             await proc.terminate(self.config.grace)
+
+
+#: How to flush stdout after each line, in the languages bots are most often written in.
+FLUSH_HINT = (
+    "C: fflush(stdout); C++: std::cout << std::flush; Java: System.out.flush(); Python: print(..., flush=True); "
+    "Perl: $| = 1; Go: Flush() a bufio.Writer; Rust: io::stdout().flush()"
+)
+
+
+def _hello_timeout(seconds: float, got: bytes | None) -> str:
+    """Why no hello reply came: with nothing at all on stdout, the likeliest cause is a reply left unflushed in
+    the bot's output buffer; with part of a line, a reply without its newline."""
+    if got is None:
+        return (
+            f"no hello reply within {seconds:g} s, and nothing at all arrived on stdout: if the bot did answer, "
+            f"its reply is still in its output buffer. Flush stdout after each line ({FLUSH_HINT})"
+        )
+    return (
+        f"no hello reply within {seconds:g} s: part of a line arrived, but no newline; end each reply with a "
+        f"newline and flush stdout after it ({FLUSH_HINT})"
+    )

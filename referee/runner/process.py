@@ -21,8 +21,9 @@ import trio
 
 from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
-from referee.runner.config import RunnerConfig
+from referee.runner.config import Limits, RunnerConfig
 from referee.runner.errors import BotCrashed, BotTimeout
+from referee.runner.exits import describe_exit
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
 from referee.runner.spec import BotSpec
 
@@ -44,8 +45,16 @@ class BotProcess:
     once the process has exited and been reaped (which a watcher task does at once).
     """
 
-    def __init__(self, spec: BotSpec, popen: subprocess.Popen[bytes], cgroup: Path | None, mode: str) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        popen: subprocess.Popen[bytes],
+        cgroup: Path | None,
+        mode: str,
+        limits: Limits | None = None,
+    ) -> None:
         self.spec = spec
+        self.limits = limits or Limits()
         self.process = popen
         self.pid = popen.pid
         self.cgroup = cgroup
@@ -101,7 +110,7 @@ class BotProcess:
                 limits_mod.remove_cgroup(cgroup)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
-        bot = cls(spec, popen, cgroup, mode)
+        bot = cls(spec, popen, cgroup, mode, config.limits)
         bot.mark = mark
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
@@ -308,7 +317,7 @@ class BotProcess:
         code = self.process.returncode
         if code is None:
             return f"the bot {what}"
-        return f"the bot {what}: {describe_exit(code)}"
+        return f"the bot {what}: {describe_exit(code, sandboxed=self.mode == 'bwrap', limits=self.limits)}"
 
     async def _exit_detail_wait(self, what: str) -> str:
         # Give an exiting process a moment to be reaped so the message can say how it ended.
@@ -405,17 +414,6 @@ def _take_fd(pipe: object) -> int:
     fd = os.dup(pipe.fileno())  # type: ignore[attr-defined]
     pipe.close()  # type: ignore[attr-defined]
     return fd
-
-
-def describe_exit(code: int) -> str:
-    """``exit code 3`` or ``killed by SIGSEGV``."""
-    if code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"killed by {name}"
-    return f"exit code {code}"
 
 
 def seconds_left(deadline: float) -> float:

@@ -52,6 +52,25 @@ def _illegal(mode: str, kind: str, words: str) -> Case:
 CASES: dict[str, Case] = {
     "crash_start": Case("crash_start", "startup", "exit code 3"),
     "crash_mid": Case("crash_mid", "crash", "exit code 1"),
+    # A death by signal is named, also from the sandbox (where bwrap reports it as exit code 128 + N).
+    "segfault": Case("segfault", "crash", "killed by SIGSEGV (a segmentation fault: a bad pointer"),
+    "cpu_burner": Case(
+        "cpu_burner",
+        "crash",
+        "killed by SIGKILL (not sent by the referee: most likely the CPU-time limit (cpu_seconds=1 per process)",
+        settings={"limits": Limits(cpu_seconds=1)},
+    ),
+    # Nothing on stdout by the start-up time: the message says the reply may be stuck in the bot's buffer.
+    "unflushed": Case(
+        "unflushed",
+        "startup",
+        "no hello reply within 2 s, and nothing at all arrived on stdout: if the bot did answer, its reply is still "
+        "in its output buffer. Flush stdout after each line (C: fflush(stdout);",
+        settings={"startup_time": 2.0},
+    ),
+    "no_newline": Case(
+        "no_newline", "startup", "part of a line arrived, but no newline", settings={"startup_time": 2.0}
+    ),
     # It exits between its hello and the game's start (the opponent answers hello late, so the exit is seen).
     "exit_after_hello": Case("exit_after_hello", "crash", "exit code 3", opponent="slow_hello", before_deal=True),
     "hang": _timeout("hang"),
