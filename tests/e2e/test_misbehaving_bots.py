@@ -58,7 +58,7 @@ CASES: dict[str, Case] = {
         "cpu_burner",
         "crash",
         "killed by SIGKILL (not sent by the referee: most likely the CPU-time limit (cpu_seconds=1 per process)",
-        settings={"limits": Limits(cpu_seconds=1)},
+        settings={"limits": Limits(cpu_seconds=1), "move_time": 60.0},  # a busy machine: CPU time comes slowly
     ),
     # Nothing on stdout by the start-up time: the message says the reply may be stuck in the bot's buffer.
     "unflushed": Case(
