@@ -1,0 +1,3 @@
+module bot23
+
+go 1.19
