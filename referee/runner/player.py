@@ -38,6 +38,10 @@ class Player:
         self.startup_fault: BotFault | ProtocolViolation | None = None
         self.starts = 0
         self._proc: BotProcess | None = None
+        #: The type of the last message sent and whether it asked for a reply (to name what a stray line followed).
+        self._last_sent: tuple[str, bool] | None = None
+        #: Types of the messages without reply sent since the last request (to explain a reply of the wrong kind).
+        self._quiet: list[str] = []
 
     @property
     def name(self) -> str:
@@ -77,6 +81,7 @@ class Player:
         await self._stop()
         self.hello = None
         self.startup_fault = None
+        self._last_sent, self._quiet = None, []
         self.starts += 1
         try:
             self._proc = await BotProcess.start(self.spec, self.config, self.stderr_path, self.sandbox)
@@ -114,11 +119,18 @@ class Player:
         """Send ``line`` (a message without reply). Raises ``BotCrashed``, ``BotTimeout``, ``UnsolicitedOutput``."""
         proc = self._live()
         self._check_unsolicited(proc)
+        kind = message_type(line)
+        self._last_sent = (kind, False)
+        self._quiet.append(kind)
         await proc.send(line, deadline)
 
     async def _exchange(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
         proc = self._live()
+        # The protocol's rule: a reply answers the request it was sent for. Whatever the bot wrote before this
+        # request (an answer to a message that needs none, a second line) is drained here and is a fault.
         self._check_unsolicited(proc)
+        quiet, self._quiet = self._quiet, []
+        self._last_sent = (expect.prompt, True)
         await proc.send(line, deadline)
         try:
             raw = await proc.read_line(deadline)
@@ -129,8 +141,10 @@ class Player:
         try:
             return _parse_reply(raw, expect), raw
         except ProtocolViolation as exc:
+            if quiet and exc.kind in _ANSWER_LIKE:
+                exc = _after_quiet(exc, quiet, expect)
             exc.line = raw[:400]  # type: ignore[attr-defined]
-            raise
+            raise exc from None
 
     def exited(self) -> BotCrashed | None:
         """A ``BotCrashed`` saying how the process ended when it has exited on its own, else None (it is
@@ -145,11 +159,11 @@ class Player:
             raise BotCrashed("the bot is not running")
         return self._proc
 
-    @staticmethod
-    def _check_unsolicited(proc: BotProcess) -> None:
+    def _check_unsolicited(self, proc: BotProcess) -> None:
         extra = proc.pending()
         if extra is not None:
-            raise UnsolicitedOutput("a line arrived when no reply was awaited", line=extra)
+            first = extra.split(b"\n", 1)[0].rstrip(b"\r")
+            raise UnsolicitedOutput(stray_detail(self._last_sent), line=first)
 
     async def end(self, message: str | None = None) -> None:
         """End the process after a fault: send ``error`` with ``message`` (best effort), then TERM, grace, KILL.
@@ -179,6 +193,48 @@ class Player:
         proc, self._proc = self._proc, None
         if proc is not None:
             await proc.terminate(self.config.grace)
+
+
+#: Faults of a line that could be a bot's answer to a message that needs none, read in place of the real reply.
+_ANSWER_LIKE = frozenset({"wrong_type", "unknown_type", "bad_field", "not_object", "invalid_json"})
+_TYPE_PREFIX = b'{"type":"'
+
+
+def message_type(line: bytes) -> str:
+    """The ``type`` of an encoded referee message (the referee writes it first), else ``"a message"``."""
+    if line.startswith(_TYPE_PREFIX):
+        end = line.find(b'"', len(_TYPE_PREFIX))
+        if end > 0:
+            return line[len(_TYPE_PREFIX) : end].decode("utf-8", "replace")
+    return "a message"
+
+
+def _names(kinds: list[str]) -> str:
+    distinct = list(dict.fromkeys(kinds))
+    return distinct[0] if len(distinct) == 1 else ", ".join(distinct[:-1]) + " and " + distinct[-1]
+
+
+def stray_detail(last_sent: tuple[str, bool] | None) -> str:
+    """Why a line that arrived before a message was sent is a fault, naming the message it followed."""
+    base = "a line arrived when no reply was awaited"
+    if last_sent is None:
+        return base
+    kind, asked = last_sent
+    if asked:
+        return f"{base}: a second line after the reply to {kind} (answer each hello, deal and turn with one line)"
+    return f"{base}: it came after {kind}, which needs no reply (answer only hello, deal and turn, one line each)"
+
+
+def _after_quiet(exc: ProtocolViolation, quiet: list[str], expect: Expect) -> ProtocolViolation:
+    """``exc`` with the likely cause of a reply of the wrong kind that came right after messages needing no reply:
+    the bot answered one of them, and that answer was read as the reply to this request."""
+    names = _names(quiet)
+    need = "needs" if len(set(quiet)) == 1 else "need"
+    hint = (
+        f" (this line came right after {names}, which {need} no reply: if the bot answered {names}, that answer "
+        f"was read as its reply to this {expect.prompt})"
+    )
+    return ProtocolViolation(exc.kind, exc.detail + hint)
 
 
 #: How to flush stdout after each line, in the languages bots are most often written in.
