@@ -26,6 +26,7 @@ from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
 from referee.runner.spec import BotSpec
+from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
 
@@ -90,7 +91,8 @@ class BotProcess:
         mark = limits_mod.new_mark()
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
-        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden, env=env)
+        seccomp = filter_fd() if mode == "bwrap" else None
+        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden, env=env, seccomp_fd=seccomp)
         cgroup = limits_mod.make_cgroup(config.limits)
         try:
             popen = subprocess.Popen(
@@ -104,12 +106,16 @@ class BotProcess:
                 start_new_session=True,
                 preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
                 close_fds=True,
+                pass_fds=() if seccomp is None else (seccomp,),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             if cgroup is not None:
                 limits_mod.remove_cgroup(cgroup)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
         bot = cls(spec, popen, cgroup, mode, config.limits)
         bot.mark = mark
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)

@@ -13,6 +13,7 @@ from types import MappingProxyType
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
 from referee.runner.spec import BotSpec
+from referee.runner.syscall_filter import filter_problem
 
 #: System folders a program may need, bound read-only when they exist (symlinks are recreated as symlinks).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
@@ -39,6 +40,7 @@ KEPT_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ")
 LAUNCHER_ENV: Mapping[str, str] = MappingProxyType({"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"})
 
 _notice_given = False
+_filter_notice_given = False
 
 
 def bwrap_path() -> str | None:
@@ -81,6 +83,7 @@ def resolve_mode(config: RunnerConfig) -> str:
     bwrap = bwrap_path()
     problem = "not found" if bwrap is None else bwrap_problem(bwrap)
     if problem is None:
+        _check_filter(config)
         return "bwrap"
     if config.sandbox == "bwrap":
         if bwrap is None:
@@ -94,6 +97,27 @@ def resolve_mode(config: RunnerConfig) -> str:
             file=sys.stderr,
         )
     return "none"
+
+
+def _check_filter(config: RunnerConfig) -> None:
+    """Raise ``BotSpecError`` for ``--sandbox bwrap`` without the seccomp filter (no libseccomp); with ``auto``
+    say once on stderr that bots can still signal each other through file locks."""
+    global _filter_notice_given
+    problem = filter_problem()
+    if problem is None:
+        return
+    if config.sandbox == "bwrap":
+        raise BotSpecError(
+            f"--sandbox bwrap needs libseccomp to block file locks between bots ({problem}): install it "
+            "(Debian: apt install libseccomp2) and pyseccomp, or use --sandbox auto"
+        )
+    if not _filter_notice_given:
+        _filter_notice_given = True
+        print(
+            f"referee: libseccomp not usable ({problem}); bots run in bubblewrap, but may signal each other "
+            "through file locks",
+            file=sys.stderr,
+        )
 
 
 def bot_env(spec: BotSpec) -> dict[str, str]:
@@ -126,12 +150,14 @@ def bot_argv(
     hidden: Sequence[str] = (),
     *,
     env: Mapping[str, str] | None = None,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``); ``tmp_size`` caps the sandbox's
     private /tmp (bytes). Each existing folder of ``hidden`` that lies inside a folder the bot can see (e.g. a
     results folder inside the bot's own folder) is covered by an empty one, so the bot cannot read it. ``env``
     (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by bwrap's
-    own options, after ``--clearenv``, and never given to the launcher."""
+    own options, after ``--clearenv``, and never given to the launcher. ``seccomp_fd`` holds the program of
+    ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start)."""
     if mode == "none":
         return list(spec.argv)
     bwrap = bwrap_path()
@@ -152,6 +178,8 @@ def bot_argv(
     ]
     for key, value in (bot_env(spec) if env is None else env).items():
         args += ["--setenv", key, value]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     for path in SYSTEM_PATHS:
         p = Path(path)
         if p.is_symlink():

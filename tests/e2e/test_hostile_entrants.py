@@ -3,15 +3,21 @@ the writable space, and what a bot can see of a contest kept in a system folder.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from referee.runner import BotSpec
+from referee.runner.sandbox import LAUNCHER_ENV, bot_argv
+from referee.runner.syscall_filter import filter_fd, filter_problem
 from referee.tournament import load_manifest
 
-from .helpers import BOTS, HAVE_BWRAP, assert_verified, config, new_mark, processes_with, run_games
+from .helpers import BOTS, HAVE_BWRAP, assert_verified, bot, config, new_mark, processes_with, run_games
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(not HAVE_BWRAP, reason="bwrap absent")]
 
@@ -66,3 +72,70 @@ def test_a_manifest_ld_preload_never_runs_outside_the_sandbox(tmp_path: Path) ->
     assert result.faults == ()
     assert_verified(result)
     assert processes_with(mark) == []
+
+
+def _lock_game(mode: str, tmp_path: Path) -> tuple[str, str]:
+    mark = new_mark()
+    holder = replace(bot("lock_signal", mark, LOCK_ROLE="hold"), name="holder")
+    prober = replace(bot("lock_signal", mark, LOCK_ROLE="probe"), name="prober")
+    (result,), _ = run_games([holder, prober], config(mode), tmp_path)
+    assert result.faults == ()
+    assert_verified(result)
+    assert processes_with(mark) == []
+    return (tmp_path / "seat0.holder.stderr.log").read_text(), (tmp_path / "seat1.prober.stderr.log").read_text()
+
+
+def test_bots_cannot_signal_each_other_through_file_locks(tmp_path: Path) -> None:
+    """Two bots playing at once share /etc/passwd (read-only in both sandboxes). One locks it (flock, a POSIX
+    record lock, an open-file-description lock); the other looks for the locks. Inside bubblewrap (the seccomp
+    filter) taking a lock succeeds and does nothing, and asking about one fails with EPERM, so the second bot
+    learns nothing, and both play on."""
+    held, probed = _lock_game("bwrap", tmp_path)
+    for what in ("flock", "posix", "ofd"):
+        assert f"hold: {what} took" in held
+    assert "probe: flock saw nothing" in probed
+    for what in ("posix", "ofd"):
+        assert f"probe: {what} refused (Operation not permitted)" in probed
+    assert "saw a lock" not in probed
+
+
+def test_lock_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
+    """The control: outside the sandbox the same two bots do pass the signal."""
+    held, probed = _lock_game("none", tmp_path)
+    for what in ("flock", "posix", "ofd"):
+        assert f"hold: {what} took" in held
+        assert f"probe: {what} saw a lock" in probed
+
+
+FILTER_PROBE = r"""
+import ctypes, errno, os, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def call(nr, *args):
+    ok = libc.syscall(ctypes.c_long(nr), *[ctypes.c_long(a) for a in args]) >= 0
+    return "ok" if ok else errno.errorcode[ctypes.get_errno()]
+fd = os.open("/etc/passwd", os.O_RDONLY)
+buf = ctypes.create_string_buffer(struct.pack("hhqqi4x", 1, 0, 0, 0, 0))
+addr = ctypes.addressof(buf)
+print("inotify_init1", call(294, 0))                     # x86_64 system call numbers
+print("keyctl", call(250, 0, -3, 0, 0, 0))
+print("getlk", call(72, fd, 5, addr))
+print("ofd_getlk_high_bits", call(72, fd, (1 << 32) | 36, addr))
+print("setlease", call(72, fd, 1024, 0))
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call numbers of x86_64")
+def test_the_filter_refuses_watches_keyrings_and_lock_queries_even_with_high_bits(tmp_path: Path) -> None:
+    """The calls the filter refuses fail with EPERM inside the sandbox, and a command with high bits set (which
+    the kernel drops) cannot slip past it."""
+    spec = BotSpec("probe", (sys.executable, "-c", FILTER_PROBE), tmp_path)
+    fd = filter_fd()
+    assert fd is not None, filter_problem()
+    try:
+        argv = bot_argv(spec, "bwrap", seccomp_fd=fd)
+        done = subprocess.run(argv, pass_fds=(fd,), capture_output=True, text=True, timeout=60, env=LAUNCHER_ENV)
+    finally:
+        os.close(fd)
+    assert done.returncode == 0, done.stderr
+    said = dict(line.split() for line in done.stdout.splitlines())
+    assert said == dict.fromkeys(("inotify_init1", "keyctl", "getlk", "ofd_getlk_high_bits", "setlease"), "EPERM")

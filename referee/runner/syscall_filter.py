@@ -1,0 +1,125 @@
+"""The seccomp filter of the bubblewrap sandbox: no channel between bots through kernel objects they share.
+
+Bots in separate sandboxes still share the host's inodes (every file bound read-only into every sandbox, such as
+``/etc/passwd``). Advisory and byte-range locks on such a file, a lease on it, or a watch for its being opened,
+would let two concurrently running bots signal each other (pass hands from one rotation of a deal to another).
+The filter closes each such call, without killing the bot:
+
+- taking or releasing a lock (``flock``; ``fcntl`` ``F_SETLK``/``F_SETLKW``, their 64-bit forms and the
+  open-file-description ``F_OFD_SETLK``/``F_OFD_SETLKW``) succeeds and does nothing: no lock is taken, so no
+  other process can see one. Runtimes lock files of their own as a matter of course (the JVM locks its
+  performance-data file with ``flock`` and, when that fails, prints a warning on stdout, which breaks the
+  protocol), so an error here would break honest bots; the price is that a bot's locks do not exclude even its
+  own processes from each other;
+- asking about locks (``F_GETLK``, ``F_GETLK64``, ``F_OFD_GETLK``), leases (``F_SETLEASE``, ``F_GETLEASE``),
+  directory notification (``F_NOTIFY``), ``inotify``, ``fanotify`` and the kernel keyrings (``keyctl``,
+  ``add_key``, ``request_key``, shared per user) fail with ``EPERM``.
+
+Other kernel objects are private to each sandbox through bubblewrap's namespaces: System V IPC and POSIX message
+queues (IPC namespace), abstract unix sockets (network namespace), processes and signals (PID namespace).
+
+The program is built with libseccomp (through ``pyseccomp``) once per process and handed to bubblewrap with
+``--seccomp FD``; bubblewrap loads it just before it runs the bot, so it binds the bot and all its children.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+
+__all__ = [
+    "FCNTL_REFUSED",
+    "FCNTL_VOID",
+    "REFUSED_CALLS",
+    "VOID_CALLS",
+    "filter_fd",
+    "filter_problem",
+    "filter_program",
+]
+
+#: System calls that succeed inside the sandbox without doing anything.
+VOID_CALLS = ("flock",)
+#: ``fcntl`` commands that succeed without doing anything: take or release a lock (6, 7; 13, 14 their 64-bit forms
+#: on 32-bit programs; 37, 38 the open-file-description ones).
+FCNTL_VOID = (6, 7, 13, 14, 37, 38)
+#: System calls that always fail with EPERM inside the sandbox.
+REFUSED_CALLS = (
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
+    "keyctl",
+    "add_key",
+    "request_key",
+)
+#: ``fcntl`` commands that fail with EPERM: ask about locks (5; 12 on 32-bit programs; 36 the open-file-description
+#: one), leases (1024, 1025) and directory notification (1026).
+FCNTL_REFUSED = (5, 12, 36, 1024, 1025, 1026)
+
+_program: bytes | None = None
+_problem: str | None = None
+_built = False
+
+
+def filter_program() -> bytes | None:
+    """The filter as a BPF program for ``bwrap --seccomp``, or None when libseccomp is not usable here."""
+    _build()
+    return _program
+
+
+def filter_problem() -> str | None:
+    """Why the filter cannot be built here (no libseccomp), or None when it can."""
+    _build()
+    return _problem
+
+
+def filter_fd() -> int | None:
+    """A new descriptor holding the program, at offset 0, for one ``bwrap --seccomp FD`` (the caller closes
+    it once bwrap is started), or None when the filter cannot be built."""
+    program = filter_program()
+    if program is None:
+        return None
+    fd = os.memfd_create("referee-seccomp", os.MFD_CLOEXEC)
+    os.write(fd, program)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _build() -> None:
+    global _program, _problem, _built
+    if _built:
+        return
+    _built = True
+    try:
+        import pyseccomp as sc
+
+        rules = sc.SyscallFilter(defaction=sc.ALLOW)
+        if sc.system_arch() == sc.Arch.X86_64:
+            # 32-bit (int 0x80) and x32 system calls of a 64-bit process are filtered by the same rules; any other
+            # architecture gets libseccomp's default for a foreign one (the process is killed).
+            for arch in (sc.Arch.X86, sc.Arch.X32):
+                rules.add_arch(arch)
+        deny, void = sc.ERRNO(errno.EPERM), sc.ERRNO(0)  # ERRNO(0): return 0 without running the call
+        for call in REFUSED_CALLS:
+            rules.add_rule(deny, call)
+        for call in VOID_CALLS:
+            rules.add_rule(void, call)
+        for call in ("fcntl", "fcntl64"):
+            for action, commands in ((deny, FCNTL_REFUSED), (void, FCNTL_VOID)):
+                for command in commands:
+                    # The kernel reads the command as a 32-bit int: compare only those bits, so that high bits set
+                    # by the caller cannot slip a lock command past the filter.
+                    try:
+                        rules.add_rule(action, call, sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, command))
+                    except OSError:
+                        if call == "fcntl":
+                            raise
+                        break  # no fcntl64 on any architecture of the filter (a 64-bit-only machine)
+        with tempfile.TemporaryFile() as out:
+            rules.export_bpf(out)
+            out.seek(0)
+            _program = out.read()
+    except Exception as exc:  # no pyseccomp, no libseccomp.so.2, or an unknown architecture
+        _problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
