@@ -14,7 +14,7 @@ once, as the models do (UTF-8, not ``\\u`` escapes).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from referee.engine import (
     Action,
@@ -79,6 +79,15 @@ class GameWire:
         self._round = 0  # the round whose history is kept
         self._events: list[Event] = []
         self._history = ""  # the entries joined with commas
+
+    def game_start(self, seat: int, rules: Mapping[str, object], move_ms: int, bank_ms: int | None = None) -> bytes:
+        """The ``game_start`` line for ``seat`` (``encode(game_start_message(game_id, seat, names, ruleset,
+        move_ms, bank_ms))`` with ``rules`` the ruleset's ``to_dict()``: integers and booleans)."""
+        time = f'{{"move_ms":{move_ms}}}' if bank_ms is None else f'{{"move_ms":{move_ms},"bank_ms":{bank_ms}}}'
+        return (
+            f'{{"type":"game_start","game":{self._game},"seat":{seat},"players":[{",".join(self._names)}],'
+            f'"rules":{_text(rules)},"time":{time}}}\n'
+        ).encode()
 
     def deal(self, round_1based: int, hand: Hand, discard: int) -> bytes:
         """The ``deal`` line (``encode(deal_message(...))``)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from referee.engine.errors import RulesetError
@@ -76,7 +76,7 @@ class Ruleset:
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a JSON-ready dict (the ``rules`` of protocol-v1's ``game_start``)."""
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in _FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
@@ -94,3 +94,6 @@ class Ruleset:
 
 
 STANDARD = Ruleset()
+
+
+_FIELDS = fields(Ruleset)

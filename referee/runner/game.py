@@ -20,10 +20,7 @@ from protocol import (
     PassReply,
     PlayReply,
     ProtocolViolation,
-    action_to_reply,
     discard_to_action,
-    encode,
-    game_start_message,
     reply_to_action,
 )
 from protocol.wire import GameWire
@@ -31,7 +28,9 @@ from referee.engine import (
     STANDARD,
     Deal,
     IllegalMove,
+    Pass,
     Phase,
+    Play,
     Ruleset,
     State,
     apply,
@@ -169,12 +168,13 @@ class _Game:
 
     async def run(self) -> None:
         s = self.state
+        rules = s.ruleset.to_dict()
         self.log.write(
             "game",
             format=LOG_FORMAT,
             game=self.game_id,
             names=self.names,
-            rules=s.ruleset.to_dict(),
+            rules=rules,
             seed=s.seed,
             deal=deal_to_json(s.deal),
             move_ms=[_ms(p.move_time) for p in self.players],
@@ -183,8 +183,7 @@ class _Game:
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
-                msg = game_start_message(self.game_id, seat, self.names, s.ruleset, _ms(p.move_time) or 1, bank)
-                await self._notify(seat, encode(msg))
+                await self._notify(seat, self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank))
         while not self.state.is_over:
             await self._announce_rounds()
             if self.state.is_over:
@@ -406,5 +405,9 @@ def _ms(seconds: float | None) -> int | None:
 
 
 def _action_json(action: Any) -> dict[str, Any]:
-    """The wire form of an engine turn action (as the bot's reply would read)."""
-    return action_to_reply(action).model_dump(mode="json")
+    """The wire form of an engine turn action (as the bot's reply would read: ``action_to_reply``'s fields)."""
+    if isinstance(action, Play):
+        return {"type": "play", "value": action.value, "count": action.count, "bonus": action.bonus}
+    if isinstance(action, Pass):
+        return {"type": "pass", "force": True} if action.force else {"type": "pass"}
+    return {"type": "drop"}

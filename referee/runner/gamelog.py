@@ -30,6 +30,8 @@ LOG_FORMAT = 1
 #: The most of one received line the log keeps: a whole accepted reply line (a longer line is a fault, and the
 #: runner hands only its start to the log).
 _RAW_KEPT = MAX_LINE
+#: One encoder for every line (``json.dumps`` with separators builds a new one per call).
+_encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class GameLogWriter:
@@ -55,7 +57,7 @@ class GameLogWriter:
     def write(self, event: str, **fields: Any) -> None:
         if self._file is None:
             return
-        self._file.write(json.dumps({"event": event, **fields}, separators=(",", ":")) + "\n")
+        self._file.write(_encode({"event": event, **fields}) + "\n")
 
     def sent(self, seat: int, line: bytes) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
@@ -69,7 +71,8 @@ class GameLogWriter:
         if self._file is None:
             return
         text = line[:_RAW_KEPT].decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")[:_RAW_KEPT]
-        self.write("recv", t=self.ms(), seat=seat, ms=round(elapsed * 1000, 3), line=text)
+        ms = round(elapsed * 1000, 3)
+        self._file.write(f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms},"line":{_encode(text)}}}\n')
 
     def close(self) -> None:
         if self._file is not None:

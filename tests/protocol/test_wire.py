@@ -13,7 +13,7 @@ import random
 
 import pytest
 
-from protocol import deal_message, encode, game_end_message, round_end_message, turn_message
+from protocol import deal_message, encode, game_end_message, game_start_message, round_end_message, turn_message
 from protocol.convert import event_to_entry
 from protocol.wire import GameWire, history_entry, legal_reply
 from referee.engine import (
@@ -76,6 +76,10 @@ def _random_game(seed: int) -> None:
     state = new_game(players, ruleset, seed=rng.getrandbits(32))
     pass_bias = rng.choice([0.0, 0.5, 0.9])  # 0.9: long rounds of passes (quadratic before the fast path)
     forfeit_rate = rng.choice([0.0, 0.0, 0.02])
+    for seat in range(players):
+        for move_ms, bank_ms in ((1, None), (1000, 0), (250, 30000)):
+            model = encode(game_start_message(game_id, seat, names, ruleset, move_ms, bank_ms))
+            assert wire.game_start(seat, ruleset.to_dict(), move_ms, bank_ms) == model
     seen = 0
     while True:
         seen = _all_messages(wire, state, game_id, names, seen)
