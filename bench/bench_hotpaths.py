@@ -1,0 +1,173 @@
+"""Hot paths of the referee (issue 13), measured side by side in one run.
+
+1. ``referee run --jobs 2`` against a naive blocking referee (``bench/naive_referee.py``) on the same four
+   stdlib-only bots (``bench/bots/stdlib_random.py``) and the same four-player deals: games/s of each and their
+   ratio, and each referee's own CPU time per game (its process only, not its bots'; start-up, imports, the
+   results database, game logs and the closing report included). Both run bots without a sandbox. The
+   ``referee run`` goes first; the naive referee then plays the deals of its game logs with the bots in the
+   same seats. Repeated ``--reps`` times, alternating, so both see the same machine.
+2. Start-up of a bot on the SDK (``sample_bots/random_bot.py``) against the stdlib-only bot: the wall time from
+   starting the process to its hello reply, median over alternating starts.
+3. ``referee --help`` and ``referee run --help`` wall time (median of several runs).
+4. Engine: random-legal four-player games per CPU second on one core (``bench/bench_engine.py``'s playout).
+
+Run: ``python bench/bench_hotpaths.py`` (``--help`` for options). Prints one line per figure and whether its
+target is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_engine import measure  # noqa: E402
+
+STDLIB_BOT = ROOT / "bench" / "bots" / "stdlib_random.py"
+SDK_BOT = ROOT / "sample_bots" / "random_bot.py"
+NAIVE = ROOT / "bench" / "naive_referee.py"
+REFEREE = Path(sys.executable).with_name("referee")
+
+#: Runs ``referee`` in this process and writes its own CPU seconds (RUSAGE_SELF) to the file argv[1].
+RUN_MEASURED = """
+import resource, sys
+out, sys.argv = sys.argv[1], ["referee", *sys.argv[2:]]
+from referee.cli import main
+try:
+    main()
+finally:
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    open(out, "w").write(str(me.ru_utime + me.ru_stime))
+"""
+
+
+def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float]:
+    """(games, wall seconds, referee CPU seconds) of one ``referee run --jobs 2``."""
+    cpu_file = folder / "cpu.txt"
+    bots = [str(STDLIB_BOT)] * 4
+    args = [*bots, "-n", str(deals), "--jobs", "2", "--sandbox", "none", "--seed", str(seed), "-o", str(folder)]
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", RUN_MEASURED, str(cpu_file), "run", *args], check=True, capture_output=True)
+    wall = time.perf_counter() - start
+    games = len(list((folder / "games").glob("*.jsonl")))
+    return games, wall, float(cpu_file.read_text())
+
+
+def naive_run(folder: Path) -> tuple[int, float, float]:
+    """(games, wall seconds, referee CPU seconds) of the naive referee on the deals of ``folder``'s game logs."""
+    logs = sorted(str(p) for p in (folder / "games").glob("*.jsonl"))
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, str(NAIVE), f"{sys.executable} {STDLIB_BOT}", *logs], check=True, capture_output=True
+    )
+    wall = time.perf_counter() - start
+    out = json.loads(done.stdout)
+    return out["games"], wall, out["cpu_s"]
+
+
+def hello_time(bot: Path) -> float:
+    """Seconds from starting ``bot`` to its hello reply."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, str(bot)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"type":"hello","protocol":1}\n')
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    took = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait()
+    assert json.loads(line)["type"] == "hello", line
+    return took
+
+
+def wall_and_cpu(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds of running ``cmd``, and the CPU seconds its process used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--deals", type=int, default=60, help="deals per referee run (x4 seat rotations = games)")
+    ap.add_argument("--reps", type=int, default=3, help="alternating repetitions of the referee comparison")
+    ap.add_argument("--starts", type=int, default=10, help="bot starts of each kind")
+    ap.add_argument("--engine-seconds", type=float, default=3.0, help="CPU seconds of engine playouts")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
+
+    print(f"\n1. referee run --jobs 2 vs naive blocking referee, {args.deals * 4} four-player games each, stdlib bots")
+    print("rep   referee games/s  cpu ms/game   naive games/s  cpu ms/game   ratio")
+    ratios, cpu_ref, cpu_naive = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(args.reps):
+            folder = Path(tmp) / f"run{rep}"
+            g1, w1, c1 = referee_run(folder, args.deals, args.seed + rep)
+            g2, w2, c2 = naive_run(folder)
+            ratio = (g1 / w1) / (g2 / w2)
+            ratios.append(ratio)
+            cpu_ref.append(1000 * c1 / g1)
+            cpu_naive.append(1000 * c2 / g2)
+            print(
+                f"{rep + 1:>3} {g1 / w1:>17.1f} {cpu_ref[-1]:>12.2f} {g2 / w2:>15.1f} {cpu_naive[-1]:>12.2f}"
+                f" {ratio:>7.2f}"
+            )
+    ratio, ref_ms, naive_ms = statistics.median(ratios), statistics.median(cpu_ref), statistics.median(cpu_naive)
+    print(
+        f"median ratio {ratio:.2f} (range {min(ratios):.2f}-{max(ratios):.2f}): target >= 1.5 {verdict(ratio >= 1.5)}"
+    )
+    print(
+        f"median referee CPU per game {ref_ms:.2f} ms vs naive {naive_ms:.2f} ms: "
+        f"target referee <= naive {verdict(ref_ms <= naive_ms)}"
+    )
+
+    sdk, plain = [], []
+    for _ in range(args.starts):
+        sdk.append(hello_time(SDK_BOT))
+        plain.append(hello_time(STDLIB_BOT))
+    s, p = statistics.median(sdk), statistics.median(plain)
+    print(
+        f"\n2. bot start to hello: SDK bot {1000 * s:.0f} ms, stdlib bot {1000 * p:.0f} ms, ratio {s / p:.2f}: "
+        f"target <= 2 {verdict(s / p <= 2)}"
+    )
+
+    helps = {}
+    for cmd in ([], ["run"]):
+        runs = [wall_and_cpu([str(REFEREE), *cmd, "--help"]) for _ in range(7)]
+        helps[" ".join(["referee", *cmd, "--help"])] = (
+            statistics.median(w for w, _ in runs),
+            statistics.median(c for _, c in runs),
+        )
+    shown = ", ".join(f"{k}: {1000 * w:.0f} ms ({1000 * c:.0f} ms CPU)" for k, (w, c) in helps.items())
+    worst = max(w for w, _ in helps.values())
+    print(f"\n3. {shown}: target < 250 ms {verdict(worst < 0.25)}")
+
+    games, _, cpu = measure(4, args.engine_seconds, args.seed)
+    rate = games / cpu
+    print(
+        f"\n4. engine: {rate:,.0f} random-legal four-player games per CPU second: target >= 5,000 "
+        f"{verdict(rate >= 5000)}"
+    )
+    print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
