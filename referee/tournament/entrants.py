@@ -82,10 +82,11 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
                 f"{n} entrants are called {shared!r} (their file's name); each takes its folder's name instead: "
                 + ", ".join(folders)
             )
-        else:
+        elif len({(specs[i].argv, specs[i].cwd) for i in seats}) > 1:  # the same bot twice needs no word
             notes.append(
-                f"{n} entrants are called {shared!r} and their folders' names do not tell them apart; "
-                f"they are numbered {shared}, {shared}-2, ... (give each a name in a bots.toml manifest)"
+                f"{n} entrants are called {shared!r} and their folders' names cannot tell them apart (alike, or "
+                f"another entrant's); they are numbered {shared}, {shared}-2, ... "
+                "(give each a name in a bots.toml manifest)"
             )
     final = unique_names(names)
     return [replace(s, name=n) for s, n in zip(specs, final, strict=True)], notes

@@ -47,18 +47,19 @@ def test_colliding_names_that_folders_cannot_tell_apart_are_numbered(tmp_path: P
     (tmp_path / "a" / "bot.py").write_text("")
     (tmp_path / "b" / "a" / "bot.py").write_text("")
     (tmp_path / "same.py").write_text("")
+    # The same bot twice: numbered, without a word.
     twice = [parse_bot_spec(str(tmp_path / "same.py"))] * 2
     specs, notes = name_entrants(twice)
-    assert [s.name for s in specs] == ["same", "same-2"]
-    assert notes == [
-        "2 entrants are called 'same' and their folders' names do not tell them apart; they are numbered "
-        "same, same-2, ... (give each a name in a bots.toml manifest)"
-    ]
-    # Both folders are called 'a': numbered too.
-    specs, _ = name_entrants(
+    assert [s.name for s in specs] == ["same", "same-2"] and notes == []
+    # Both folders are called 'a': numbered too, and said so.
+    specs, notes = name_entrants(
         [parse_bot_spec(str(tmp_path / "a" / "bot.py")), parse_bot_spec(str(tmp_path / "b" / "a" / "bot.py"))]
     )
     assert [s.name for s in specs] == ["bot", "bot-2"]
+    assert notes == [
+        "2 entrants are called 'bot' and their folders' names cannot tell them apart (alike, or another entrant's); "
+        "they are numbered bot, bot-2, ... (give each a name in a bots.toml manifest)"
+    ]
     # A folder's name that another entrant already has: numbered, not two entrants of one name.
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "bot.py").write_text("")
