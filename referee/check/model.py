@@ -79,6 +79,36 @@ class CheckResult:
 
 
 @dataclass(frozen=True, slots=True)
+class DistinctFault:
+    """One fault as the bot's author should fix it, however many checks it failed and however often it happened:
+    ``evidence`` is its first occurrence, ``checks`` the failed checks it shows in, ``times`` its occurrences."""
+
+    evidence: Evidence
+    checks: tuple[str, ...]
+    times: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.evidence.to_dict(), "checks": list(self.checks), "times": self.times}
+
+
+def distinct_faults(checks: tuple[CheckResult, ...]) -> tuple[DistinctFault, ...]:
+    """The evidence of every failed check, each fault once (faults are the same when they say the same thing),
+    in order of first appearance."""
+    first: dict[str, Evidence] = {}
+    names: dict[str, list[str]] = {}
+    places: dict[str, set[tuple[str | None, int, int | None]]] = {}
+    for c in checks:
+        if not c.failed:
+            continue
+        for e in c.evidence:
+            first.setdefault(e.what, e)
+            if c.name not in names.setdefault(e.what, []):
+                names[e.what].append(c.name)
+            places.setdefault(e.what, set()).add((e.game, e.round, e.turn))
+    return tuple(DistinctFault(e, tuple(names[what]), len(places[what])) for what, e in first.items())
+
+
+@dataclass(frozen=True, slots=True)
 class GameSummary:
     """One game the suite played: who sat where, the result, and the faults of the bot under check."""
 
@@ -133,6 +163,11 @@ class CheckReport:
     def failed_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.checks if c.failed)
 
+    @property
+    def faults(self) -> tuple[DistinctFault, ...]:
+        """Each distinct fault once, with the checks it failed (``distinct_faults``)."""
+        return distinct_faults(self.checks)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
@@ -140,6 +175,7 @@ class CheckReport:
             "passed": self.passed,
             "seconds": round(self.seconds, 3),
             "checks": [c.to_dict() for c in self.checks],
+            "faults": [f.to_dict() for f in self.faults],
             "games": [g.to_dict() for g in self.games],
             "notes": list(self.notes),
             "stderr_tail": list(self.stderr_tail),

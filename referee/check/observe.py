@@ -14,7 +14,7 @@ from typing import Any
 
 import trio
 
-from protocol import AnyReply, Expect, HelloReply, ProtocolViolation
+from protocol import AnyReply, Expect, HelloReply, PassReply, ProtocolViolation
 from referee.check.situations import Situation, situations_of_turn
 from referee.runner import BotCrashed, BotFault, Player
 
@@ -42,11 +42,58 @@ class Exchange:
 
 @dataclass(slots=True)
 class GameRecord:
-    """The exchanges of the bot under check in one game, in order."""
+    """The exchanges of the bot under check in one game, in order.
+
+    ``stalled_passes``: its passes on a stalled table (see ``stalled_turn``), ``longest_stall`` the most in a row;
+    ``limit_rounds``: the rounds that ran to the turn limit (``max_turns``, from ``game_start``).
+    """
 
     game_id: str
     tolerance: bool
     exchanges: list[Exchange] = field(default_factory=list)
+    stalled_passes: int = 0
+    longest_stall: int = 0
+    streak: int = 0
+    limit_rounds: list[int] = field(default_factory=list)
+    max_turns: int = 1000
+
+
+#: Passes in a row on a stalled table after which the suite stops the game: the round would run to the turn limit.
+STALL_LIMIT = 10
+
+
+class StalledTable(BotFault):
+    """The bot under check kept passing on a stalled table; the suite ends the game (a check-only fault)."""
+
+    kind = "stalled"
+
+
+def stalled_turn(msg: dict[str, Any]) -> tuple[bool, bool]:
+    """For a ``turn`` message: whether the table is stalled for the seat to move (its own last action this round
+    was a pass and nobody has played since, so passing again changes nothing), and whether it is alone."""
+    seat = msg.get("seat")
+    stalled = False
+    for entry in reversed(msg.get("history") or []):
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("action") == "play" and not entry.get("forfeit"):
+            break
+        if entry.get("action") == "pass" and entry.get("seat") == seat:
+            stalled = True
+            break
+    players = msg.get("players") or []
+    alone = not any(isinstance(p, dict) and p.get("status") == "playing" for i, p in enumerate(players) if i != seat)
+    return stalled, alone
+
+
+def _stall_detail(passes: int, alone: bool, max_turns: int) -> str:
+    where = "alone in the round" if alone else "nobody played in between"
+    return (
+        f"passed {passes} times in a row on a stalled table ({where}): each pass costs a penalty chip and changes "
+        f"nothing, so in a contest this round runs on to the {max_turns:,}-turn limit. When nobody has played since "
+        "your own last pass (and always when you are alone), play or drop instead (the stalled-table rule); "
+        "the check stopped this game here"
+    )
 
 
 def _text(line: bytes | str | None) -> str | None:
@@ -158,11 +205,33 @@ class ObservedBot:
             raise
         ex.ms = (trio.current_time() - start) * 1000
         ex.received = _text(raw)
+        if ex.kind == "turn":
+            self._watch_stall(msg, reply, ex, raw)
         return reply, raw
+
+    def _watch_stall(self, msg: dict[str, Any], reply: AnyReply, ex: Exchange, raw: bytes) -> None:
+        """Count passes on a stalled table; raise ``StalledTable`` once they reach ``STALL_LIMIT`` in a row."""
+        record = self.record
+        stalled, alone = stalled_turn(msg)
+        # A pass with force does change the game: the next player must play or drop.
+        if not (stalled and isinstance(reply, PassReply) and not reply.force):
+            record.streak = 0
+            return
+        record.stalled_passes += 1
+        record.streak += 1
+        record.longest_stall = max(record.longest_stall, record.streak)
+        if record.streak >= STALL_LIMIT:
+            ex.error = StalledTable.kind
+            raise StalledTable(_stall_detail(record.streak, alone, record.max_turns), line=raw)
 
     async def notify(self, line: bytes, deadline: float) -> None:
         msg = json.loads(line)
         kind = str(msg.get("type"))
+        if kind == "game_start":
+            turns = (msg.get("rules") or {}).get("max_turns_per_round")
+            self.record.max_turns = turns if isinstance(turns, int) else self.record.max_turns
+        elif kind == "round_end" and any(isinstance(e, dict) and e.get("limit") for e in msg.get("history") or []):
+            self.record.limit_rounds.append(int(msg.get("round") or 0))
         if self.record.tolerance:
             if kind in ("game_start", "round_end"):
                 await self._notify(unknown_message(kind), UNKNOWN_TYPE, 0, deadline)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.check.model import CheckReport, Evidence, Outcome
+from referee.check.model import CheckReport, CheckResult, DistinctFault, Outcome
 from referee.runner.safe_text import visible
 
 _MARK = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.SKIPPED: "SKIP"}
@@ -13,17 +13,29 @@ def _clip(line: str) -> str:
     return line if len(line) <= _CLIP else line[:_CLIP] + f"... ({len(line)} characters)"
 
 
-def _evidence_lines(e: Evidence) -> list[str]:
+def _refs(c: CheckResult, number: dict[str, int]) -> str:
+    """A failed check's line: its title and the faults (by number) that failed it."""
+    refs = sorted({number[e.what] for e in c.evidence})
+    label = "fault" if len(refs) == 1 else "faults"
+    times = f", {len(c.evidence)} times" if len(c.evidence) > 1 else ""
+    return f"{c.title}: {label} {', '.join(map(str, refs))}{times}"
+
+
+def _fault_lines(i: int, fault: DistinctFault) -> list[str]:
+    e = fault.evidence
     where = e.where()
-    head = f"      - {e.what}" + (f" ({where})" if where else "")
-    out = [head]
+    times = f"{fault.times} times, first" if fault.times > 1 else "once"
+    out = [f"  {i}. {e.what}"]
+    if where:
+        out.append(f"      {times} at {where}")
+    out.append(f"      failed: {', '.join(fault.checks)}")
     if e.sent is not None:
-        out.append(f"        sent:     {_clip(e.sent)}")
-    out.append(f"        received: {_clip(e.received)}" if e.received is not None else "        received: (nothing)")
+        out.append(f"      sent:     {_clip(e.sent)}")
+    out.append(f"      received: {_clip(e.received)}" if e.received is not None else "      received: (nothing)")
     return out
 
 
-def render_text(report: CheckReport, *, max_evidence: int = 3) -> str:
+def render_text(report: CheckReport, *, max_evidence: int = 5) -> str:
     """The report as text for a terminal or a CI log, at most ``max_evidence`` examples per failed check.
 
     What the bot wrote (its name, lines received, stderr, details in summaries and notes) is shown literally:
@@ -35,14 +47,19 @@ def render_text(report: CheckReport, *, max_evidence: int = 3) -> str:
 def _lines(report: CheckReport, max_evidence: int) -> list[str]:
     title = f"referee check {report.bot}" + (f" (says it is {report.name!r})" if report.name else "")
     lines = [title, ""]
+    faults = report.faults
+    number = {f.evidence.what: i for i, f in enumerate(faults, start=1)}
     width = max(len(c.name) for c in report.checks) if report.checks else 0
     for c in report.checks:
-        lines.append(f"  {_MARK[c.outcome]}  {c.name.ljust(width)}  {c.summary}")
-        if c.outcome is Outcome.FAILED:
-            for e in c.evidence[:max_evidence]:
-                lines.extend(_evidence_lines(e))
-            if len(c.evidence) > max_evidence:
-                lines.append(f"      ... and {len(c.evidence) - max_evidence} more")
+        summary = _refs(c, number) if c.outcome is Outcome.FAILED and c.evidence else c.summary
+        lines.append(f"  {_MARK[c.outcome]}  {c.name.ljust(width)}  {summary}")
+    if faults:
+        lines.append("")
+        lines.append("  faults, each once, with the checks it failed:")
+    for i, fault in enumerate(faults[:max_evidence], start=1):
+        lines.extend(_fault_lines(i, fault))
+    if len(faults) > max_evidence:
+        lines.append(f"  ... and {len(faults) - max_evidence} more distinct faults (all of them in --json)")
     for note in report.notes:
         lines.append(f"  note: {note}")
     if report.stderr_tail:

@@ -30,6 +30,7 @@ FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
     "legal-discards": ("discards legally", frozenset({"illegal_discard"})),
     "legal-moves": ("moves legally", frozenset({"illegal_move"})),
     "stays-alive": ("keeps running through every game", frozenset({"crash"})),
+    "stalled-table": ("never keeps a round going to the turn limit", frozenset({"stalled"})),
     "move-time": ("replies within the move time", frozenset({"timeout"})),
 }
 _REQUESTS = ("hello", "deal", "turn")
@@ -128,6 +129,7 @@ def evaluate(obs: Observations) -> list[CheckResult]:
     for name in ("stdout-protocol-only", "reply-fields", "legal-discards", "legal-moves", "stays-alive"):
         title = FAULT_CHECKS[name][0]
         out.append(_gated(obs, name, title, by_check[name], f"no such fault in {len(regular)} games"))
+    out.append(_stalled_table(obs, regular, by_check["stalled-table"]))
     out.append(_move_time(obs, regular, by_check["move-time"]))
     out.extend(_seat_counts(obs, regular))
     out.extend(_situations(obs, regular))
@@ -177,13 +179,15 @@ def _tolerance(obs: Observations) -> CheckResult:
     tolerance = [g for g in obs.games if g.tolerance]
     inconclusive = []
     for game in tolerance:
-        if not game.faults:
+        # Stopping a stalled game says nothing about unknown fields (the stalled-table check judges stalls).
+        faults = [f for f in game.faults if f.kind != "stalled"]
+        if not faults:
             continue
         control = next((g for g in obs.games if not g.tolerance and g.planned.deal == game.planned.deal), None)
         if control is not None and control.faults:
             inconclusive.append(game.planned.game_id)
             continue
-        for fault in game.faults:
+        for fault in faults:
             e = fault_evidence(game, fault)
             evidence.append(Evidence(f"with unknown fields and message types: {e.what}", *_where(e)))
     if evidence:
@@ -199,6 +203,34 @@ def _tolerance(obs: Observations) -> CheckResult:
 
 def _where(e: Evidence) -> tuple[str | None, int, int | None, str | None, str | None]:
     return e.game, e.round, e.turn, e.sent, e.received
+
+
+def _stalled_table(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:
+    """Fails when the bot kept passing on a stalled table (the suite stopped the game) or a round ran to the turn
+    limit; passes on a stalled table that stopped in time are counted in the summary as a warning."""
+    name, title = "stalled-table", FAULT_CHECKS["stalled-table"][0]
+    found = list(evidence)
+    for game in regular:
+        stopped = {f.round for f in game.faults if f.kind == "stalled"}
+        for r in game.record.limit_rounds:
+            if r not in stopped:
+                what = (
+                    f"round {r} ran to the {game.record.max_turns:,}-turn limit: everyone still playing was dropped "
+                    "with a chip per card; when nobody has played since your own last pass, play or drop instead"
+                )
+                found.append(Evidence(what, game.planned.game_id, r))
+    passes = sum(g.record.stalled_passes for g in regular)
+    longest = max((g.record.longest_stall for g in regular), default=0)
+    figures = {"stalled_passes": passes, "longest_stall": longest}
+    if not regular:
+        return _skip(name, title, "not reached: no game was played", figures)
+    ok = f"no round stalled in {len(regular)} games"
+    if passes:
+        ok += (
+            f"; warning: {passes} passes on a stalled table (at most {longest} in a row), each a chip that changed "
+            "nothing: when nobody has played since your own last pass, play or drop"
+        )
+    return _result(name, title, found, ok, figures=figures)
 
 
 def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:
