@@ -5,53 +5,122 @@ only ``ProtocolViolation``. Bots read referee lines with ``parse_message``; the 
 ``protocol.sdk``.
 """
 
-from protocol.codec import MAX_LINE, Expect, encode, parse_message, parse_reply
-from protocol.convert import (
-    action_to_reply,
-    deal_message,
-    discard_to_action,
-    entry_to_event,
-    event_to_entry,
-    game_end_message,
-    game_start_message,
-    observation_from_turn,
-    player_entries,
-    player_view,
-    reply_to_action,
-    round_end_message,
-    turn_message,
-)
-from protocol.errors import ProtocolViolation
-from protocol.messages import (
-    PROTOCOL_VERSION,
-    AnyRefereeMessage,
-    AnyReply,
-    Bye,
-    DealMessage,
-    DiscardReply,
-    DropEntry,
-    DropReply,
-    ErrorMessage,
-    GameEnd,
-    GameStart,
-    Hello,
-    HelloOptions,
-    HelloReply,
-    HistoryEntry,
-    PassEntry,
-    PassReply,
-    PlayEntry,
-    PlayerEntry,
-    PlayReply,
-    RefereeMessage,
-    Reply,
-    RoundEnd,
-    TimeControl,
-    Turn,
-    TurnReply,
-)
-from protocol.schema import MESSAGES, all_schemas, message_schema
-from protocol.wire import GameWire
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from protocol.codec import Expect, encode, parse_message, parse_reply
+    from protocol.convert import (
+        action_to_reply,
+        deal_message,
+        discard_to_action,
+        entry_to_event,
+        event_to_entry,
+        game_end_message,
+        game_start_message,
+        observation_from_turn,
+        player_entries,
+        player_view,
+        reply_to_action,
+        round_end_message,
+        turn_message,
+    )
+    from protocol.errors import ProtocolViolation
+    from protocol.jsonline import MAX_LINE
+    from protocol.messages import (
+        PROTOCOL_VERSION,
+        AnyRefereeMessage,
+        AnyReply,
+        Bye,
+        DealMessage,
+        DiscardReply,
+        DropEntry,
+        DropReply,
+        ErrorMessage,
+        GameEnd,
+        GameStart,
+        Hello,
+        HelloOptions,
+        HelloReply,
+        HistoryEntry,
+        PassEntry,
+        PassReply,
+        PlayEntry,
+        PlayerEntry,
+        PlayReply,
+        RefereeMessage,
+        Reply,
+        RoundEnd,
+        TimeControl,
+        Turn,
+        TurnReply,
+    )
+    from protocol.schema import MESSAGES, all_schemas, message_schema
+    from protocol.wire import GameWire
+
+#: Where each public name lives. They are imported on first use (PEP 562), so that ``import protocol.sdk`` or
+#: ``protocol.wire`` does not load the pydantic models: a bot on the SDK starts in a few tens of milliseconds.
+_WHERE: dict[str, str] = {
+    "AnyRefereeMessage": "protocol.messages",
+    "AnyReply": "protocol.messages",
+    "Bye": "protocol.messages",
+    "DealMessage": "protocol.messages",
+    "DiscardReply": "protocol.messages",
+    "DropEntry": "protocol.messages",
+    "DropReply": "protocol.messages",
+    "ErrorMessage": "protocol.messages",
+    "Expect": "protocol.codec",
+    "GameEnd": "protocol.messages",
+    "GameStart": "protocol.messages",
+    "GameWire": "protocol.wire",
+    "Hello": "protocol.messages",
+    "HelloOptions": "protocol.messages",
+    "HelloReply": "protocol.messages",
+    "HistoryEntry": "protocol.messages",
+    "MAX_LINE": "protocol.jsonline",
+    "MESSAGES": "protocol.schema",
+    "PROTOCOL_VERSION": "protocol.messages",
+    "PassEntry": "protocol.messages",
+    "PassReply": "protocol.messages",
+    "PlayEntry": "protocol.messages",
+    "PlayReply": "protocol.messages",
+    "PlayerEntry": "protocol.messages",
+    "ProtocolViolation": "protocol.errors",
+    "RefereeMessage": "protocol.messages",
+    "Reply": "protocol.messages",
+    "RoundEnd": "protocol.messages",
+    "TimeControl": "protocol.messages",
+    "Turn": "protocol.messages",
+    "TurnReply": "protocol.messages",
+    "action_to_reply": "protocol.convert",
+    "all_schemas": "protocol.schema",
+    "deal_message": "protocol.convert",
+    "discard_to_action": "protocol.convert",
+    "encode": "protocol.codec",
+    "entry_to_event": "protocol.convert",
+    "event_to_entry": "protocol.convert",
+    "game_end_message": "protocol.convert",
+    "game_start_message": "protocol.convert",
+    "message_schema": "protocol.schema",
+    "observation_from_turn": "protocol.convert",
+    "parse_message": "protocol.codec",
+    "parse_reply": "protocol.codec",
+    "player_entries": "protocol.convert",
+    "player_view": "protocol.convert",
+    "reply_to_action": "protocol.convert",
+    "round_end_message": "protocol.convert",
+    "turn_message": "protocol.convert",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'protocol' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MAX_LINE",

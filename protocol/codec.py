@@ -6,13 +6,11 @@ reply model or raises ``ProtocolViolation``, quickly (no unbounded recursion, no
 
 from __future__ import annotations
 
-import json
 from enum import Enum
-from typing import Any, NoReturn
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from protocol.errors import ProtocolViolation
+from protocol.jsonline import load_object, show, violate
 from protocol.messages import (
     PROTOCOL_VERSION,
     AnyRefereeMessage,
@@ -24,12 +22,6 @@ from protocol.messages import (
     PlayReply,
     RefereeMessage,
 )
-
-#: The longest line (in bytes, without its newline) a bot may write.
-MAX_LINE = 65536
-
-#: Integers longer than this many digits are refused before conversion (no field needs more than a few).
-_MAX_INT_DIGITS = 64
 
 _REPLY_MODELS: dict[str, type[AnyReply]] = {
     "hello": HelloReply,
@@ -73,28 +65,28 @@ def parse_reply(line: bytes, expect: Expect) -> AnyReply:
     not an object, of an unknown or unawaited ``type``, has a missing/mistyped/out-of-range field, or is a
     hello reply with a protocol other than 1.
     """
-    obj = _load_object(line, "reply")
+    obj = load_object(line, "reply")
     kind = obj.get("type")
     if not isinstance(kind, str):
         if "type" not in obj:
-            _violate("bad_field", f"the reply has no field 'type'; expected {_expected(expect)}")
-        _violate("bad_field", f"field 'type' must be a string, got {_show(kind)}; expected {_expected(expect)}")
+            violate("bad_field", f"the reply has no field 'type'; expected {_expected(expect)}")
+        violate("bad_field", f"field 'type' must be a string, got {show(kind)}; expected {_expected(expect)}")
     model = _REPLY_MODELS.get(kind)
     if model is None:
-        _violate("unknown_type", f"unknown reply type {_show(kind)}; expected {_expected(expect)}")
+        violate("unknown_type", f"unknown reply type {show(kind)}; expected {_expected(expect)}")
     if kind not in expect.types:
-        _violate("wrong_type", f"a {kind!r} reply does not answer a {expect.prompt}; expected {_expected(expect)}")
+        violate("wrong_type", f"a {kind!r} reply does not answer a {expect.prompt}; expected {_expected(expect)}")
     if model is HelloReply:
         version = obj.get("protocol")
         if isinstance(version, int) and not isinstance(version, bool) and version != PROTOCOL_VERSION:
-            _violate(
+            violate(
                 "protocol_version",
-                f"the bot speaks protocol {_show(version)}; this referee speaks protocol {PROTOCOL_VERSION}",
+                f"the bot speaks protocol {show(version)}; this referee speaks protocol {PROTOCOL_VERSION}",
             )
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
-        _violate("bad_field", f"{kind} reply: {_describe(exc)}")
+        violate("bad_field", f"{kind} reply: {_describe(exc)}")
 
 
 def parse_message(line: bytes | str) -> AnyRefereeMessage:
@@ -104,89 +96,24 @@ def parse_message(line: bytes | str) -> AnyRefereeMessage:
     (a bot should skip such lines), other kinds for malformed lines.
     """
     raw = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-    obj = _load_object(raw, "message", limit=None)
+    obj = load_object(raw, "message", limit=None)
     kind = obj.get("type")
     if not isinstance(kind, str):
-        _violate("bad_field", "the message has no string field 'type'")
+        violate("bad_field", "the message has no string field 'type'")
     try:
         return _REFEREE_ADAPTER.validate_python(obj)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         if errors and errors[0]["type"] == "union_tag_invalid":
-            _violate("unknown_type", f"unknown message type {_show(kind)}")
-        _violate("bad_field", f"{kind} message: {_describe(exc)}")
+            violate("unknown_type", f"unknown message type {show(kind)}")
+        violate("bad_field", f"{kind} message: {_describe(exc)}")
 
 
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def _violate(kind: str, detail: str) -> NoReturn:
-    raise ProtocolViolation(kind, detail)
-
-
 def _expected(expect: Expect) -> str:
     return " or ".join(repr(t) for t in expect.types)
-
-
-def _refuse_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse_int(text: str) -> int:
-    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {len(text)} digits is too large")
-    return int(text)
-
-
-#: One decoder for every line (building one per call costs more than decoding a short reply).
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_parse_int)
-
-
-def _load_object(line: bytes, what: str, limit: int | None = MAX_LINE) -> dict[str, Any]:
-    if line.endswith(b"\n"):
-        line = line[:-1]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-    if limit is not None and len(line) > limit:
-        _violate("line_too_long", f"the {what} line has {len(line)} bytes, the limit is {limit}")
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        _violate("invalid_json", f"the {what} line is not UTF-8 (byte {exc.start})")
-    if not text.strip():
-        _violate("invalid_json", f"the {what} line is empty; expected one JSON object")
-    try:
-        obj = _DECODER.decode(text)
-    except RecursionError:
-        _violate("invalid_json", f"the {what} line nests JSON too deeply")
-    except ValueError as exc:  # json.JSONDecodeError and our own refusals
-        _violate("invalid_json", f"the {what} line is not valid JSON: {_first_line(str(exc))}")
-    if not isinstance(obj, dict):
-        _violate("not_object", f"the {what} line is {_json_kind(obj)}, not a JSON object")
-    return obj
-
-
-def _first_line(text: str) -> str:
-    return text.splitlines()[0][:200] if text else "unreadable"
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool) or value is None:
-        return f"JSON {json.dumps(value)}"
-    return "a number"
-
-
-def _show(value: object) -> str:
-    """A short one-line rendering of a bad value for an error message."""
-    try:
-        text = json.dumps(value, ensure_ascii=True)
-    except (TypeError, ValueError, RecursionError):
-        text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 _WHY = {
@@ -219,4 +146,4 @@ def _describe(exc: ValidationError) -> str:
         why = _WHY.get(kind, err["msg"][:1].lower() + err["msg"][1:])
     if kind == "missing":
         return f"field {field!r} is missing"
-    return f"field {field!r} {why}, got {_show(err['input'])}"
+    return f"field {field!r} {why}, got {show(err['input'])}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from protocol import inbound
 from protocol.messages import (
     DealMessage,
     DiscardReply,
@@ -24,7 +25,6 @@ from referee.engine import (
     Action,
     Discard,
     Drop,
-    DropEvent,
     Event,
     Hand,
     Observation,
@@ -136,11 +136,7 @@ def event_to_entry(event: Event) -> HistoryModel:
 
 def reply_to_action(reply: TurnReplyModel) -> Play | Pass | Drop:
     """The engine action of a turn reply (legality is the engine's to check)."""
-    if isinstance(reply, PlayReply):
-        return Play(reply.value, reply.count, reply.bonus)
-    if isinstance(reply, PassReply):
-        return Pass(reply.force)
-    return Drop()
+    return inbound.reply_to_action(reply)  # type: ignore[arg-type]  # the models have the dataclasses' fields
 
 
 def discard_to_action(seat: int, reply: DiscardReply) -> Discard:
@@ -171,29 +167,14 @@ def _turn_reply(action: Action) -> TurnReplyModel:
 
 def entry_to_event(entry: HistoryModel) -> Event:
     """The engine event of a ``history`` entry."""
-    if isinstance(entry, PlayEntry):
-        return PlayEvent(
-            entry.seat, entry.value, entry.count, entry.bonus, entry.penalty, entry.finished, entry.forfeit
-        )
-    if isinstance(entry, PassEntry):
-        return PassEvent(entry.seat, entry.force, entry.penalty)
-    return DropEvent(entry.seat, entry.penalty, entry.forfeit, entry.limit)
+    return inbound.entry_to_event(entry)  # type: ignore[arg-type]  # the models have the dataclasses' fields
 
 
 def player_view(entry: PlayerEntry) -> PlayerView:
     """The engine's view of one ``players`` entry (the name is not part of it)."""
-    return PlayerView(entry.cards, entry.penalty, entry.bonus, Status(entry.status))
+    return inbound.player_view(entry)  # type: ignore[arg-type]  # the models have the dataclasses' fields
 
 
 def observation_from_turn(turn: Turn) -> Observation:
     """The engine observation a ``turn`` message carries (the bot's seat is the one to move)."""
-    return Observation(
-        seat=turn.seat,
-        round=turn.round,
-        hand=tuple(sorted(turn.hand)),
-        last=turn.last,
-        forced=turn.forced,
-        to_move=turn.seat,
-        players=tuple(player_view(p) for p in turn.players),
-        history=tuple(entry_to_event(e) for e in turn.history),
-    )
+    return inbound.observation_from_turn(turn)  # type: ignore[arg-type]  # the models have the dataclasses' fields

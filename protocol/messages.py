@@ -23,9 +23,8 @@ from pydantic import (
     model_serializer,
 )
 
+from protocol.jsonline import PROTOCOL_VERSION as PROTOCOL_VERSION
 from referee.engine.deck import HIGHEST
-
-PROTOCOL_VERSION = 1
 
 Card = Annotated[int, Field(ge=1, le=HIGHEST)]
 Seat = Annotated[int, Field(ge=0)]

@@ -25,34 +25,31 @@ a bad move rather than a forfeit.
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from protocol.codec import encode, parse_message
-from protocol.convert import action_to_reply, observation_from_turn, reply_to_action
 from protocol.errors import ProtocolViolation
-from protocol.messages import (
-    PROTOCOL_VERSION,
+from protocol.inbound import (
     Bye,
     DealMessage,
-    DiscardReply,
-    DropReply,
     ErrorMessage,
     GameEnd,
     GameStart,
     Hello,
-    HelloOptions,
-    HelloReply,
-    PassReply,
-    PlayReply,
     RoundEnd,
     Turn,
+    observation_from_turn,
+    parse_message,
+    reply_to_action,
 )
+from protocol.jsonline import PROTOCOL_VERSION
+from protocol.wire import legal_reply
 from referee.engine import (
     Drop,
     Hand,
@@ -67,8 +64,13 @@ from referee.engine import (
 )
 from referee.engine import sample_state as engine_sample_state
 
+if TYPE_CHECKING:
+    from protocol.messages import DropReply, PassReply, PlayReply
+
+    MoveLike = Play | Pass | Drop | PlayReply | PassReply | DropReply
 Move = Play | Pass | Drop
-MoveLike = Play | Pass | Drop | PlayReply | PassReply | DropReply
+if not TYPE_CHECKING:
+    MoveLike = Move  # what move() returns; a reply model of protocol.messages is accepted too
 
 __all__ = ["Bot", "FunctionBot", "Game", "Move", "run"]
 
@@ -248,8 +250,9 @@ class _Session:
                 return
             self.handle(msg, arrived)
 
-    def send(self, reply: Any) -> None:
-        self.out.write(encode(reply))
+    def send(self, line: str) -> None:
+        """Write one reply line (compact JSON, as ``protocol.codec.encode`` writes the reply models)."""
+        self.out.write(line.encode("utf-8") + b"\n")
         self.out.flush()
 
     def handle(self, msg: Any, arrived: float) -> None:
@@ -286,15 +289,17 @@ class _Session:
             except Exception:
                 _log_exception("error")
 
-    def hello_reply(self) -> HelloReply:
+    def hello_reply(self) -> str:
+        """The hello reply: name, and version, author and options when set (as the ``HelloReply`` model)."""
         bot = self.bot
-        return HelloReply(
-            protocol=PROTOCOL_VERSION,
-            name=str(bot.name),
-            version=bot.version,
-            author=bot.author,
-            options=HelloOptions(legal_moves=True) if bot.legal_moves else None,
-        )
+        reply: dict[str, Any] = {"type": "hello", "protocol": PROTOCOL_VERSION, "name": str(bot.name)}
+        for key in ("version", "author"):
+            value = getattr(bot, key)
+            if value is not None:
+                reply[key] = str(value)
+        if bot.legal_moves:
+            reply["options"] = {"legal_moves": True}
+        return _json(reply)
 
     def current_game(self, game_id: str) -> Game:
         """The game a deal or turn belongs to; a stand-in when the referee skipped ``game_start``."""
@@ -303,7 +308,7 @@ class _Session:
             self.game = Game(game_id, 0, [], Ruleset(), 1000, random.Random())
         return self.game
 
-    def answer_deal(self, msg: DealMessage, arrived: float) -> DiscardReply:
+    def answer_deal(self, msg: DealMessage, arrived: float) -> str:
         game = self.current_game(msg.game)
         game.round = msg.round
         game.deadline = arrived + game.move_ms / 1000
@@ -329,9 +334,9 @@ class _Session:
         for c in cards:
             rest.remove(c)
         game.hand = tuple(rest)
-        return DiscardReply(cards=list(cards))
+        return _json({"type": "discard", "cards": list(cards)})
 
-    def answer_turn(self, msg: Turn, arrived: float) -> PlayReply | PassReply | DropReply:
+    def answer_turn(self, msg: Turn, arrived: float) -> str:
         game = self.current_game(msg.game)
         game.round = msg.round
         game.turn = msg
@@ -342,8 +347,8 @@ class _Session:
         action: Move | None = None
         try:
             chosen = self.bot.move(obs, game)
-            if isinstance(chosen, PlayReply | PassReply | DropReply):
-                chosen = reply_to_action(chosen)
+            if not isinstance(chosen, Play | Pass | Drop) and getattr(chosen, "type", None) in ("play", "pass", "drop"):
+                chosen = reply_to_action(chosen)  # type: ignore[arg-type]  # a reply model: the same fields
             if isinstance(chosen, Play | Pass | Drop) and chosen in legal:
                 action = chosen
             else:
@@ -353,9 +358,7 @@ class _Session:
         if action is None:
             action = _fallback(legal)
             _log(f"playing {action!r} instead")
-        reply = action_to_reply(action)
-        assert not isinstance(reply, DiscardReply)
-        return reply
+        return legal_reply(action)
 
     def guard(self, what: str, call: Callable[[Game], None]) -> None:
         """Call a bot hook with the current game; a hook that raises is logged, not fatal."""
@@ -376,6 +379,9 @@ def _fallback(legal: list[Move]) -> Move:
         if isinstance(action, Drop):
             return action
     return legal[0]
+
+
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _log(text: str) -> None:
