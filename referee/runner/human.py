@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from itertools import groupby
+from typing import Any
 
 import trio
 
@@ -11,27 +11,32 @@ from protocol import (
     AnyReply,
     DealMessage,
     DiscardReply,
-    DropReply,
     ErrorMessage,
     Expect,
     GameEnd,
     GameStart,
     HelloOptions,
     HelloReply,
-    PassReply,
     PlayerEntry,
-    PlayReply,
     ProtocolViolation,
     RoundEnd,
     Turn,
     parse_message,
 )
+from protocol.sdk import ruleset_from_rules
+from referee.engine import Ruleset
 from referee.runner.errors import BotCrashed, BotFault
-
-HELP = (
-    "moves: 'play V' (one card of value V), 'play VxN' (N cards), add 'bN' to spend N bonus chips "
-    "(e.g. 'play 8x2 b1'), 'pass', 'force' (pass and force), 'drop', or the number of a listed move"
+from referee.runner.human_moves import (
+    HELP,
+    Move,
+    describe_since,
+    engine_reason,
+    listed,
+    move_table,
+    move_text,
+    parse_move,
 )
+from referee.runner.safe_text import visible
 
 
 class HumanPlayer:
@@ -53,15 +58,23 @@ class HumanPlayer:
     ) -> None:
         self._name = name
         self._ask = ask
-        self._say = say
+        self._print = say
         self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
         self.startup_fault: BotFault | ProtocolViolation | None = None
         self.players: list[str] = []
         self.seat = 0
+        self.ruleset = Ruleset()
+        self._round = 0
+        self._shown = 0  # history entries of this round already shown
 
     @property
     def name(self) -> str:
         return self._name
+
+    def _say(self, text: str) -> None:
+        """Print ``text`` line by line; names the bots chose are shown literally (``visible``)."""
+        for line in text.split("\n"):
+            self._print(visible(line))
 
     @property
     def ready(self) -> bool:
@@ -84,10 +97,12 @@ class HumanPlayer:
         msg = parse_message(line)
         if isinstance(msg, GameStart):
             self.players, self.seat = list(msg.players), msg.seat
+            self.ruleset = ruleset_from_rules(msg.rules)
             others = ", ".join(f"{i}: {n}" for i, n in enumerate(msg.players) if i != msg.seat)
             self._say(f"Game {msg.game}: you are seat {msg.seat}; opponents {others}.")
             self._say(HELP)
         elif isinstance(msg, RoundEnd):
+            self._since(msg.round, msg.history)
             self._say(f"--- round {msg.round} over ---")
             self._say(self._table(msg.players))
         elif isinstance(msg, GameEnd):
@@ -97,6 +112,17 @@ class HumanPlayer:
                 self._say(f"  seat {seat} {name}: score {msg.scores[seat]}, rank {msg.ranks[seat]}{note}")
         elif isinstance(msg, ErrorMessage):
             self._say(f"! {msg.message}")
+
+    def _since(self, round_: int, history: list[Any]) -> None:
+        """Say what the others did since the person's last turn (or since the round began)."""
+        if round_ != self._round:
+            self._round, self._shown = round_, 0
+        lines = describe_since(history, self._shown, self.players, self.seat)
+        self._shown = len(history)
+        if lines:
+            self._say("Since your last turn:" if any(e.seat == self.seat for e in history) else "This round so far:")
+            for text in lines:
+                self._say(f"  {text}")
 
     async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
         msg = parse_message(line)
@@ -131,24 +157,32 @@ class HumanPlayer:
                 continue
             return DiscardReply(cards=cards)
 
-    async def _turn(self, msg: Turn) -> PlayReply | PassReply | DropReply:
+    async def _turn(self, msg: Turn) -> Move:
         self._say("")
+        self._since(msg.round, msg.history)
         self._say(self._table(msg.players, msg.seat))
-        self._say(
-            f"Last played: {msg.last if msg.last is not None else '-'}" + ("   YOU ARE FORCED" if msg.forced else "")
-        )
+        last = msg.last if msg.last is not None else "- (open the round with the 1)"
+        self._say(f"Last played: {last}" + ("   YOU ARE FORCED: play or drop" if msg.forced else ""))
         self._say(f"Your hand: {_cards(msg.hand)}   bonus chips: {msg.players[msg.seat].bonus}")
         legal = list(msg.legal or [])
-        self._say("Legal: " + _legal_summary(legal))
+        moves = listed(legal, msg, self.ruleset)
+        self._say("Your moves (number: move, what it costs in penalty chips):")
+        for row in move_table(moves, msg, self.ruleset):
+            self._say(row)
         while True:
-            text = (await self._read("Your move: ")).strip().lower()
-            if text in ("?", "help", "h"):
+            text = (await self._read("Your move (number or e.g. 7x2, pass, drop; ? for help): ")).strip()
+            if text.lower() in ("?", "help", "h"):
                 self._say(HELP)
                 continue
-            choice, error = _parse_move(text, legal)
-            if choice is None:
-                self._say(f"  {error}")
+            choice = parse_move(text, moves)
+            if isinstance(choice, str):
+                self._say(f"  {choice}")
                 continue
+            if choice not in legal:
+                self._say(f"  {move_text(choice)} is not legal: {engine_reason(choice, msg, self.ruleset)}")
+                continue
+            # The move counts as the person's own: the next summary starts after it.
+            self._shown = len(msg.history)
             return choice
 
     def _table(self, players: list[PlayerEntry], me: int | None = None) -> str:
@@ -182,61 +216,3 @@ def _discard_problem(hand: list[int], cards: list[int], need: int) -> str | None
             return f"you do not hold {'another ' if c in hand else ''}{c}"
         rest.remove(c)
     return None
-
-
-def _legal_summary(legal: list[PlayReply | PassReply | DropReply]) -> str:
-    plays = [m for m in legal if isinstance(m, PlayReply)]
-    parts = []
-    for value, group in groupby(plays, key=lambda m: m.value):
-        items = list(group)
-        counts = sorted({m.count for m in items})
-        bonus = sorted({m.bonus for m in items})
-        text = f"play {value}"
-        if counts[-1] > 1:
-            text += f"x1..{counts[-1]}"
-        if bonus != [0]:
-            text += f" b{bonus[0]}..{bonus[-1]}" if len(bonus) > 1 else f" b{bonus[0]}"
-        parts.append(text)
-    for m in legal:
-        if isinstance(m, PassReply):
-            parts.append("force" if m.force else "pass")
-        elif isinstance(m, DropReply):
-            parts.append("drop")
-    return ", ".join(parts)
-
-
-def _parse_move(
-    text: str, legal: list[PlayReply | PassReply | DropReply]
-) -> tuple[PlayReply | PassReply | DropReply | None, str]:
-    """The legal move ``text`` names, or None and why not."""
-    words = text.split()
-    if not words:
-        return None, "type a move (or 'help')"
-    candidate: PlayReply | PassReply | DropReply
-    if words[0] in ("pass", "p") and len(words) == 1:
-        candidate = PassReply()
-    elif words[0] in ("force", "f") or words[:2] == ["pass", "force"]:
-        candidate = PassReply(force=True)
-    elif words[0] in ("drop", "d") and len(words) == 1:
-        candidate = DropReply()
-    elif words[0] == "play" and len(words) >= 2:
-        value_text, _, count_text = words[1].partition("x")
-        bonus_text = words[2][1:] if len(words) > 2 and words[2].startswith("b") else "0"
-        if len(words) > 3 or (len(words) == 3 and not words[2].startswith("b")):
-            return None, f"cannot read {text!r}; {HELP}"
-        try:
-            value, count, bonus = int(value_text), int(count_text or 1), int(bonus_text)
-        except ValueError:
-            return None, f"cannot read {text!r}; {HELP}"
-        if not (1 <= value <= 23 and count >= 1 and bonus >= 0):
-            return None, f"{text!r} is not a move: values are 1..23, count at least 1, bonus 0 or more"
-        candidate = PlayReply(value=value, count=count, bonus=bonus)
-    else:
-        return None, f"cannot read {text!r}; {HELP}"
-    if candidate in legal:
-        return candidate, ""
-    if isinstance(candidate, PassReply):
-        return None, "you may not pass now" + (" (you are forced)" if candidate not in legal else "")
-    if isinstance(candidate, PlayReply):
-        return None, f"play {candidate.value}x{candidate.count} b{candidate.bonus} is not legal now"
-    return None, "that move is not legal now"

@@ -1,0 +1,161 @@
+"""What the human seat shows and reads, without I/O: the table's actions in words, the legal moves numbered with
+their cost, a typed move read (a number, shorthand such as ``7x3+1``, or ``play 7x3 b1``), and the engine's reason
+when a move is not legal."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+
+from protocol import DropEntry, DropReply, PassEntry, PassReply, PlayEntry, PlayReply, Turn, observation_from_turn
+from protocol.tactics import play_penalty
+from referee.engine import Drop, IllegalMove, Pass, Play, Ruleset, apply, sample_state
+
+Move = PlayReply | PassReply | DropReply
+Entry = PlayEntry | PassEntry | DropEntry
+
+HELP = (
+    "moves: the number of a listed move; or a play such as '7x1' (one 7), '7x3' (three 7s), '7x3+1' (three 7s "
+    "with 1 bonus chip; also 'play 7x3 b1'); 'pass'; 'force' (pass and force the next player); 'drop'; '?' for this"
+)
+_SHORT = re.compile(r"^(?:play\s+)?(\d+)(?:\s*x\s*(\d+))?(?:\s*(?:\+|\bb)\s*(\d+))?$")
+
+
+def chips(n: int) -> str:
+    return f"{n} chip" if abs(n) == 1 else f"{n} chips"
+
+
+def move_text(move: Move) -> str:
+    """``7x3+1``, ``pass``, ``force``, ``drop``: the shorthand the prompt reads back."""
+    if isinstance(move, PlayReply):
+        return f"{move.value}x{move.count}" + (f"+{move.bonus}" if move.bonus else "")
+    if isinstance(move, PassReply):
+        return "force" if move.force else "pass"
+    return "drop"
+
+
+def move_cost(move: Move, turn: Turn, ruleset: Ruleset) -> str:
+    """What ``move`` costs now: the penalty chips it takes (net of the finishing refund) and bonus chips spent."""
+    if isinstance(move, PlayReply):
+        penalty = play_penalty(move.value, move.bonus, turn.last, ruleset.bonus_step)
+        finishes = move.count == len(turn.hand)
+        if finishes:
+            penalty -= ruleset.finish_refund
+        text = chips(penalty)
+        if move.bonus:
+            text += f", {move.bonus} bonus"
+        return text + (", out" if finishes else "")
+    if isinstance(move, PassReply):
+        return chips(2) + ", forces" if move.force else chips(1)
+    return chips(len(turn.hand))
+
+
+def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset) -> list[Move]:
+    """The legal moves to number: every one, except plays that spend more bonus chips than lower the penalty
+    (legal, and accepted when typed, but they cost chips and save nothing)."""
+    out: list[Move] = []
+    for move in legal:
+        if isinstance(move, PlayReply) and move.bonus > 0:
+            fewer = PlayReply(value=move.value, count=move.count, bonus=move.bonus - 1)
+            step = ruleset.bonus_step
+            if fewer in legal and play_penalty(move.value, move.bonus - 1, turn.last, step) == play_penalty(
+                move.value, move.bonus, turn.last, step
+            ):
+                continue
+        out.append(move)
+    return out
+
+
+def move_table(moves: Sequence[Move], turn: Turn, ruleset: Ruleset, width: int = 96) -> list[str]:
+    """The numbered moves with their cost, in columns."""
+    cells = [f"{i:>3}) {move_text(m):<7} {move_cost(m, turn, ruleset)}" for i, m in enumerate(moves, start=1)]
+    size = max((len(c) for c in cells), default=0) + 3
+    per_line = max(1, width // size) if size else 1
+    return ["".join(c.ljust(size) for c in cells[i : i + per_line]).rstrip() for i in range(0, len(cells), per_line)]
+
+
+def describe_entry(entry: Entry, names: Sequence[str], forced: bool = False) -> str:
+    """One action of the round in words: who did what and what it cost."""
+    who = f"seat {entry.seat} {names[entry.seat]}" if entry.seat < len(names) else f"seat {entry.seat}"
+    who += " (forced)" if forced else ""
+    if isinstance(entry, PlayEntry):
+        if entry.forfeit:
+            return f"{who} forfeited: the referee played its 1"
+        cards = f"{entry.count}x {entry.value}" if entry.count > 1 else f"a {entry.value}"
+        text = f"{who} played {cards}"
+        if entry.bonus:
+            text += f" with {entry.bonus} bonus chip{'s' if entry.bonus > 1 else ''}"
+        text += f" ({chips(entry.penalty)})"
+        return text + (": out of cards" if entry.finished else "")
+    if isinstance(entry, PassEntry):
+        if entry.force:
+            return f"{who} passed and forced the next player ({chips(entry.penalty)})"
+        return f"{who} passed ({chips(entry.penalty)})"
+    if entry.limit:
+        return f"{who} was dropped at the turn limit ({chips(entry.penalty)})"
+    if entry.forfeit:
+        return f"{who} forfeited and dropped out ({chips(entry.penalty)})"
+    return f"{who} dropped out ({chips(entry.penalty)})"
+
+
+def describe_since(history: Sequence[Entry], start: int, names: Sequence[str], me: int) -> list[str]:
+    """The actions from ``history[start:]`` in words, the person's own plain moves left out."""
+    out = []
+    for i in range(start, len(history)):
+        entry = history[i]
+        own = entry.seat == me and not getattr(entry, "forfeit", False) and not getattr(entry, "limit", False)
+        if own:
+            continue
+        before = history[i - 1] if i > 0 else None
+        forced = isinstance(before, PassEntry) and before.force and not isinstance(entry, PassEntry)
+        out.append(describe_entry(entry, names, forced))
+    return out
+
+
+def parse_move(text: str, moves: Sequence[Move]) -> Move | str:
+    """The move ``text`` names (a number of ``moves``, shorthand, ``play ...``, ``pass``, ``force``, ``drop``), or
+    why it names none. Whether the move is legal is not checked here."""
+    words = text.strip().lower()
+    if not words:
+        return "type a move (or '?')"
+    if words.isdigit():
+        n = int(words)
+        if 1 <= n <= len(moves):
+            return moves[n - 1]
+        hint = f", or type '{n}x1' to play one {n}" if 1 <= n <= 23 else ""
+        return f"there is no move {n}: pick a number from 1 to {len(moves)}{hint}"
+    if words in ("pass", "p"):
+        return PassReply()
+    if words in ("force", "f", "pass force", "pass and force"):
+        return PassReply(force=True)
+    if words in ("drop", "d"):
+        return DropReply()
+    match = _SHORT.match(words)
+    if match is None or (match.group(2) is None and match.group(3) is None and not words.startswith("play")):
+        return f"cannot read {text.strip()!r}; {HELP}"
+    value, count, bonus = int(match.group(1)), int(match.group(2) or 1), int(match.group(3) or 0)
+    if not (1 <= value <= 23 and count >= 1):
+        return f"{text.strip()!r} is not a move: card values are 1 to 23, and at least 1 card"
+    return PlayReply(value=value, count=count, bonus=bonus)
+
+
+def engine_reason(move: Move, turn: Turn, ruleset: Ruleset) -> str:
+    """Why the engine refuses ``move`` in the position of ``turn`` (the others' hidden cards play no part in it)."""
+    obs = observation_from_turn(turn)
+    try:
+        state = sample_state(obs, ruleset, random.Random(0))
+    except ValueError:  # pragma: no cover - a turn message is always of the play phase
+        return "that move is not legal now"
+    action: Play | Pass | Drop
+    if isinstance(move, PlayReply):
+        action = Play(move.value, move.count, move.bonus)
+    elif isinstance(move, PassReply):
+        action = Pass(move.force)
+    else:
+        action = Drop()
+    try:
+        apply(state, action)
+    except IllegalMove as exc:
+        return str(exc)
+    return "that move is not legal now"  # pragma: no cover - the referee's list holds every legal move
