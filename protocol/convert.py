@@ -136,7 +136,7 @@ def event_to_entry(event: Event) -> HistoryModel:
 
 def reply_to_action(reply: TurnReplyModel) -> Play | Pass | Drop:
     """The engine action of a turn reply (legality is the engine's to check)."""
-    return inbound.reply_to_action(reply)  # type: ignore[arg-type]  # the models have the dataclasses' fields
+    return inbound.reply_to_action(reply)  # type: ignore[arg-type]  # the models have the named tuples' fields
 
 
 def discard_to_action(seat: int, reply: DiscardReply) -> Discard:
@@ -167,14 +167,14 @@ def _turn_reply(action: Action) -> TurnReplyModel:
 
 def entry_to_event(entry: HistoryModel) -> Event:
     """The engine event of a ``history`` entry."""
-    return inbound.entry_to_event(entry)  # type: ignore[arg-type]  # the models have the dataclasses' fields
+    return inbound.entry_to_event(entry)  # type: ignore[arg-type]  # the models have the named tuples' fields
 
 
 def player_view(entry: PlayerEntry) -> PlayerView:
     """The engine's view of one ``players`` entry (the name is not part of it)."""
-    return inbound.player_view(entry)  # type: ignore[arg-type]  # the models have the dataclasses' fields
+    return inbound.player_view(entry)  # type: ignore[arg-type]  # the models have the named tuples' fields
 
 
 def observation_from_turn(turn: Turn) -> Observation:
     """The engine observation a ``turn`` message carries (the bot's seat is the one to move)."""
-    return inbound.observation_from_turn(turn)  # type: ignore[arg-type]  # the models have the dataclasses' fields
+    return inbound.observation_from_turn(turn)  # type: ignore[arg-type]  # the models have the named tuples' fields

@@ -1,38 +1,28 @@
-"""The referee's messages as a bot reads them: the json module and small frozen dataclasses, no pydantic.
+"""The referee's messages as a bot reads them: the json module and small named tuples, no pydantic.
 
 ``parse_message`` here accepts and refuses what ``protocol.codec.parse_message`` (the pydantic models, the
 protocol's contract) does: the same fields and defaults, strict types (an integer field takes only a JSON
 integer), the same ranges, unknown fields ignored, and the same ``ProtocolViolation`` kinds. It gives frozen
-dataclasses with the models' class and field names. The Python SDK reads with it, so that a bot starts in a few
+named tuples with the models' class and field names. The Python SDK reads with it, so that a bot starts in a few
 tens of milliseconds; the tests hold both parsers to the same answers over the same lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
 from protocol.jsonline import PROTOCOL_VERSION, load_object, show, violate
-from referee.engine import (
-    Drop,
-    DropEvent,
-    Event,
-    Observation,
-    Pass,
-    PassEvent,
-    Play,
-    PlayerView,
-    PlayEvent,
-    Status,
-)
-from referee.engine.deck import HIGHEST
+from referee.engine.actions import Drop, Pass, Play
+from referee.engine.cards import HIGHEST
+
+if TYPE_CHECKING:
+    from referee.engine import Event, Observation, PlayerView
 
 # ------------------------------------------------------------------------------------------ messages
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerEntry:
+class PlayerEntry(NamedTuple):
     name: str
     cards: int
     penalty: int
@@ -40,11 +30,10 @@ class PlayerEntry:
     status: Literal["playing", "finished", "dropped"]
 
 
-@dataclass(frozen=True, slots=True)
-class PlayEntry:
+class PlayEntry(NamedTuple):
     seat: int
     value: int
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count, as the engine's Play does
     bonus: int
     penalty: int
     finished: bool = False
@@ -52,16 +41,14 @@ class PlayEntry:
     action: Literal["play"] = "play"
 
 
-@dataclass(frozen=True, slots=True)
-class PassEntry:
+class PassEntry(NamedTuple):
     seat: int
     force: bool
     penalty: int
     action: Literal["pass"] = "pass"
 
 
-@dataclass(frozen=True, slots=True)
-class DropEntry:
+class DropEntry(NamedTuple):
     seat: int
     penalty: int
     forfeit: bool = False
@@ -69,39 +56,33 @@ class DropEntry:
     action: Literal["drop"] = "drop"
 
 
-@dataclass(frozen=True, slots=True)
-class PlayReply:
+class PlayReply(NamedTuple):
     value: int
-    count: int
+    count: int  # type: ignore[assignment]
     bonus: int
     type: Literal["play"] = "play"
 
 
-@dataclass(frozen=True, slots=True)
-class PassReply:
+class PassReply(NamedTuple):
     force: bool = False
     type: Literal["pass"] = "pass"
 
 
-@dataclass(frozen=True, slots=True)
-class DropReply:
+class DropReply(NamedTuple):
     type: Literal["drop"] = "drop"
 
 
-@dataclass(frozen=True, slots=True)
-class TimeControl:
+class TimeControl(NamedTuple):
     move_ms: int
     bank_ms: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Hello:
+class Hello(NamedTuple):
     protocol: int = PROTOCOL_VERSION
     type: Literal["hello"] = "hello"
 
 
-@dataclass(frozen=True, slots=True)
-class GameStart:
+class GameStart(NamedTuple):
     game: str
     seat: int
     players: list[str]
@@ -110,8 +91,7 @@ class GameStart:
     type: Literal["game_start"] = "game_start"
 
 
-@dataclass(frozen=True, slots=True)
-class DealMessage:
+class DealMessage(NamedTuple):
     game: str
     round: int
     hand: list[int]
@@ -119,8 +99,7 @@ class DealMessage:
     type: Literal["deal"] = "deal"
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     game: str
     round: int
     seat: int
@@ -133,8 +112,7 @@ class Turn:
     type: Literal["turn"] = "turn"
 
 
-@dataclass(frozen=True, slots=True)
-class RoundEnd:
+class RoundEnd(NamedTuple):
     game: str
     round: int
     players: list[PlayerEntry]
@@ -142,8 +120,7 @@ class RoundEnd:
     type: Literal["round_end"] = "round_end"
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnd:
+class GameEnd(NamedTuple):
     game: str
     scores: list[int]
     ranks: list[int]
@@ -151,14 +128,12 @@ class GameEnd:
     type: Literal["game_end"] = "game_end"
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorMessage:
+class ErrorMessage(NamedTuple):
     message: str
     type: Literal["error"] = "error"
 
 
-@dataclass(frozen=True, slots=True)
-class Bye:
+class Bye(NamedTuple):
     type: Literal["bye"] = "bye"
 
 
@@ -366,7 +341,7 @@ _KINDS = ("hello", "game_start", "deal", "turn", "round_end", "game_end", "error
 
 
 def parse_message(line: bytes | str) -> Message:
-    """A referee message, as ``protocol.codec.parse_message`` reads it but as a frozen dataclass. No length
+    """A referee message, as ``protocol.codec.parse_message`` reads it but as a named tuple. No length
     limit: a turn late in a long round is long.
 
     Raises ``ProtocolViolation``: kind ``unknown_type`` for a type this protocol version does not define (a bot
@@ -397,8 +372,10 @@ def _refuse(kind: str, bad: _Bad) -> NoReturn:
 
 
 def entry_to_event(entry: HistoryEntry) -> Event:
-    """The engine event of a ``history`` entry (of these dataclasses or of the pydantic models: the same
+    """The engine event of a ``history`` entry (of these named tuples or of the pydantic models: the same
     fields)."""
+    from referee.engine.events import DropEvent, PassEvent, PlayEvent
+
     if entry.action == "play":
         return PlayEvent(
             entry.seat, entry.value, entry.count, entry.bonus, entry.penalty, entry.finished, entry.forfeit
@@ -410,11 +387,15 @@ def entry_to_event(entry: HistoryEntry) -> Event:
 
 def player_view(entry: PlayerEntry) -> PlayerView:
     """The engine's view of one ``players`` entry (the name is not part of it)."""
+    from referee.engine.state import PlayerView, Status
+
     return PlayerView(entry.cards, entry.penalty, entry.bonus, Status(entry.status))
 
 
 def observation_from_turn(turn: Turn) -> Observation:
     """The engine observation a ``turn`` message carries (the bot's seat is the one to move)."""
+    from referee.engine.observation import Observation
+
     return Observation(
         seat=turn.seat,
         round=turn.round,
@@ -428,7 +409,7 @@ def observation_from_turn(turn: Turn) -> Observation:
 
 
 def reply_to_action(reply: TurnReply) -> Play | Pass | Drop:
-    """The engine action of a turn reply (of these dataclasses or of the pydantic models)."""
+    """The engine action of a turn reply (of these named tuples or of the pydantic models)."""
     if reply.type == "play":
         return Play(reply.value, reply.count, reply.bonus)
     if reply.type == "pass":

@@ -29,9 +29,7 @@ import json
 import random
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
 from typing import IO, TYPE_CHECKING, Any
 
 from protocol.errors import ProtocolViolation
@@ -50,22 +48,11 @@ from protocol.inbound import (
 )
 from protocol.jsonline import PROTOCOL_VERSION
 from protocol.wire import legal_reply
-from referee.engine import (
-    Drop,
-    Hand,
-    Observation,
-    Pass,
-    Play,
-    Ruleset,
-    RulesetError,
-    State,
-    discard_options,
-    legal_actions_for,
-)
-from referee.engine import sample_state as engine_sample_state
+from referee.engine.actions import Drop, Pass, Play
 
 if TYPE_CHECKING:
     from protocol.messages import DropReply, PassReply, PlayReply
+    from referee.engine import Hand, Observation, Ruleset, State
 
     MoveLike = Play | Pass | Drop | PlayReply | PassReply | DropReply
 Move = Play | Pass | Drop
@@ -80,6 +67,10 @@ def ruleset_from_rules(rules: dict[str, Any]) -> Ruleset:
 
     Falls back to the standard ruleset (with a note on stderr) when the options do not form a valid ruleset.
     """
+    from dataclasses import fields
+
+    from referee.engine import Ruleset, RulesetError
+
     known = {f.name for f in fields(Ruleset)}
     try:
         return Ruleset.from_dict({k: v for k, v in rules.items() if k in known})
@@ -88,31 +79,54 @@ def ruleset_from_rules(rules: dict[str, Any]) -> Ruleset:
         return Ruleset()
 
 
-@dataclass
 class Game:
     """One game as the bot sees it; a new one on every ``game_start``.
 
     ``round`` is the current round (1-based, 0 before the first deal); ``hand`` the hand after the discard;
     ``discards`` this round's own discards (private: only this bot knows them). ``data`` is the bot's own
     per-game store. ``rng`` is a random generator for this game. ``deadline`` is the ``time.monotonic()``
-    instant the current reply is due (the move time counted from the message's arrival).
+    instant the current reply is due (the move time counted from the message's arrival). ``bank_ms`` is the
+    game's time bank, when the contest gives one (game_start's ``time.bank_ms``).
+
+    A plain class rather than a dataclass, so that a bot on the SDK starts without importing ``dataclasses``.
     """
 
-    id: str
-    seat: int
-    names: list[str]
-    ruleset: Ruleset
-    move_ms: int
-    rng: random.Random
-    bank_ms: int | None = None  # the game's time bank, when the contest gives one (game_start's time.bank_ms)
-    round: int = 0
-    hand: Hand = ()
-    discards: Hand = ()
-    deadline: float = 0.0
-    turn: Turn | None = None
-    round_ends: list[RoundEnd] = field(default_factory=list)
-    result: GameEnd | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    def __init__(
+        self,
+        id: str,
+        seat: int,
+        names: list[str],
+        ruleset: Ruleset,
+        move_ms: int,
+        rng: random.Random,
+        bank_ms: int | None = None,
+        round: int = 0,
+        hand: Hand = (),
+        discards: Hand = (),
+        deadline: float = 0.0,
+        turn: Turn | None = None,
+        round_ends: list[RoundEnd] | None = None,
+        result: GameEnd | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        self.id = id
+        self.seat = seat
+        self.names = names
+        self.ruleset = ruleset
+        self.move_ms = move_ms
+        self.rng = rng
+        self.bank_ms = bank_ms
+        self.round = round
+        self.hand = hand
+        self.discards = discards
+        self.deadline = deadline
+        self.turn = turn
+        self.round_ends: list[RoundEnd] = [] if round_ends is None else round_ends
+        self.result = result
+        self.data: dict[str, Any] = {} if data is None else data
+
+    def __repr__(self) -> str:
+        return f"Game(id={self.id!r}, seat={self.seat}, names={self.names!r}, round={self.round})"
 
     @property
     def players(self) -> int:
@@ -125,12 +139,16 @@ class Game:
 
     def legal_moves(self, obs: Observation) -> list[Move]:
         """Every legal move of ``obs`` (plays by value, count, bonus; then pass, pass-and-force, drop)."""
+        from referee.engine import legal_actions_for
+
         return [a for a in legal_actions_for(obs, self.ruleset) if isinstance(a, Play | Pass | Drop)]
 
     def sample_state(self, obs: Observation, rng: random.Random | None = None) -> State:
         """A full engine state consistent with ``obs`` and this bot's discards: the unseen cards dealt at random
         to the other seats (for determinized simulation with ``referee.engine.apply``)."""
-        return engine_sample_state(obs, self.ruleset, rng or self.rng, self.discards)
+        from referee.engine import sample_state
+
+        return sample_state(obs, self.ruleset, rng or self.rng, self.discards)
 
 
 class Bot:
@@ -305,6 +323,8 @@ class _Session:
         """The game a deal or turn belongs to; a stand-in when the referee skipped ``game_start``."""
         if self.game is None or self.game.id != game_id:
             _log(f"message for game {game_id!r} without its game_start; assuming the standard ruleset")
+            from referee.engine import Ruleset
+
             self.game = Game(game_id, 0, [], Ruleset(), 1000, random.Random())
         return self.game
 
@@ -314,6 +334,8 @@ class _Session:
         game.deadline = arrived + game.move_ms / 1000
         game.discards = ()
         hand = tuple(sorted(msg.hand))
+        from referee.engine import discard_options
+
         options = discard_options(hand, msg.discard)
         cards: tuple[int, ...] | None = None
         try:
@@ -389,6 +411,8 @@ def _log(text: str) -> None:
 
 
 def _log_exception(where: str) -> None:
+    import traceback
+
     _log(f"{where}() raised:")
     traceback.print_exc(file=sys.stderr)
     sys.stderr.flush()

@@ -15,20 +15,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from referee.engine import (
-    Action,
-    Drop,
-    DropEvent,
-    Event,
-    Hand,
-    Observation,
-    Pass,
-    PassEvent,
-    Play,
-    PlayerView,
-    RoundRecord,
-)
+from referee.engine.actions import Drop, Pass, Play
+from referee.engine.events import DropEvent, PassEvent
+
+if TYPE_CHECKING:
+    from referee.engine import Action, Event, Hand, Observation, PlayerView, RoundRecord
 
 _text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 

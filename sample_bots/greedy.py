@@ -8,10 +8,10 @@ highest cards. Run: python sample_bots/greedy.py
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
+sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
 from protocol.tactics import move_cost, stalled

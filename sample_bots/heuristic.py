@@ -15,11 +15,11 @@ Run: python sample_bots/heuristic.py
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
+sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
 from protocol.tactics import plan_discard, rank_moves

@@ -29,10 +29,9 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import NamedTuple
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
+sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
 from protocol.tactics import finish_cost, finish_estimate, rank_discards, rank_moves

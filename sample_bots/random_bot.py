@@ -5,14 +5,17 @@ Run: python sample_bots/random_bot.py (it speaks protocol v1 on stdin/stdout).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-sys.path.append(str(Path(__file__).resolve().parents[1]))  # found there when run from a checkout
+sys.path.append(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))  # found there when run from a checkout
 
 from protocol.sdk import Bot, Game, Move, run
-from referee.engine import Hand, Observation
+
+if TYPE_CHECKING:
+    from referee.engine import Hand, Observation
 
 
 class RandomBot(Bot):

@@ -7,10 +7,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from referee.engine.cards import HIGHEST as HIGHEST
 from referee.engine.errors import DealError
 from referee.engine.ruleset import MAX_PLAYERS, MIN_PLAYERS, Ruleset
-
-HIGHEST = 23
 
 #: The full deck, sorted: one 1, two 2s, three each of 3..23.
 DECK: tuple[int, ...] = (1, 2, 2, *(v for v in range(3, HIGHEST + 1) for _ in range(3)))

@@ -8,7 +8,6 @@ unknown fields, unknown tags), random JSON and random bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from typing import Any
@@ -30,8 +29,17 @@ def _outcome(parse: Any, line: bytes) -> tuple[str, Any]:
     except ProtocolViolation as exc:
         assert exc.detail and "\n" not in str(exc)
         return "refused", exc.kind
-    data = dataclasses.asdict(msg) if dataclasses.is_dataclass(msg) else msg.model_dump()
+    data = _plain(msg) if isinstance(msg, tuple) else msg.model_dump()
     return "accepted", _set_fields(data)
+
+
+def _plain(value: Any) -> Any:
+    """A named tuple (and those inside it) as dicts, as ``model_dump`` gives a model."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _set_fields(value: Any) -> Any:
