@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -84,31 +85,83 @@ class LogError(RefereeError, ValueError):
     """A game log cannot be read; the message names the file and line."""
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The events of a game log. Raises ``LogError`` for a missing file, bad JSON or a log without header."""
+#: The longest line a game log of this referee holds: an accepted reply of ``MAX_LINE`` bytes, every byte escaped
+#: (``\\u00XX``, 6 bytes), with room to spare. A longer line means the file is not a game log.
+MAX_LOG_LINE = 8 * 1024 * 1024
+#: The most of a file ``read_log`` reads (the turn limit caps a game's length; this is far beyond it).
+MAX_LOG_BYTES = 4 * 1024**3
+
+
+def log_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The numbered, non-blank lines of the game log at ``path``, read a line at a time within ``MAX_LOG_LINE``
+    bytes a line and ``MAX_LOG_BYTES`` a file, so that a device (``/dev/zero``) or a huge file ends quickly with
+    a ``LogError`` naming it instead of filling memory."""
     try:
-        text = path.read_text(encoding="utf-8")
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
         raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise LogError(f"{path} is not a game log (not UTF-8 text)") from None
+    with handle:
+        read = 0
+        number = 0
+        while True:
+            try:
+                raw = handle.readline(MAX_LOG_LINE + 1)
+            except OSError as exc:
+                raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
+            if not raw:
+                return
+            number += 1
+            read += len(raw)
+            if len(raw) > MAX_LOG_LINE:
+                raise LogError(f"{path}:{number}: a line longer than {MAX_LOG_LINE} bytes: not a game log")
+            if read > MAX_LOG_BYTES:
+                raise LogError(f"{path} is longer than {MAX_LOG_BYTES} bytes: not a game log")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise LogError(f"{path}:{number}: not UTF-8 text: not a game log") from None
+            if line.strip():
+                yield number, line
+
+
+def parse_log_line(path: Path, number: int, line: str) -> dict[str, Any]:
+    """One log line as an event object. Raises ``LogError`` for what is not one, including JSON that Python's
+    parser refuses past its limits (nesting thousands deep, integers of thousands of digits)."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise LogError(f"{path}:{number}: JSON nested too deeply to be a game log event") from None
+    except ValueError:  # an integer of more digits than int() converts
+        raise LogError(f"{path}:{number}: a number too long to be in a game log event") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("event"), str):
+        raise LogError(f"{path}:{number}: not a game log event (an object with an 'event' field)")
+    return obj
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    """The events of a game log. Raises ``LogError`` for a missing file, bad JSON or a log without header."""
     events: list[dict[str, Any]] = []
-    # Lines end with "\n" only: str.splitlines would also split inside a string holding U+2028 or \x1c (a bot's
-    # declared name may), which the log writes unescaped.
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("event"), str):
-            raise LogError(f"{path}:{number}: not a game log event (an object with an 'event' field)")
+    # Lines end with "\n" only (log_lines splits the bytes there): str.splitlines would also split inside a string
+    # holding U+2028 or \x1c (a bot's declared name may), which the log writes unescaped.
+    for number, line in log_lines(path):
+        obj = parse_log_line(path, number, line)
         obj["_line"] = number
         events.append(obj)
     if not events or events[0]["event"] != "game":
         raise LogError(f"{path} is not a game log: its first line is not the 'game' header")
     return events
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    """The ``game`` header of a game log (its first line), read without the rest of the file."""
+    for number, line in log_lines(path):
+        obj = parse_log_line(path, number, line)
+        if obj["event"] != "game":
+            break
+        return obj
+    raise LogError(f"{path} is not a game log: its first line is not the 'game' header")
 
 
 def applied_events(before: State, after: State) -> list[Event]:
