@@ -27,6 +27,7 @@ from typing import Any
 
 from referee.runner import parse_bot_spec
 from referee.tournament import (
+    DealSecret,
     EntrantInfo,
     PlayedGame,
     Progress,
@@ -68,7 +69,7 @@ def make_params(bot: Path, games: int, seed: int, sandbox: str) -> TournamentPar
 def play(params: TournamentParams, cluster: str | None, jobs: int) -> tuple[int, float, float, dict[str, Any]]:
     """One whole tournament in a fresh folder: (games, wall seconds, steady games/s, standings as a dict)."""
     with tempfile.TemporaryDirectory(prefix="bench-cluster-") as folder, ResultsStore(folder) as store:
-        store.initialise(params)
+        store.initialise(params, DealSecret.new())
         clock = Clock()
         start = time.perf_counter()
         outcome = run_tournament(store, params, jobs=jobs, progress=clock, cluster=cluster)

@@ -42,7 +42,7 @@ from referee.engine import (
 from referee.report import build_report
 from referee.runner import Fault, GameResult
 from referee.runner.gamelog import LOG_FORMAT, GameLogWriter
-from referee.tournament import EntrantInfo, ResultsStore, ScheduledGame, TournamentParams, make_schedule
+from referee.tournament import DealSecret, EntrantInfo, ResultsStore, ScheduledGame, TournamentParams, make_schedule
 
 TARGET = 10_000_000
 TABLE = 4
@@ -139,10 +139,13 @@ def make_tournament(folder: Path, games: int, entrants: int, jobs: int) -> int:
         time_bank=None,
         sandbox="none",
     )
-    schedule = [g for b in make_schedule(names, table_size=TABLE, repeats=repeats, seed=2026) for g in b.games]
+    secret = DealSecret.new()
+    schedule = [
+        g for b in make_schedule(names, table_size=TABLE, repeats=repeats, seed=2026, secret=secret) for g in b.games
+    ]
     schedule = schedule[:games]
     with ResultsStore(folder) as store:
-        store.initialise(params)
+        store.initialise(params, secret)
         with multiprocessing.Pool(jobs) as pool:
             for game, result in pool.imap(play_game, [(g, str(folder)) for g in schedule], chunksize=50):
                 store.record_game(game, result, duration=0.01)

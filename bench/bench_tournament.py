@@ -24,6 +24,7 @@ from pathlib import Path
 
 from referee.runner import parse_bot_spec
 from referee.tournament import (
+    DealSecret,
     EntrantInfo,
     PlayedGame,
     Progress,
@@ -94,7 +95,7 @@ def tournament(
     has ended, which ``run_tournament`` guarantees when it returns.
     """
     with tempfile.TemporaryDirectory(prefix="bench-tournament-") as folder, ResultsStore(folder) as store:
-        store.initialise(params)
+        store.initialise(params, DealSecret.new())
         recorder = Recorder(marks)
         cpu_before = cpu_seconds()
         start = time.perf_counter()

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "check": "referee.cli.check_cmd:check_cmd",
     "replay": "referee.cli.log_cmd:replay_cmd",
     "verify": "referee.cli.log_cmd:verify_cmd",
+    "verify-deals": "referee.cli.deals_cmd:verify_deals_cmd",
     "protocol": "referee.cli.protocol_cmd:protocol_group",
 }
 

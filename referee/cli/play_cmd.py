@@ -24,7 +24,13 @@ if TYPE_CHECKING:
 @click.command("play")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
 @click.option("--human", is_flag=True, help="You take seat 0 at the terminal; the BOTs take the other seats.")
-@click.option("--seed", type=int, default=None, help="Deal from this seed (default: a random seed, printed).")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Deal from this seed, to replay a game; anyone who knows or guesses it knows every hand, so it is for "
+    "testing.  [default: a fresh random 63-bit seed, kept out of the game id and shown after the game]",
+)
 @click.option(
     "--deal",
     "deal_file",
@@ -85,8 +91,9 @@ def play_cmd(
         deal = _load_deal(deal_file, ruleset) if deal_file is not None else None
         specs = [parse_bot_spec(b) for b in bots]
         if deal is None and seed is None:
-            seed = secrets.randbits(32)
-        game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}" + (f"-s{seed}" if seed is not None else "")
+            seed = secrets.randbits(63)
+        # The id (which every bot is told) carries nothing of the deal: a time and a random tag.
+        game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         config = RunnerConfig(

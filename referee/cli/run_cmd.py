@@ -28,10 +28,11 @@ def _fail(command: str, message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def _write_standings(directory: Path, standings: Standings) -> tuple[Path, Path]:
+def _write_standings(directory: Path, standings: Standings, deals: dict[str, str | None]) -> tuple[Path, Path]:
     csv_path, json_path = directory / "standings.csv", directory / "standings.json"
     csv_path.write_text(standings.to_csv(), encoding="utf-8")
-    json_path.write_text(json.dumps(standings.to_dict(), indent=2) + "\n", encoding="utf-8")
+    data = {**standings.to_dict(), "deals": deals}
+    json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return csv_path, json_path
 
 
@@ -87,7 +88,15 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
     "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
 )
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: number of cores]")
-@click.option("--seed", type=int, help="Tournament seed: fixes every deal.  [default: random, printed]")
+@click.option(
+    "--seed", type=int, help="Tournament seed: with the deal secret, fixes every deal.  [default: random, printed]"
+)
+@click.option(
+    "--deal-secret",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="File holding the deal secret in hex (e.g. revealed by an earlier run) to deal the same cards again.  "
+    "[default: a new random secret; only its SHA-256 is shown until the last game]",
+)
 @click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
 @click.option("--startup-time", type=float, help="Seconds a bot has to answer hello.  [default: 10]")
 @click.option("--time-bank", type=float, help="Extra seconds per game a bot may spend beyond --move-time.")
@@ -132,6 +141,7 @@ def _run(
     repeats: int | None,
     jobs: int | None,
     seed: int | None,
+    deal_secret: Path | None,
     move_time: float | None,
     startup_time: float | None,
     time_bank: float | None,
@@ -152,6 +162,8 @@ def _run(
     from referee.tournament import (
         DB_NAME,
         ClusterError,
+        DealSecret,
+        DealSecretError,
         LiveProgress,
         ParamsError,
         Requested,
@@ -190,15 +202,27 @@ def _run(
     )
     console = _console()
     stored = None
+    secret = None
     if (directory / DB_NAME).exists():
         try:
             with ResultsStore(directory, create=False) as existing:
                 stored = existing.params()
+                if stored is not None:
+                    secret = existing.deal_secret()
         except StoreError as e:
             _fail("run", str(e), 1)
     try:
+        given = DealSecret.from_file(deal_secret) if deal_secret is not None else None
+    except DealSecretError as e:
+        _fail("run", str(e))
+    if secret is not None and given is not None and given != secret:
+        _fail("run", f"results folder {directory}: --deal-secret {deal_secret} is not the secret of its tournament")
+    secret = secret or given or DealSecret.new()
+    try:
         params = resolve_params(stored, requested)
-        make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+        make_schedule(
+            params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
+        )
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
         params.game_ruleset()
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
@@ -211,7 +235,7 @@ def _run(
         _fail("run", str(e), 1)
     with store:
         if stored is None:
-            store.initialise(params)
+            store.initialise(params, secret)
         verb = "Continuing" if stored is not None else "Starting"
         console.print(
             literal(
@@ -219,6 +243,10 @@ def _run(
                 f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
                 f"seed {params.seed}"
             )
+        )
+        console.print(
+            f"Deal commitment (SHA-256 of the deal secret, revealed when the last game ends): {secret.commitment}",
+            soft_wrap=True,
         )
         try:
             outcome = run_tournament(
@@ -235,6 +263,7 @@ def _run(
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
         standings = standings_from_store(store)
         faults = store.first_faults()
+        deals = store.deals()
     _print_standings(console, standings)
     for entry in standings.entrants:
         if entry.name not in faults:
@@ -249,8 +278,14 @@ def _run(
                 ),
             )
         )
-    csv_path, json_path = _write_standings(directory, standings)
+    csv_path, json_path = _write_standings(directory, standings, deals)
     console.print(literal(f"Standings written to {csv_path} and {json_path}"))
+    if deals["secret"] is not None:
+        console.print(
+            literal(f"Deal secret (revealed; check every deal with: referee verify-deals {directory}): ")
+            + literal(str(deals["secret"])),
+            soft_wrap=True,
+        )
     report_after_run(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
@@ -274,9 +309,10 @@ def standings_cmd(directory: Path, as_json: bool) -> None:
             if store.params() is None:
                 _fail("standings", f"{directory} holds no tournament (its database is empty)")
             standings = standings_from_store(store)
+            deals = store.deals()
     except StoreError as e:
         _fail("standings", str(e))
-    data: dict[str, Any] = standings.to_dict()
+    data: dict[str, Any] = {**standings.to_dict(), "deals": deals}
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:

@@ -21,7 +21,7 @@ from referee.report.model import Entrant, Fault, Game, Tournament
 from referee.report.replay import encode_replay
 from referee.tournament.params import TournamentParams
 from referee.tournament.standings import Tally
-from referee.tournament.store import DB_NAME, SCHEMA_VERSION, SeatRow
+from referee.tournament.store import DB_NAME, SCHEMA_VERSION, SeatRow, deals_record
 
 
 def load_tournament(
@@ -101,6 +101,7 @@ def load_tournament(
         faults=tuple(faults),
         planned=planned,
         ruleset=dict(params.ruleset),
+        deals=deals_record(meta),
     )
 
 

@@ -63,6 +63,8 @@ class Tournament:
     faults: tuple[Fault, ...] = ()
     planned: int | None = None
     ruleset: dict[str, Any] = field(default_factory=dict)
+    #: The deal commitment and, once the tournament has ended, its secret (``ResultsStore.deals``).
+    deals: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def partial(self) -> bool:

@@ -56,6 +56,7 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         f"<style>{_asset('report.css')}</style></head><body>",
         f'<header><h1>{escape(t.name)}</h1><p class="sub">{_summary(t)} · generated {when}</p>',
         _banner(t),
+        _deals(t),
         '<nav><a href="#standings">Standings</a><a href="#ratings">Ratings</a><a href="#scores">Scores</a>'
         '<a href="#h2h">Head-to-head</a><a href="#faults">Faults</a><a href="#games">Games</a>'
         '<a href="#replay">Replay</a></nav></header><main>',
@@ -138,6 +139,20 @@ def _banner(t: Tournament) -> str:
             "stored (the tournament is still running, or stopped before its end and can be resumed).</p>"
         )
     return ""
+
+
+def _deals(t: Tournament) -> str:
+    """The deal commitment, and the secret once revealed, with how to check them (``referee verify-deals``)."""
+    commitment, secret = t.deals.get("commitment"), t.deals.get("secret")
+    if not commitment:
+        return ""
+    text = f"Deal commitment (SHA-256 of the deal secret): <code>{escape(commitment)}</code>"
+    if secret:
+        text += f' · deal secret: <code id="deal-secret">{escape(secret)}</code> (check every deal with '
+        text += "<code>referee verify-deals</code>)"
+    else:
+        text += " · the secret is revealed when the last game has ended"
+    return f'<p class="sub" id="deals">{text}</p>'
 
 
 def _cell(sort: str | float | None, shown: str) -> str:

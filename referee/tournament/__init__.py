@@ -1,10 +1,11 @@
 """Round-robin tournaments: the schedule, local execution, the SQLite results store, standings and ratings.
 
-``make_schedule`` fixes every game from the entrants and the seed; ``run_tournament`` plays what a
+``make_schedule`` fixes every game from the entrants, the seed and the deal secret; ``run_tournament`` plays what a
 ``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings of what it holds.
 """
 
 from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
+from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
 from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
 from referee.tournament.entrants import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
@@ -15,7 +16,6 @@ from referee.tournament.schedule import (
     ScheduleError,
     TableBatch,
     default_table_size,
-    game_seed,
     make_schedule,
 )
 from referee.tournament.standings import (
@@ -30,7 +30,10 @@ from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame,
 
 __all__ = [
     "DB_NAME",
+    "DEAL_SCHEME",
     "ClusterError",
+    "DealSecret",
+    "DealSecretError",
     "EntrantInfo",
     "EntrantStanding",
     "LiveProgress",
@@ -53,8 +56,9 @@ __all__ = [
     "TournamentParams",
     "WorkerSetupError",
     "check_cluster_address",
+    "commitment_of",
+    "deal_seed",
     "default_table_size",
-    "game_seed",
     "head_to_head_table",
     "load_manifest",
     "make_schedule",

@@ -57,13 +57,20 @@ def run_tournament(
 ) -> RunOutcome:
     """Play every scheduled game of ``params`` that ``store`` does not hold yet, committing each as it ends.
 
-    ``store`` must already be initialised with ``params``. Raises ``ScheduleError`` for an impossible schedule and
+    ``store`` must already be initialised with ``params`` (and its deal secret); once every game is stored the
+    secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule and
     the runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. With
     ``cluster`` (a Dask scheduler address or ``local:N``) the batches are played there instead (``jobs``,
     ``fresh``, ``play`` and ``factory`` do not apply) and ``ClusterError`` reports a cluster that cannot be used.
     """
     progress = progress or Progress()
-    batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+    batches = make_schedule(
+        params.names,
+        table_size=params.table_size,
+        repeats=params.repeats,
+        seed=params.seed,
+        secret=store.deal_secret(),
+    )
     config = params.runner_config(results=store.directory)
     ruleset = params.game_ruleset()
     specs = params.bot_specs()
@@ -127,7 +134,7 @@ def run_tournament(
             )
         finally:
             progress.stop()
-        return RunOutcome(total, len(finished), played, interrupted)
+        return _finish(store, RunOutcome(total, len(finished), played, interrupted))
     try:
         interrupted = trio.run(main)
     except BaseExceptionGroup as group:
@@ -137,7 +144,14 @@ def run_tournament(
         raise
     finally:
         progress.stop()
-    return RunOutcome(total, len(finished), played, interrupted)
+    return _finish(store, RunOutcome(total, len(finished), played, interrupted))
+
+
+def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:
+    """Reveal the deal secret once every scheduled game is stored (see ``referee.tournament.deals``)."""
+    if store.game_count() >= outcome.total:
+        store.mark_revealed()
+    return outcome
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:

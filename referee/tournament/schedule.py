@@ -4,22 +4,24 @@ Every combination of ``table_size`` entrants forms a *table*. A table plays one 
 same deal (the duplicate format: every entrant of the table plays every seat's cards once), so no entrant is
 favoured by the cards. The whole round robin is repeated ``repeats`` times with fresh deals.
 
-The schedule is a pure function of (entrant names in order, table size, repeats, seed): a resumed run and a run
-on another machine produce exactly the same games with the same ids. Game ids are ``g`` + a 6-digit ordinal in
+The schedule is a pure function of (entrant names in order, table size, repeats, seed, deal secret): a resumed
+run and a run on another machine produce exactly the same games with the same ids. The deal of a table batch
+comes from the tournament's secret (``referee.tournament.deals``): the seed, the ids and the schedule tell
+nothing of the cards. Game ids are ``g`` + a 6-digit ordinal in
 schedule order (repeat, then table, then rotation), so sorting by id is sorting by schedule order up to 999,999
 games; ``ScheduledGame.ordinal`` is the order at any size.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+from referee.tournament.deals import DealSecret
 
-__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "game_seed", "make_schedule"]
+__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule"]
 
 
 class ScheduleError(ValueError):
@@ -57,14 +59,10 @@ def default_table_size(entrants: int) -> int:
     return min(MAX_PLAYERS, entrants)
 
 
-def game_seed(seed: int, repeat: int, table: int) -> int:
-    """The deal seed of a table in a repeat: a 63-bit hash of the tournament seed, stable across Python versions."""
-    digest = hashlib.sha256(f"referee-tournament/{seed}/{repeat}/{table}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def make_schedule(entrants: Sequence[str], *, table_size: int, repeats: int, seed: int) -> list[TableBatch]:
-    """The full schedule as table batches in game-id order.
+def make_schedule(
+    entrants: Sequence[str], *, table_size: int, repeats: int, seed: int, secret: DealSecret
+) -> list[TableBatch]:
+    """The full schedule as table batches in game-id order; batch ``b`` is dealt ``secret.seed(seed, b)``.
 
     ``len(result)`` is ``C(len(entrants), table_size) * repeats`` and every batch holds ``table_size`` games.
     Raises ``ScheduleError`` for fewer than 2 entrants, duplicate names, a table size outside 2..4 or larger
@@ -85,9 +83,9 @@ def make_schedule(entrants: Sequence[str], *, table_size: int, repeats: int, see
     batches: list[TableBatch] = []
     ordinal = 0
     for repeat in range(repeats):
-        for t, table in enumerate(tables):
+        for table in tables:
             batch_no = len(batches)
-            deal_seed = game_seed(seed, repeat, t)
+            deal_seed = secret.seed(seed, batch_no)
             games = []
             for rotation in range(table_size):
                 ordinal += 1

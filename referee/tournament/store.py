@@ -13,6 +13,10 @@ Schema (version 1)::
                         "table_size", "repeats", "seed", "ruleset": {...}, "move_time", "startup_time",
                         "time_bank", "sandbox"}
         created_at      ISO 8601 UTC time the tournament was created
+        deal_scheme     how deal seeds come from the secret ("hmac-sha256/v1", see referee.tournament.deals)
+        deal_commitment SHA-256 of the deal secret, hex: published before the first game
+        deal_secret     the deal secret, hex (the results folder is hidden from bots; revealed when it ends)
+        revealed_at     ISO 8601 UTC time the last game finished and the secret was revealed (absent before)
     entrants(name TEXT PRIMARY KEY,          -- unique tournament name (file stem or manifest name, deduplicated)
              position INTEGER UNIQUE,        -- 0-based order given on the command line / in the manifest
              argv TEXT,                      -- JSON list: the command
@@ -49,6 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame
 
@@ -61,6 +66,7 @@ __all__ = [
     "SeatRow",
     "StoreError",
     "StoredGame",
+    "deals_record",
     "seat_rows",
 ]
 
@@ -146,6 +152,16 @@ def seat_rows(seats: Sequence[str], result: GameResultLike) -> tuple[SeatRow, ..
     )
 
 
+def deals_record(meta: Mapping[str, str]) -> dict[str, str | None]:
+    """The deals entry of standings.json from the ``meta`` table (see ``ResultsStore.deals``)."""
+    revealed = meta.get("revealed_at")
+    return {
+        "scheme": meta.get("deal_scheme"),
+        "commitment": meta.get("deal_commitment"),
+        "secret": meta.get("deal_secret") if revealed else None,
+    }
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -198,12 +214,16 @@ class ResultsStore:
         except (ValueError, KeyError, TypeError) as e:
             raise StoreError(f"{self.path}: the stored tournament parameters are unreadable ({e})") from e
 
-    def initialise(self, params: TournamentParams) -> None:
-        """Store the parameters and entrants of a new tournament (one transaction)."""
+    def initialise(self, params: TournamentParams, secret: DealSecret) -> None:
+        """Store the parameters, deal secret (and its commitment) and entrants of a new tournament (one
+        transaction)."""
         with self._transaction() as db:
             db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             db.execute("INSERT INTO meta VALUES ('params', ?)", (params.to_json(),))
             db.execute("INSERT INTO meta VALUES ('created_at', ?)", (_now(),))
+            db.execute("INSERT INTO meta VALUES ('deal_scheme', ?)", (DEAL_SCHEME,))
+            db.execute("INSERT INTO meta VALUES ('deal_commitment', ?)", (secret.commitment,))
+            db.execute("INSERT INTO meta VALUES ('deal_secret', ?)", (secret.hex,))
             db.executemany(
                 "INSERT INTO entrants(name, position, argv, cwd, env) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -211,6 +231,38 @@ class ResultsStore:
                     for i, e in enumerate(params.entrants)
                 ],
             )
+
+    def deal_secret(self) -> DealSecret:
+        """The tournament's deal secret. Raises ``StoreError`` when the database holds none (a tournament of an
+        older referee, whose deals were a public function of its seed) or one that does not match its
+        commitment."""
+        meta = self.meta()
+        if "deal_secret" not in meta or meta.get("deal_scheme") != DEAL_SCHEME:
+            raise StoreError(
+                f"{self.path} holds a tournament without a deal secret (made by an older referee); "
+                "start a new tournament in another folder"
+            )
+        try:
+            secret = DealSecret.from_hex(meta["deal_secret"])
+        except DealSecretError as e:
+            raise StoreError(f"{self.path}: the stored deal secret is unreadable ({e})") from None
+        if secret.commitment != meta.get("deal_commitment"):
+            raise StoreError(f"{self.path}: the stored deal secret does not match its commitment")
+        return secret
+
+    def meta(self) -> dict[str, str]:
+        """Every ``meta`` entry (key → value)."""
+        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+
+    def deals(self) -> dict[str, str | None]:
+        """What standings.json and the report say of the deals: the scheme, the commitment, and the secret once
+        revealed (None before the last game, so a published partial result does not give the rest away)."""
+        return deals_record(self.meta())
+
+    def mark_revealed(self) -> None:
+        """Record that every game has finished, so the deal secret is revealed (kept if already recorded)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('revealed_at', ?)", (_now(),))
 
     def names(self) -> list[str]:
         """The entrants' names in their given order."""
@@ -283,6 +335,11 @@ class ResultsStore:
                     for f in result.faults
                 ],
             )
+
+    def dealt_games(self) -> list[tuple[str, int, int, str | None]]:
+        """(game id, batch, deal seed, log path) of every stored game, in schedule order."""
+        rows = self._db.execute("SELECT game_id, batch, seed, log_path FROM games ORDER BY ordinal")
+        return [(g, int(b), int(s), p) for g, b, s, p in rows]
 
     def first_faults(self) -> dict[str, tuple[str, str, str]]:
         """Entrant → (game id, kind, detail) of its first recorded fault, for entrants that faulted."""

@@ -13,6 +13,7 @@ import pytest
 
 from referee.runner import parse_bot_spec
 from referee.tournament import (
+    DealSecret,
     EntrantInfo,
     PlayedGame,
     Requested,
@@ -27,6 +28,8 @@ pytest.importorskip("distributed")
 
 BOT = Path(__file__).parent / "bots" / "steady_bot.py"
 NAMES = ("alpha", "beta", "gamma", "delta")
+#: One deal secret for every run here, so that a local and a cluster run of the same tournament deal alike.
+SECRET = DealSecret(bytes(range(32)))
 
 
 @pytest.fixture
@@ -62,7 +65,7 @@ def play(
     """Run (or continue) the tournament in ``directory``; returns its standings as in standings.json."""
     with ResultsStore(directory) as store:
         if store.params() is None:
-            store.initialise(params)
+            store.initialise(params, SECRET)
         run_tournament(store, params, jobs=2, cluster=cluster, on_committed=on_committed)
         return standings_from_store(store).to_dict()
 

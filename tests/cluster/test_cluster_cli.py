@@ -23,10 +23,18 @@ def bots(bot_dir: Path) -> list[Path]:
     return [bot_dir / f"{n}.py" for n in NAMES]
 
 
+def secret_file(folder: Path) -> list[str | Path]:
+    """``--deal-secret FILE`` of a fixed secret: a local and a cluster run deal alike only with the same one."""
+    path = folder / "deal-secret.txt"
+    path.write_text("ab" * 32 + "\n")
+    return ["--deal-secret", path]
+
+
 def test_cluster_run_writes_the_standings_of_a_local_run(tmp_path: Path, bot_dir: Path) -> None:
-    local = referee("run", *bots(bot_dir), *COMMON, "--jobs", "2", "--out", tmp_path / "local")
+    same = secret_file(tmp_path)
+    local = referee("run", *bots(bot_dir), *COMMON, *same, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
-    cluster = referee("run", *bots(bot_dir), *COMMON, "--cluster", "local:2", "--out", tmp_path / "cluster")
+    cluster = referee("run", *bots(bot_dir), *COMMON, *same, "--cluster", "local:2", "--out", tmp_path / "cluster")
     assert cluster.returncode == 0, cluster.stderr
     assert cluster.stderr == ""
     for name in ("standings.csv", "standings.json"):
@@ -77,6 +85,7 @@ def test_ctrl_c_keeps_finished_games_and_resume_on_the_cluster_completes_the_loc
     tmp_path: Path, bot_dir: Path
 ) -> None:
     args = [*bots(bot_dir), "--seed", "8", "--move-time", "5", "--sandbox", "none", "-k", "3", "--games", "30"]
+    args += secret_file(tmp_path)
     local = referee("run", *args, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     folder = tmp_path / "cluster"

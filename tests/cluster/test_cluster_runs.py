@@ -16,13 +16,15 @@ from distributed import Client, LocalCluster
 from referee.tournament import ClusterError, PlayedGame, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
 
-from .conftest import NAMES, make_params, play, stored_games
+from .conftest import NAMES, SECRET, make_params, play, stored_games
 
 pytestmark = pytest.mark.timeout(240)
 
 
 def all_game_ids(params: Any) -> list[str]:
-    batches = make_schedule(params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed)
+    batches = make_schedule(
+        params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=SECRET
+    )
     return [g.game_id for b in batches for g in b.games]
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from referee.engine import STANDARD
 from referee.runner import RunnerConfig
-from referee.tournament import EntrantInfo, WorkerSetupError, make_schedule
+from referee.tournament import DealSecret, EntrantInfo, WorkerSetupError, make_schedule
 from referee.tournament.cluster_worker import BatchJob, local_spec, play_batch_task, required_files
 
 from .conftest import entrants
@@ -36,7 +36,7 @@ def test_required_files_are_the_folder_and_existing_paths_but_not_the_interprete
 
 def job_for(info: EntrantInfo, others: tuple[EntrantInfo, ...]) -> BatchJob:
     table = (info, *others[:2])
-    batch = make_schedule([e.name for e in table], table_size=3, repeats=1, seed=1)[0]
+    batch = make_schedule([e.name for e in table], table_size=3, repeats=1, seed=1, secret=DealSecret.new())[0]
     return BatchJob(
         run_key="checks",
         batch=batch,

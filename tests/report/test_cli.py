@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from referee.report import unpack_blob
-from referee.tournament import EntrantInfo, ResultsStore, TournamentParams
+from referee.tournament import DealSecret, EntrantInfo, ResultsStore, TournamentParams
 from tests.report.conftest import RANDOM_BOT, ROOT, referee
 from tests.report.dbread import query
 
@@ -94,7 +94,7 @@ def test_a_tournament_with_no_game_yet(tmp_path: Path) -> None:
         sandbox="none",
     )
     with ResultsStore(folder) as store:
-        store.initialise(params)
+        store.initialise(params, DealSecret.new())
     done = referee("report", folder)
     assert done.returncode == 0, done.stderr
     assert "0 games" in done.stdout and "partial: no game has finished yet" in done.stdout

@@ -54,9 +54,13 @@ def test_killed_run_resumes_to_the_same_standings(tmp_path: Path, bot_dir: Path)
     assert done.returncode == 0, done.stderr
     expected = json.loads((whole / "standings.json").read_text())
     assert expected["games"] == 4 * 3 * 12
+    # The same seed deals other cards without the same deal secret: the one the whole run revealed.
+    secret = tmp_path / "secret.txt"
+    secret.write_text(expected["deals"]["secret"] + "\n")
+    whole_deals = expected.pop("deals")
 
     part = tmp_path / "part"
-    proc = start_referee("run", *bots(bot_dir), *COMMON, "--games", "12", "--out", part)
+    proc = start_referee("run", *bots(bot_dir), *COMMON, "--games", "12", "--out", part, "--deal-secret", secret)
     try:
         wait_for_games(part / "results.sqlite", 20, proc)
         proc.send_signal(signal.SIGKILL)
@@ -75,13 +79,15 @@ def test_killed_run_resumes_to_the_same_standings(tmp_path: Path, bot_dir: Path)
     assert resumed.returncode == 0, resumed.stderr
     assert f"{stored}/144 games already played" in resumed.stdout
     got = json.loads((part / "standings.json").read_text())
+    part_deals = got.pop("deals")
     assert got == expected
+    assert (part_deals["commitment"], part_deals["secret"]) == (whole_deals["commitment"], whole_deals["secret"])
     with sqlite3.connect(part / "results.sqlite") as conn:
         ids = [r[0] for r in conn.execute("SELECT game_id FROM games ORDER BY ordinal")]
     assert ids == [f"g{i:06d}" for i in range(1, 145)], "no game duplicated or missing"
 
     shown = referee("standings", part, "--json")
-    assert shown.returncode == 0 and json.loads(shown.stdout) == expected
+    assert shown.returncode == 0 and json.loads(shown.stdout) == {**expected, "deals": part_deals}
     table = referee("standings", part)
     assert table.returncode == 0 and "alpha" in table.stdout and "Head to head" in table.stdout
 
@@ -154,7 +160,8 @@ def test_play_table_is_a_picklable_unit_that_replays_the_same_games(tmp_path: Pa
         params = store.params()
         assert params is not None
         stored = {g.game_id: g.seats for g in store.games()}
-    batch = make_schedule(params.names, table_size=3, repeats=1, seed=2024)[0]
+        secret = store.deal_secret()
+    batch = make_schedule(params.names, table_size=3, repeats=1, seed=2024, secret=secret)[0]
     args = pickle.loads(pickle.dumps((batch, params)))
     played = play_table(*args, str(tmp_path / "elsewhere"))
     played = pickle.loads(pickle.dumps(played))

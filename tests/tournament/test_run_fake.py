@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.tournament import (
+    DealSecret,
     EntrantInfo,
     Requested,
     ResultsStore,
@@ -24,11 +25,15 @@ def params_for(names: list[str], **kw: object) -> object:
     return resolve_params(None, Requested(entrants=entrants, seed=11, **kw))  # type: ignore[arg-type]
 
 
+#: Every run here deals from one secret, so that a whole run and an interrupted one deal alike.
+SECRET = DealSecret(bytes(32))
+
+
 def start(tmp: Path, names: list[str], **kw: object) -> tuple[ResultsStore, object]:
     store = ResultsStore(tmp)
     params = store.params() or params_for(names, **kw)
     if store.params() is None:
-        store.initialise(params)  # type: ignore[arg-type]
+        store.initialise(params, SECRET)  # type: ignore[arg-type]
     return store, params
 
 
@@ -102,12 +107,15 @@ def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
     assert all(p.closed for p in created), "bots are closed even when the run fails"
     stopped_at = part.game_count()
     assert 13 <= stopped_at < 40
+    # Unfinished: only the commitment is shown; the secret would give the remaining deals away.
+    assert part.deals() == {"scheme": "hmac-sha256/v1", "commitment": SECRET.commitment, "secret": None}
     part.close()
     again, params3 = start(tmp_path / "part", names)
     assert params3 == params2
     outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
     assert (outcome.done_before, outcome.played, outcome.total) == (stopped_at, 40 - stopped_at, 40)
     assert standings_from_store(again).to_dict() == expected
+    assert again.deals()["secret"] == SECRET.hex, "revealed once the last game is stored"
     # Nothing left: a third run plays nothing and changes nothing.
     outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
     assert outcome.played == 0 and again.game_count() == 40

@@ -7,9 +7,11 @@ from math import comb
 
 import pytest
 
+from referee.tournament.deals import DealSecret
 from referee.tournament.schedule import ScheduleError, default_table_size, make_schedule
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
+SECRET = DealSecret(b"k" * 32)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])
@@ -19,9 +21,9 @@ def test_counts_and_balance(n: int, k: int, repeats: int) -> None:
     names = NAMES[:n]
     if k > n:
         with pytest.raises(ScheduleError, match="larger than the number of entrants"):
-            make_schedule(names, table_size=k, repeats=repeats, seed=1)
+            make_schedule(names, table_size=k, repeats=repeats, seed=1, secret=SECRET)
         return
-    batches = make_schedule(names, table_size=k, repeats=repeats, seed=1)
+    batches = make_schedule(names, table_size=k, repeats=repeats, seed=1, secret=SECRET)
     games = [g for b in batches for g in b.games]
     assert len(batches) == comb(n, k) * repeats
     assert len(games) == comb(n, k) * k * repeats
@@ -35,7 +37,7 @@ def test_counts_and_balance(n: int, k: int, repeats: int) -> None:
 
 
 def test_duplicate_format_and_ids() -> None:
-    batches = make_schedule(NAMES[:4], table_size=3, repeats=2, seed=7)
+    batches = make_schedule(NAMES[:4], table_size=3, repeats=2, seed=7, secret=SECRET)
     seeds = [b.games[0].seed for b in batches]
     assert len(set(seeds)) == len(batches), "every table and repeat gets a fresh deal"
     for b in batches:
@@ -49,14 +51,24 @@ def test_duplicate_format_and_ids() -> None:
 
 
 def test_same_seed_same_schedule_other_seed_other_deals() -> None:
-    one = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42)
-    assert one == make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42)
-    other = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=43)
+    one = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=SECRET)
+    assert one == make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=SECRET)
+    other = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=43, secret=SECRET)
     assert [g.seats for b in one for g in b.games] == [g.seats for b in other for g in b.games]
     assert {b.games[0].seed for b in one}.isdisjoint({b.games[0].seed for b in other})
     # More repeats keep the earlier games as they were (ids and deals).
-    longer = make_schedule(NAMES[:5], table_size=4, repeats=3, seed=42)
+    longer = make_schedule(NAMES[:5], table_size=4, repeats=3, seed=42, secret=SECRET)
     assert longer[: len(one)] == one
+
+
+def test_the_deals_come_from_the_secret_not_from_the_seed() -> None:
+    """Issue 17: the same seed with another secret deals other cards at every table, in the same schedule; the
+    same secret and seed deal the same (a rerun with --deal-secret reproduces the tournament)."""
+    one = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=SECRET)
+    other = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=DealSecret(b"m" * 32))
+    assert [g.seats for b in one for g in b.games] == [g.seats for b in other for g in b.games]
+    assert {b.games[0].seed for b in one}.isdisjoint({b.games[0].seed for b in other})
+    assert make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=DealSecret(b"k" * 32)) == one
 
 
 @pytest.mark.parametrize(
@@ -73,7 +85,7 @@ def test_same_seed_same_schedule_other_seed_other_deals() -> None:
 )
 def test_errors(names: list[str], k: int, repeats: int, message: str) -> None:
     with pytest.raises(ScheduleError, match=message):
-        make_schedule(names, table_size=k, repeats=repeats, seed=0)
+        make_schedule(names, table_size=k, repeats=repeats, seed=0, secret=SECRET)
 
 
 def test_default_table_size() -> None:

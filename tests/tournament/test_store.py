@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.tournament import (
+    DealSecret,
     EntrantInfo,
     Requested,
     ResultsStore,
@@ -32,8 +33,12 @@ def params(**kw: object) -> object:
 def test_params_round_trip_and_games_in_schedule_order(tmp_path: Path) -> None:
     p = params(repeats=2)
     with ResultsStore(tmp_path) as store:
-        store.initialise(p)  # type: ignore[arg-type]
-        games = [g for b in make_schedule(NAMES, table_size=3, repeats=2, seed=9) for g in b.games]
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        games = [
+            g
+            for b in make_schedule(NAMES, table_size=3, repeats=2, seed=9, secret=store.deal_secret())
+            for g in b.games
+        ]
         for g in reversed(games):  # finishing out of order
             faults = (FakeFault(1, "timeout"), FakeFault(1, "crash")) if g.rotation == 1 else ()
             forfeits = (1,) if faults else ()
@@ -76,7 +81,7 @@ def test_foreign_files_are_refused(tmp_path: Path) -> None:
         ResultsStore(tmp_path / "empty", create=False)
     newer = tmp_path / "newer"
     with ResultsStore(newer) as store:
-        store.initialise(params())  # type: ignore[arg-type]
+        store.initialise(params(), DealSecret.new())  # type: ignore[arg-type]
     with sqlite3.connect(newer / "results.sqlite") as db:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(StoreError, match="schema version 99"):

@@ -1,0 +1,118 @@
+"""``referee verify-deals``: check a tournament's deals against its committed secret.
+
+Anyone holding a results folder can re-derive every deal: the secret must hash to the commitment published
+before the first game (``SHA-256``), the schedule made from the stored parameters and that secret must give each
+stored game the batch, seats and deal seed it has, and each game log must hold the deal that seed deals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from referee.engine import DealError, RulesetError, deal_from_json, seeded_deal
+from referee.runner import LogError
+from referee.runner.gamelog import read_header
+from referee.tournament.deals import DealSecret
+from referee.tournament.schedule import ScheduleError, make_schedule
+from referee.tournament.store import ResultsStore, StoreError
+
+__all__ = ["DealCheck", "check_deals"]
+
+#: Disagreements listed one by one; beyond this many only their number is given.
+MAX_LISTED = 20
+
+
+@dataclass(slots=True)
+class DealCheck:
+    """The outcome: ``problems`` (one line each, empty when every deal checks), the commitment and the secret
+    checked, how many games and deals were re-derived, and whether the tournament had revealed its secret."""
+
+    commitment: str
+    secret: str
+    revealed: bool
+    games: int = 0
+    deals: int = 0
+    problems: list[str] = field(default_factory=list)
+    more: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def problem(self, text: str) -> None:
+        if len(self.problems) < MAX_LISTED:
+            self.problems.append(text)
+        else:
+            self.more += 1
+
+
+def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment: str | None = None) -> DealCheck:
+    """Check every stored game's deal in ``directory`` (see the module doc).
+
+    ``secret``: the secret to check (default: the one the results hold); ``commitment``: the commitment as it
+    was published (default: the stored one). Raises ``StoreError`` when the folder holds no tournament with a
+    deal commitment; every disagreement is a line of the result.
+    """
+    with ResultsStore(directory, create=False) as store:
+        params = store.params()
+        if params is None:
+            raise StoreError(f"{directory} holds no tournament (its database is empty)")
+        meta = store.meta()
+        stored_commitment = meta.get("deal_commitment")
+        if stored_commitment is None:
+            raise StoreError(f"{directory} holds a tournament without a deal commitment (made by an older referee)")
+        secret = secret or store.deal_secret()
+        rows = store.dealt_games()
+        seats = {g.game_id: tuple(r.entrant for r in g.seats) for g in store.games()}
+    check = DealCheck(stored_commitment, secret.hex, "revealed_at" in meta)
+    published = (commitment or stored_commitment).strip().lower()
+    if published != stored_commitment:
+        check.problem(f"the results hold the commitment {stored_commitment}, not the published {published}")
+    if secret.commitment != published:
+        check.problem(f"SHA-256 of the secret is {secret.commitment}, not the commitment {published}")
+    try:
+        ruleset = params.game_ruleset()
+        schedule = {
+            g.game_id: g
+            for b in make_schedule(
+                params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
+            )
+            for g in b.games
+        }
+    except (RulesetError, ScheduleError) as exc:
+        check.problem(f"the stored parameters make no schedule: {exc}")
+        return check
+    deals: set[int] = set()
+    for game_id, batch, seed, log_path in rows:
+        check.games += 1
+        planned = schedule.get(game_id)
+        if planned is None:
+            check.problem(f"{game_id}: not a game of the tournament's schedule")
+            continue
+        if (batch, seed, seats.get(game_id)) != (planned.batch, planned.seed, planned.seats):
+            check.problem(
+                f"{game_id}: stored as batch {batch}, seed {seed}, seats {seats.get(game_id)}; "
+                f"the secret gives batch {planned.batch}, seed {planned.seed}, seats {planned.seats}"
+            )
+            continue
+        deals.add(batch)
+        if log_path is None:
+            check.problem(f"{game_id}: no game log to check its deal in")
+            continue
+        path = directory / log_path
+        try:
+            header = read_header(path)
+            logged = deal_from_json(header["deal"], ruleset)
+        except LogError as exc:
+            check.problem(f"{game_id}: {exc}")
+            continue
+        except (KeyError, TypeError, DealError) as exc:
+            check.problem(f"{game_id}: {path}: the game header holds no usable deal ({exc})")
+            continue
+        if header.get("seed") != seed:
+            check.problem(f"{game_id}: {path} was dealt from seed {header.get('seed')}, the secret gives {seed}")
+        elif logged != seeded_deal(seed, len(planned.seats), ruleset):
+            check.problem(f"{game_id}: {path} holds a deal that is not the deal of seed {seed}")
+    check.deals = len(deals)
+    return check
