@@ -149,7 +149,42 @@ def discard_options(hand: Hand, discard: int) -> list[tuple[int, ...]]:
 
     ``hand`` is sorted, as every hand of a State is.
     """
-    return list(dict.fromkeys(combinations([c for c in hand if c != 1], discard)))
+    pool = hand[1:] if hand[:1] == (1,) else hand  # sorted: the 1 comes first
+    if pool[:1] == (1,):  # not a hand of the deck (it has one 1), but answered all the same
+        pool = tuple(c for c in pool if c != 1)
+    if discard == 3:
+        return _three_card_discards(pool)
+    return list(dict.fromkeys(combinations(pool, discard)))
+
+
+def _three_card_discards(pool: Hand) -> list[tuple[int, ...]]:
+    """``discard_options`` for the standard three cards, from the distinct values and their copies, in the same
+    lexicographic order (a fifth faster than de-duplicating every combination of the hand's cards)."""
+    values: list[int] = []
+    copies: list[int] = []
+    for card in pool:
+        if values and values[-1] == card:
+            copies[-1] += 1
+        else:
+            values.append(card)
+            copies.append(1)
+    out: list[tuple[int, ...]] = []
+    add = out.append
+    n = len(values)
+    for i in range(n):
+        a = values[i]
+        if copies[i] >= 2:
+            if copies[i] >= 3:
+                add((a, a, a))
+            for k in range(i + 1, n):
+                add((a, a, values[k]))
+        for j in range(i + 1, n):
+            b = values[j]
+            if copies[j] >= 2:
+                add((a, b, b))
+            for k in range(j + 1, n):
+                add((a, b, values[k]))
+    return out
 
 
 @lru_cache(maxsize=8)
@@ -510,7 +545,9 @@ def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...
 
 
 def _put(t: tuple, i: int, v: object) -> tuple:  # type: ignore[type-arg]
-    return (*t[:i], v, *t[i + 1 :])
+    items = list(t)  # a list and back: faster than slicing around the item for the short tuples of a State
+    items[i] = v
+    return tuple(items)
 
 
 def _next_playing(status: tuple[Status, ...], seat: int) -> int:
