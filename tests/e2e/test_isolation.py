@@ -162,7 +162,8 @@ def test_results_in_a_bots_own_folder_are_refused_in_one_line(tmp_path: Path) ->
     folder.mkdir()
     for name in ("honest.py", "_base.py"):
         shutil.copy(BOTS / name, folder / name)
-    mine, other = str(folder / "honest.py"), str(BOTS / "honest.py")
+    (folder / "honest.py").rename(folder / "mine.py")  # two entrants called 'honest' would add a naming note
+    mine, other = str(folder / "mine.py"), str(BOTS / "honest.py")
     for status, args in (
         (1, ["play", mine, other, "--sandbox", "bwrap", "--log", "game.jsonl"]),  # as play's other errors
         (2, ["run", mine, other, "--sandbox", "bwrap", "--out", "."]),  # as run's other option errors
