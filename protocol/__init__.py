@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from protocol.bounds import MAX_SENT_LINE, check_line_bound, longest_line
     from protocol.codec import Expect, encode, parse_message, parse_reply
     from protocol.convert import (
         action_to_reply,
@@ -78,6 +79,7 @@ _WHERE: dict[str, str] = {
     "HelloReply": "protocol.messages",
     "HistoryEntry": "protocol.messages",
     "MAX_LINE": "protocol.jsonline",
+    "MAX_SENT_LINE": "protocol.bounds",
     "MESSAGES": "protocol.schema",
     "PROTOCOL_VERSION": "protocol.messages",
     "PassEntry": "protocol.messages",
@@ -94,6 +96,7 @@ _WHERE: dict[str, str] = {
     "TurnReply": "protocol.messages",
     "action_to_reply": "protocol.convert",
     "all_schemas": "protocol.schema",
+    "check_line_bound": "protocol.bounds",
     "deal_message": "protocol.convert",
     "discard_to_action": "protocol.convert",
     "encode": "protocol.codec",
@@ -101,6 +104,7 @@ _WHERE: dict[str, str] = {
     "event_to_entry": "protocol.convert",
     "game_end_message": "protocol.convert",
     "game_start_message": "protocol.convert",
+    "longest_line": "protocol.bounds",
     "message_schema": "protocol.schema",
     "observation_from_turn": "protocol.convert",
     "parse_message": "protocol.codec",
@@ -124,6 +128,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "MAX_LINE",
+    "MAX_SENT_LINE",
     "MESSAGES",
     "PROTOCOL_VERSION",
     "AnyRefereeMessage",
@@ -156,6 +161,7 @@ __all__ = [
     "TurnReply",
     "action_to_reply",
     "all_schemas",
+    "check_line_bound",
     "deal_message",
     "discard_to_action",
     "encode",
@@ -163,6 +169,7 @@ __all__ = [
     "event_to_entry",
     "game_end_message",
     "game_start_message",
+    "longest_line",
     "message_schema",
     "observation_from_turn",
     "parse_message",

@@ -74,6 +74,7 @@ def play_cmd(
     bot's stderr is saved beside it (LOG.seatN.NAME.stderr.log). Read a log back with "referee replay LOG",
     re-check it with "referee verify LOG".
     """
+    from protocol import check_line_bound
     from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
     from referee.engine import RefereeError
     from referee.runner import Limits, Player, RunnerConfig, check_results_hidden, parse_bot_spec
@@ -109,6 +110,7 @@ def play_cmd(
         for seat, spec in enumerate(specs, start=len(entrants)):
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
             entrants.append(Player(spec, config, stderr))
+        check_line_bound(ruleset, [e.name for e in entrants], game_id)
         result = run_unless_interrupted(lambda: _play(entrants, game_id, ruleset, seed, deal, log_path))
     except RefereeError as exc:
         raise click.ClickException(str(exc)) from None

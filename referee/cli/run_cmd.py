@@ -220,11 +220,11 @@ def _run(
     secret = secret or given or DealSecret.new()
     try:
         params = resolve_params(stored, requested)
-        make_schedule(
+        batches = make_schedule(
             params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
         )
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
-        params.game_ruleset()
+        params.check_line_length(g.game_id for b in batches for g in b.games)
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from protocol import check_line_bound
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Limits, RunnerConfig
 from referee.tournament.schedule import default_table_size
@@ -86,6 +88,12 @@ class TournamentParams:
         ruleset = Ruleset.from_dict(self.ruleset)
         ruleset.validate(self.table_size)
         return ruleset
+
+    def check_line_length(self, game_ids: Iterable[str]) -> None:
+        """Raise ``RulesetError`` when a game of this tournament (the longest names at one table, the longest
+        of ``game_ids``) could make the referee send a line over ``protocol.MAX_SENT_LINE`` bytes."""
+        widest = sorted(self.names, key=lambda n: len(n.encode("utf-8")), reverse=True)[: self.table_size]
+        check_line_bound(self.game_ruleset(), widest, max(game_ids, key=len, default=""))
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)

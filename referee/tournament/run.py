@@ -58,8 +58,9 @@ def run_tournament(
     """Play every scheduled game of ``params`` that ``store`` does not hold yet, committing each as it ends.
 
     ``store`` must already be initialised with ``params`` (and its deal secret); once every game is stored the
-    secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule and
-    the runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. With
+    secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule, ``RulesetError`` for a
+    ruleset or names under which a line could exceed ``protocol.MAX_SENT_LINE``, and the
+    runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. With
     ``cluster`` (a Dask scheduler address or ``local:N``) the batches are played there instead (``jobs``,
     ``fresh``, ``play`` and ``factory`` do not apply) and ``ClusterError`` reports a cluster that cannot be used.
     """
@@ -73,6 +74,7 @@ def run_tournament(
     )
     config = params.runner_config(results=store.directory)
     ruleset = params.game_ruleset()
+    params.check_line_length(g.game_id for b in batches for g in b.games)
     specs = params.bot_specs()
     finished = store.finished_game_ids()
     pending = [b for b in batches if any(g.game_id not in finished for g in b.games)]
