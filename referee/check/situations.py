@@ -33,7 +33,7 @@ _TITLES = {
 
 
 def situations_of_turn(message: Mapping[str, Any]) -> frozenset[Situation]:
-    """The situations a protocol-v1 ``turn`` message puts its receiver in.
+    """The situations a protocol v1 ``turn`` message puts its receiver in.
 
     Reads only the message (``seat``, ``hand``, ``last``, ``forced``, ``round``, ``players``); a message
     missing one of them simply reaches fewer situations.

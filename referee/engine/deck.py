@@ -27,8 +27,9 @@ Deal = tuple[RoundDeal, ...]
 def seeded_deal(seed: int, players: int, ruleset: Ruleset) -> Deal:
     """Deal every round of a game from ``seed`` (same seed, same deal, on any machine).
 
-    Per rulings.md: take the 1 out, shuffle the other 65, draw ``hand_size * players - 1``, add the 1,
-    shuffle those and deal ``hand_size`` to each player; each round starts from the full deck again.
+    As RULES.md ("Setting up a round") says: take the 1 out, shuffle the other 65, draw
+    ``hand_size * players - 1``, add the 1, shuffle those and deal ``hand_size`` to each player; each round
+    starts from the full deck again.
     Raises ``RulesetError`` when the ruleset cannot deal ``players`` hands.
     """
     ruleset.validate(players)

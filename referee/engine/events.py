@@ -1,4 +1,4 @@
-"""Public history entries of a round, as protocol-v1's ``history`` carries them."""
+"""Public history entries of a round, as PROTOCOL.md's ``history`` carries them."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from referee.engine.state import PlayerView, State
 
 
 class Observation(NamedTuple):
-    """One seat's view, exactly what protocol-v1's ``turn`` message carries.
+    """One seat's view, exactly what PROTOCOL.md's ``turn`` message carries.
 
     Its own hand, the public table and this round's public history; never another seat's hand or discards.
     ``round`` counts from 1. ``forced`` is true only when this seat is to move and forced.

@@ -406,7 +406,7 @@ def _auto_discard(hand: Hand, need: int) -> tuple[Hand, Hand]:
 
 
 def forfeit(state: State, seat: int) -> State:
-    """Seat ``seat`` forfeits the game (rulings.md, "Forfeit").
+    """Seat ``seat`` forfeits the game (RULES.md, "Forfeit").
 
     It drops out at once if still playing (after the referee plays its unplayed 1); in later rounds it drops
     right after the deal. Raises ``IllegalMove`` when the game is over or the seat has already forfeited.

@@ -1,4 +1,4 @@
-"""The ruleset: the standard rules of 23 and every option of ``rulings.md``."""
+"""The ruleset: the standard rules of 23 and every option of RULES.md ("The options of the ruleset")."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ class Ruleset:
             )
 
     def to_dict(self) -> dict[str, Any]:
-        """The options as a JSON-ready dict (the ``rules`` of protocol-v1's ``game_start``)."""
+        """The options as a JSON-ready dict (the ``rules`` of PROTOCOL.md's ``game_start``)."""
         return {f.name: getattr(self, f.name) for f in _FIELDS}
 
     @classmethod

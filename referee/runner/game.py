@@ -1,4 +1,4 @@
-"""One game of 23 with real bots: messages in protocol-v1 order, deadlines, faults turned into forfeits, the log."""
+"""One game of 23 with real bots: messages in PROTOCOL.md order, deadlines, faults turned into forfeits, the log."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ async def play_game(
     """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn.
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
-    ``error`` message, forfeits per rulings.md and its process is ended (``ensure_started`` starts a fresh
+    ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
     one for its next game). Raises ``RulesetError`` / ``DealError`` for a ruleset or deal that cannot be
     played (before any bot is contacted), ``BotSpecError`` when a required sandbox is missing.
     """

@@ -1,4 +1,4 @@
-"""The deck, seeded deals and deal files (rulings.md, "Components" and "Setup")."""
+"""The deck, seeded deals and deal files (RULES.md, "Components" and "Setting up a round")."""
 
 from __future__ import annotations
 

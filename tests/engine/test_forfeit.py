@@ -1,4 +1,4 @@
-"""Forfeits in every phase (rulings.md, "Forfeit"; RULES.md, "Forfeits")."""
+"""Forfeits in every phase (RULES.md, "Forfeit")."""
 
 from __future__ import annotations
 

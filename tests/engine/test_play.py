@@ -1,4 +1,4 @@
-"""Play, pass, force, drop, finishing and the turn limit (rulings.md, "Play"; RULES.md examples)."""
+"""Play, pass, force, drop, finishing and the turn limit (RULES.md, "Playing a round", with its examples)."""
 
 from __future__ import annotations
 

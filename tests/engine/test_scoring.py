@@ -1,4 +1,4 @@
-"""Final scores and ranks (rulings.md, "Scoring")."""
+"""Final scores and ranks (RULES.md, "Scoring")."""
 
 from __future__ import annotations
 

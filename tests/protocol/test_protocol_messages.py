@@ -1,4 +1,4 @@
-"""Every protocol message survives encode → parse unchanged, and encodes as protocol-v1 shows it."""
+"""Every protocol message survives encode → parse unchanged, and encodes as PROTOCOL.md shows it."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def test_replies_round_trip(reply: object, expect: Expect) -> None:
 
 
 def test_encoding_matches_the_protocol_page() -> None:
-    """The exact lines protocol-v1.md shows."""
+    """The exact lines PROTOCOL.md shows."""
     assert encode(Hello()) == b'{"type":"hello","protocol":1}\n'
     assert encode(HelloReply(protocol=1, name="greedy")) == b'{"type":"hello","protocol":1,"name":"greedy"}\n'
     assert encode(DiscardReply(cards=[22, 23, 23])) == b'{"type":"discard","cards":[22,23,23]}\n'

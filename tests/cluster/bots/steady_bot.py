@@ -1,4 +1,4 @@
-"""A protocol-v1 test bot: random legal moves, drawn from a generator seeded by game id and seat only.
+"""A protocol v1 test bot: random legal moves, drawn from a generator seeded by game id and seat only.
 
 Its games are the same whichever machine or process plays them, and however often it was restarted.
 Environment: PAUSE (seconds, default 0) to wait before each reply; NO_HELLO_IF (a path) makes it exit before its

@@ -1,4 +1,4 @@
-"""A tiny protocol-v1 bot playing uniformly random legal moves (it asks the referee for the legal list).
+"""A tiny protocol v1 bot playing uniformly random legal moves (it asks the referee for the legal list).
 
 Its choices depend only on the game id and its seat, so a game replayed after a resume is the same game.
 Environment: MISBEHAVE=crash|hang|garbage|illegal makes it fault on its MISBEHAVE_AT-th turn (default 3) of
