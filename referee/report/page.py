@@ -16,6 +16,7 @@ from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
 from referee.report.payload import Packed, pack
 from referee.report.stats import rating_history, scores_by_entrant
+from referee.tournament.standings import WINS_NOTE
 
 
 def _asset(name: str) -> str:
@@ -62,7 +63,8 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         '<a href="#replay">Replay</a></nav></header><main>',
         '<section id="standings"><h2>Standings</h2>',
         '<p class="hint">Best first by rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by game in schedule '
-        "order), as <code>referee standings</code> prints them. Click a column to sort.</p>",
+        "order), as <code>referee standings</code> prints them. Click a column to sort. "
+        f'<span id="wins-note">{escape(WINS_NOTE[0].upper() + WINS_NOTE[1:])}.</span></p>',
         _standings(t),
         "</section>",
         '<section id="ratings"><h2>Ratings over the tournament</h2>',
@@ -184,8 +186,12 @@ def _standings(t: Tournament) -> str:
         ("faults", "num"),
     ]
     out = ['<table id="standings-table" class="data sortable"><thead><tr>']
+    titles = {"wins": WINS_NOTE}
     out.extend(
-        f'<th data-col="{i}" data-type="{kind}" tabindex="0">{name}</th>' for i, (name, kind) in enumerate(heads)
+        f'<th data-col="{i}" data-type="{kind}" tabindex="0"'
+        + (f' title="{escape(titles[name])}"' if name in titles else "")
+        + f">{name}</th>"
+        for i, (name, kind) in enumerate(heads)
     )
     out.append("</tr></thead><tbody>")
     for place, e in enumerate(t.standings.entrants, start=1):

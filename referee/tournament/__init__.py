@@ -19,6 +19,7 @@ from referee.tournament.schedule import (
     make_schedule,
 )
 from referee.tournament.standings import (
+    WINS_NOTE,
     EntrantStanding,
     Standings,
     Tally,
@@ -31,6 +32,7 @@ from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame,
 __all__ = [
     "DB_NAME",
     "DEAL_SCHEME",
+    "WINS_NOTE",
     "ClusterError",
     "DealSecret",
     "DealSecretError",

@@ -13,7 +13,7 @@ from rich.text import Text
 from referee.runner.safe_text import literal
 from referee.tournament.execute import PlayedGame
 from referee.tournament.run import Progress
-from referee.tournament.standings import Standings, Tally
+from referee.tournament.standings import WINS_NOTE, Standings, Tally
 
 __all__ = ["LiveProgress", "head_to_head_table", "standings_table"]
 
@@ -29,7 +29,8 @@ def _f(x: float | None, digits: int = 2) -> str:
 def standings_table(standings: Standings, *, top: int | None = None, title: str | None = None) -> Table:
     """Entrants best first (``top`` rows at most): games, wins, mean score ± 95% CI, mean rank, forfeits, rating.
 
-    The column "declared" (the name each bot gave in its hello) appears when some bot declared another name.
+    The column "declared" (the name each bot gave in its hello) appears when some bot declared another name; a
+    caption says how a shared first place splits a win when some wins are fractional.
     Names are shown literally (see ``referee.runner.safe_text``): a bot's markup or escape codes stay text.
     """
     rows = standings.entrants if top is None else standings.entrants[:top]
@@ -55,6 +56,9 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
         ]
         cells += [str(e.games), _f(e.wins, 1), score, _f(e.mean_rank), forfeits, _f(e.rating)]
         table.add_row(*cells)
+    if any(e.wins != int(e.wins) for e in rows):
+        table.caption = WINS_NOTE
+        table.caption_justify = "left"
     return table
 
 

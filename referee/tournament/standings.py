@@ -20,7 +20,21 @@ from openskill.models import PlackettLuce
 
 from referee.tournament.store import ResultsStore, SeatRow
 
-__all__ = ["EntrantStanding", "Standings", "Tally", "standings_from_store", "t_quantile_975", "tally_from_store"]
+__all__ = [
+    "WINS_NOTE",
+    "EntrantStanding",
+    "Standings",
+    "Tally",
+    "standings_from_store",
+    "t_quantile_975",
+    "tally_from_store",
+]
+
+#: How wins are counted, for every place that shows them (terminal tables, the HTML report).
+WINS_NOTE = (
+    "wins: each game's win goes to its rank 1; when k players share rank 1 (equal best scores), each gets 1/k "
+    "of it, hence fractions such as 13.5"
+)
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
 _T975 = (
@@ -145,7 +159,7 @@ class Tally:
             t.score_sq += s.score * s.score
             t.rank_sum += s.rank
             if s.rank == 1:
-                t.wins += 1 / winners
+                t.wins += 1 / winners  # a shared first place splits the win (WINS_NOTE)
             if s.forfeit_kind is not None:
                 t.forfeits[s.forfeit_kind] += 1
             for o in seats:

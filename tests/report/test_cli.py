@@ -182,3 +182,13 @@ def query_count(folder: Path) -> int:
         return int(query(folder, "SELECT count(*) FROM games")[0][0])
     except sqlite3.Error:
         return 0
+
+
+def test_the_standings_table_explains_fractional_wins(tournament: Path) -> None:
+    from html import escape
+
+    from referee.tournament import WINS_NOTE
+
+    html = (tournament / "report.html").read_text(encoding="utf-8")
+    assert f'title="{escape(WINS_NOTE)}">wins</th>' in html  # the column header's tooltip
+    assert 'id="wins-note"' in html and escape(WINS_NOTE[1:]) in html  # and the note above the table

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 import statistics
 
@@ -108,3 +109,20 @@ def test_t_quantiles() -> None:
     assert t_quantile_975(10**6) == pytest.approx(1.96, abs=0.001)
     with pytest.raises(ValueError):
         t_quantile_975(0)
+
+
+def test_the_terminal_table_explains_fractional_wins_when_there_are_some() -> None:
+    from rich.console import Console
+
+    from referee.tournament import WINS_NOTE, standings_table
+
+    def shown(games: list[list[SeatRow]]) -> str:
+        tally = Tally(["a", "b", "c"])
+        for g in games:
+            tally.add(g)
+        console = Console(width=400, record=True, file=io.StringIO())
+        console.print(standings_table(tally.standings()))
+        return " ".join(console.export_text().split())
+
+    assert WINS_NOTE in shown(GAMES)  # shared first places: wins of 1.3, 0.8, 1.8
+    assert "1/k" not in shown(GAMES[:1] + GAMES[2:3])  # whole wins only: no footnote
