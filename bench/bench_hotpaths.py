@@ -10,6 +10,9 @@
    starting the process to its hello reply, median over alternating starts.
 3. ``referee --help`` and ``referee run --help`` wall time (median of several runs).
 4. Engine: random-legal four-player games per CPU second on one core (``bench/bench_engine.py``'s playout).
+5. The referee's CPU per ``turn`` line late in a round of 10, 100 and 1,000 history entries: built through the
+   pydantic models (``encode(turn_message(...))``, the path before issue 13) and by ``protocol.wire.GameWire``
+   as the runner does, one entry more per turn.
 
 Run: ``python bench/bench_hotpaths.py`` (``--help`` for options). Prints one line per figure and whether its
 target is met.
@@ -32,6 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_engine import measure  # noqa: E402
+
+from protocol import encode, turn_message  # noqa: E402
+from protocol.wire import GameWire  # noqa: E402
+from referee.engine import PassEvent, new_game, observation_for  # noqa: E402
 
 STDLIB_BOT = ROOT / "bench" / "bots" / "stdlib_random.py"
 SDK_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -100,6 +107,25 @@ def wall_and_cpu(cmd: list[str]) -> tuple[float, float]:
     return took, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
+def turn_line_cpu(entries: int, turns: int = 200) -> tuple[float, float]:
+    """CPU microseconds per turn line at a history of ``entries`` entries: (models, GameWire). Each of the
+    ``turns`` lines has one history entry more than the one before, as in a real round."""
+    names = ["a", "b", "c", "d"]
+    obs = observation_for(new_game(4, seed=1), 0)
+    history = tuple(PassEvent(s % 4, False, 1) for s in range(entries + turns))
+    views = [obs._replace(history=history[: entries + k]) for k in range(turns)]
+    start = time.process_time()
+    for view in views:
+        encode(turn_message("g", view, names=names))
+    models = time.process_time() - start
+    wire = GameWire("g", names)
+    start = time.process_time()
+    for view in views:
+        wire.turn(view)
+    fast = time.process_time() - start
+    return 1e6 * models / turns, 1e6 * fast / turns
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -166,6 +192,12 @@ def main() -> None:
         f"\n4. engine: {rate:,.0f} random-legal four-player games per CPU second: target >= 5,000 "
         f"{verdict(rate >= 5000)}"
     )
+    print("\n5. CPU per turn line, late in a round:")
+    for entries in (10, 100, 1000):
+        models, fast = turn_line_cpu(entries)
+        print(
+            f"   {entries:>5} history entries: models {models:8.1f} us, GameWire {fast:6.1f} us ({models / fast:.0f}x)"
+        )
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
