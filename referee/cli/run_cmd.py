@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,13 +130,41 @@ def run_cmd(**options: Any) -> None:
     (or the same --out) to continue: finished games are kept and not replayed.
     """
     try:
-        _run(**options)
+        with contextlib.ExitStack() as held:  # the results folder's lock, held until the run ends
+            _run(held=held, **options)
     except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
         click.echo("referee run: interrupted", err=True)
         sys.exit(130)
 
 
+def _lock(held: contextlib.ExitStack, directory: Path) -> None:
+    """Hold the results folder's lock (once) until the run ends; another referee holding it is one line."""
+    from referee.tournament.lock import FolderBusy, ResultsLock
+
+    if getattr(held, "locked", False):
+        return
+    try:
+        held.enter_context(ResultsLock(directory))
+    except FolderBusy as e:
+        _fail("run", str(e), 1)
+    except OSError as e:
+        _fail("run", f"cannot write to the results folder {directory}: {e.strerror or e}", 1)
+    held.locked = True  # type: ignore[attr-defined]
+
+
+def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
+    """A full or read-only results folder: one line; every finished game is in the database already."""
+    reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
+    _fail(
+        "run",
+        f"cannot write to the results folder {directory}: {reason}; the finished games are saved: make room (or "
+        f"make it writable) and continue with: referee run --resume {directory}",
+        1,
+    )
+
+
 def _run(
+    held: contextlib.ExitStack,
     bots: tuple[str, ...],
     manifest: Path | None,
     table_size: int | None,
@@ -203,6 +233,8 @@ def _run(
     console = _console()
     stored = None
     secret = None
+    if directory.exists():
+        _lock(held, directory)
     if (directory / DB_NAME).exists():
         try:
             with ResultsStore(directory, create=False) as existing:
@@ -229,13 +261,24 @@ def _run(
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
         _fail("run", f"{where}{e}{hint}")
+    for entrant in params.entrants if stored is not None else ():
+        if (what := entrant.changed()) is not None:
+            _fail(
+                "run",
+                f"results folder {directory}: entrant {entrant.name} is not the program that played its games so far "
+                f"({what}); put its files back as they were, or start a new tournament with another --out",
+            )
+    _lock(held, directory)
     try:
         store = ResultsStore(directory)
     except StoreError as e:
         _fail("run", str(e), 1)
     with store:
         if stored is None:
-            store.initialise(params, secret)
+            try:
+                store.initialise(params, secret)
+            except sqlite3.Error as e:
+                _storage_failed(directory, e)
         verb = "Continuing" if stored is not None else "Starting"
         console.print(
             literal(
@@ -261,6 +304,8 @@ def _run(
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
+        except (OSError, sqlite3.Error) as e:
+            _storage_failed(directory, e)
         standings = standings_from_store(store)
         faults = store.first_faults()
         deals = store.deals()
@@ -278,7 +323,10 @@ def _run(
                 ),
             )
         )
-    csv_path, json_path = _write_standings(directory, standings, deals)
+    try:
+        csv_path, json_path = _write_standings(directory, standings, deals)
+    except OSError as e:
+        _storage_failed(directory, e)
     console.print(literal(f"Standings written to {csv_path} and {json_path}"))
     if deals["secret"] is not None:
         console.print(

@@ -134,6 +134,11 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
     env = bot.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise fail('env must be a table of strings, e.g. env = { KEY = "value" }')
+    for key, value in env.items():
+        if not key or "=" in key or "\0" in key:
+            raise fail(f"env: {key!r} is not a variable name (names are not empty and hold no '=' or NUL)")
+        if "\0" in value:
+            raise fail(f"env: the value of {key!r} holds a NUL character, which no environment can carry")
     command = bot.get("command")
     if command is None:
         raise fail('command is missing, e.g. command = "python3 bot.py"')

@@ -17,6 +17,7 @@ from typing import Any
 from protocol import check_line_bound
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Limits, RunnerConfig
+from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.schedule import default_table_size
 
 __all__ = ["EntrantInfo", "ParamsError", "Requested", "TournamentParams", "resolve_params"]
@@ -34,6 +35,8 @@ class EntrantInfo:
     argv: tuple[str, ...]
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: Path → SHA-256 of the files its command names in its folder, when the tournament began (``fingerprint``).
+    files: dict[str, str] = field(default_factory=dict)
 
     def command(self) -> str:
         """The command line as one readable string."""
@@ -41,7 +44,12 @@ class EntrantInfo:
 
     @classmethod
     def from_spec(cls, spec: BotSpec) -> EntrantInfo:
-        return cls(spec.name, tuple(spec.argv), str(spec.cwd), dict(spec.env))
+        """The entrant of ``spec``, with the digests of its files as they are now."""
+        return cls(spec.name, tuple(spec.argv), str(spec.cwd), dict(spec.env), file_digests(spec.argv, str(spec.cwd)))
+
+    def changed(self) -> str | None:
+        """How the entrant's files differ from when the tournament began (a phrase), or None."""
+        return changed_file(self.files)
 
     def to_spec(self) -> BotSpec:
         return BotSpec(self.name, self.argv, Path(self.cwd or "."), MappingProxyType(dict(self.env)))
@@ -103,7 +111,8 @@ class TournamentParams:
         """Raises ``ValueError`` (or ``KeyError``/``TypeError``) on text not written by ``to_json``."""
         data = json.loads(text)
         entrants = tuple(
-            EntrantInfo(e["name"], tuple(e["argv"]), e.get("cwd"), dict(e.get("env") or {})) for e in data["entrants"]
+            EntrantInfo(e["name"], tuple(e["argv"]), e.get("cwd"), dict(e.get("env") or {}), dict(e.get("files") or {}))
+            for e in data["entrants"]
         )
         return cls(
             entrants=entrants,
@@ -123,8 +132,12 @@ class TournamentParams:
         if self.names != other.names:
             return f"the entrants were {', '.join(self.names)}; now {', '.join(other.names)}"
         for mine, theirs in zip(self.entrants, other.entrants, strict=True):
-            if (mine.argv, mine.cwd, mine.env) != (theirs.argv, theirs.cwd, theirs.env):
+            if mine.argv != theirs.argv:
                 return f"entrant {mine.name} was started with `{mine.command()}`; now `{theirs.command()}`"
+            if mine.cwd != theirs.cwd:
+                return f"entrant {mine.name} ran in the folder {mine.cwd}; now {theirs.cwd}"
+            if mine.env != theirs.env:
+                return f"entrant {mine.name}'s environment {_env_change(mine.env, theirs.env)}"
         labels = {
             "table_size": "--table-size",
             "repeats": "--games",
@@ -141,6 +154,18 @@ class TournamentParams:
             if was != now:
                 return f"{label} was {was}; now {now}"
         return None
+
+
+def _env_change(was: dict[str, str], now: dict[str, str]) -> str:
+    """The first difference between two environments, as a phrase with the values quoted (repr)."""
+    for key in sorted(was.keys() | now.keys()):
+        if key not in now:
+            return f"had {key}={was[key]!r}; now it has no {key}"
+        if key not in was:
+            return f"had no {key}; now {key}={now[key]!r}"
+        if was[key] != now[key]:
+            return f"had {key}={was[key]!r}; now {key}={now[key]!r}"
+    return "is the same"  # pragma: no cover - only called when the two differ
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ and every bot process is closed before it returns.
 from __future__ import annotations
 
 import signal
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -141,7 +142,8 @@ def run_tournament(
         interrupted = trio.run(main)
     except BaseExceptionGroup as group:
         leaves = _leaves(group)
-        if len(leaves) == 1:
+        # One failure, or the same failure in several lanes at once (a full or read-only disk): raise it alone.
+        if len(leaves) == 1 or all(isinstance(e, OSError | sqlite3.Error) for e in leaves):
             raise leaves[0] from group
         raise
     finally:

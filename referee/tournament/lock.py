@@ -1,0 +1,69 @@
+"""One referee at a time in a results folder: an exclusive lock held for the whole run.
+
+Two ``referee run`` (or ``--resume``) into one folder would both play the same games and write the same game
+logs, so the logs would disagree with the database. The lock is ``fcntl.flock`` on ``DIR/.referee.lock``: the
+kernel releases it when its holder ends, however it ends (even ``kill -9``), so no stale lock is ever left.
+The file holds the holder's pid, which the refusal names.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["LOCK_NAME", "FolderBusy", "ResultsLock"]
+
+LOCK_NAME = ".referee.lock"
+
+
+class FolderBusy(Exception):
+    """Another referee holds the results folder; the message names the folder and the holder's pid."""
+
+
+class ResultsLock:
+    """``with ResultsLock(directory):`` holds the folder's lock, creating the folder if needed.
+
+    Raises ``FolderBusy`` when another process holds it, ``OSError`` when the folder or the lock file cannot be
+    created or written (a read-only or full file system).
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.path = directory / LOCK_NAME
+        self._fd: int | None = None
+
+    def __enter__(self) -> ResultsLock:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise FolderBusy(
+                f"results folder {self.directory} is in use by another referee (pid {holder}); "
+                "wait for it to end, or write to another --out"
+            ) from None
+        except OSError:
+            os.close(fd)
+            raise
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
+            os.close(self._fd)  # releases the lock
+            self._fd = None
