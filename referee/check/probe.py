@@ -81,7 +81,7 @@ async def _session(proc: BotProcess, config: RunnerConfig) -> ProbeResult:
             True, "the bot answered a message of unknown type (it needs no reply)", _text(notice), _text(extra)
         )
     if proc.process.returncode is not None:
-        return ProbeResult(True, "the bot exited after a message of unknown type", _text(notice))
+        return ProbeResult(True, proc.exit_detail("exited after a message of unknown type"), _text(notice))
     with contextlib.suppress(BotFault):
         await proc.send(BYE, trio.current_time() + 1.0)
     await proc.close_input()

@@ -121,7 +121,8 @@ class Player:
         self._check_unsolicited(proc)
         kind = message_type(line)
         self._last_sent = (kind, False)
-        self._quiet.append(kind)
+        if kind not in self._quiet:
+            self._quiet.append(kind)
         await proc.send(line, deadline)
 
     async def _exchange(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
