@@ -54,7 +54,8 @@ def _print_standings(console: Console, standings: Standings) -> None:
         console.print(head_to_head_table(standings))
 
 
-def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo, ...] | None:
+def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[tuple[EntrantInfo, ...] | None, list[str]]:
+    """The entrants (None when none is given) and a line per name that had to change (``name_entrants``)."""
     from referee.runner import BotSpecError, parse_bot_spec
     from referee.runner.safe_text import visible
     from referee.tournament import EntrantInfo, ManifestError, load_manifest, name_entrants
@@ -71,11 +72,9 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[EntrantInfo
         except ManifestError as e:
             _fail("run", str(e))
     if not specs:
-        return None
+        return None, []
     named, notes = name_entrants(specs)
-    for note in notes:
-        click.echo(f"referee run: {visible(note)}", err=True)
-    return tuple(EntrantInfo.from_spec(s) for s in named)
+    return tuple(EntrantInfo.from_spec(s) for s in named), [f"referee run: {visible(note)}" for note in notes]
 
 
 @click.command("run")
@@ -225,7 +224,7 @@ def _run(
         _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
     if directory is None:
         directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    entrants = _entrants(bots, manifest)
+    entrants, naming = _entrants(bots, manifest)
     ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
     requested = Requested(
         entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None
@@ -280,6 +279,8 @@ def _run(
             except sqlite3.Error as e:
                 _storage_failed(directory, e)
         verb = "Continuing" if stored is not None else "Starting"
+        for line in naming:  # once the run is sure to start: a refused run says one line, its error
+            click.echo(line, err=True)
         console.print(
             literal(
                 f"{verb} tournament in {directory}: {len(params.entrants)} entrants "
