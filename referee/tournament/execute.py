@@ -9,8 +9,8 @@ that ship table batches to other processes or machines.
 
 from __future__ import annotations
 
-import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +23,7 @@ from referee.runner import BotSpec, Player, RunnerConfig, play_game
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
-__all__ = ["PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
+__all__ = ["DealQueue", "PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
 
 
 class PlayerLike(Protocol):
@@ -192,6 +192,38 @@ def rotation_order(batches: Sequence[TableBatch]) -> list[TableBatch]:
     return units
 
 
+class DealQueue:
+    """The games to play, in order, handed to the lanes so that two rotations of one deal never run at once.
+
+    Two processes of one entrant playing two rotations of a deal at the same time (on two lanes) could pass each
+    other the hands they were dealt; so ``take`` hands a lane the first game whose deal no lane is playing, and
+    waits while every remaining game's deal is being played. The deals in play are at most one per lane, so the
+    game taken is always among the first few.
+    """
+
+    def __init__(self, units: Iterable[TableBatch]) -> None:
+        self._pending = deque(units)
+        self._playing: set[int] = set()
+        self._changed = trio.Event()
+
+    async def take(self) -> TableBatch | None:
+        """The next game whose deal is free (marked as being played), or None when no game is left."""
+        while self._pending:
+            for i, unit in enumerate(self._pending):
+                if unit.batch not in self._playing:
+                    del self._pending[i]
+                    self._playing.add(unit.batch)
+                    return unit
+            await self._changed.wait()
+        return None
+
+    def release(self, unit: TableBatch) -> None:
+        """``unit``'s game has ended (or was abandoned): its deal is free again."""
+        self._playing.discard(unit.batch)
+        self._changed.set()
+        self._changed = trio.Event()
+
+
 async def run_local(
     batches: Sequence[TableBatch],
     specs: Mapping[str, BotSpec],
@@ -208,7 +240,8 @@ async def run_local(
 ) -> None:
     """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
 
-    The games go out in ``rotation_order``, so a bot is restarted once per pass over the deals.
+    The games go out in ``rotation_order``, so a bot is restarted once per pass over the deals, and never two
+    rotations of one deal at the same time (``DealQueue``).
 
     Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
     bot process is closed before this returns.
@@ -217,23 +250,21 @@ async def run_local(
     games_dir.mkdir(parents=True, exist_ok=True)
     bots_dir.mkdir(parents=True, exist_ok=True)
     units = rotation_order(batches)
-    send, receive = trio.open_memory_channel[TableBatch](math.inf)
-    for unit in units:
-        send.send_nowait(unit)
-    send.close()
+    queue = DealQueue(units)
 
-    async def lane(number: int, queue: trio.MemoryReceiveChannel[TableBatch]) -> None:
+    async def lane(number: int) -> None:
         pool = PlayerPool(specs, config, bots_dir, number, fresh=fresh, factory=factory)
         try:
-            async with queue:
-                async for batch in queue:
+            while (batch := await queue.take()) is not None:
+                try:
                     await play_batch(
                         batch, pool, ruleset=ruleset, games_dir=games_dir, skip=skip, on_game=on_game, play=play
                     )
+                finally:
+                    queue.release(batch)
         finally:
             await pool.aclose()
 
     async with trio.open_nursery() as nursery:
         for number in range(max(1, min(jobs, len(units)))):
-            nursery.start_soon(lane, number, receive.clone())
-    receive.close()
+            nursery.start_soon(lane, number)

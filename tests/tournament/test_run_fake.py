@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
+import trio
 
 from referee.tournament import (
     DealSecret,
@@ -155,3 +157,29 @@ def test_live_progress_reports_every_game(tmp_path: Path, terminal: bool) -> Non
     else:
         assert text.splitlines()[0] == "12 games to play"
         assert [ln for ln in text.splitlines() if "games played" in ln][-1] == "12/12 games played"
+
+
+@pytest.mark.parametrize(("names", "games"), [(["a", "b"], 1), (["a", "b"], 3), (["a", "b", "c"], 2)])
+def test_two_rotations_of_one_deal_never_run_at_the_same_time(tmp_path: Path, names: list[str], games: int) -> None:
+    """With more lanes than deals in play, a second lane must wait rather than play another rotation of a deal
+    being played (two processes of one entrant could pass each other their hands). The lanes still run at once
+    when there are other deals to play."""
+    store, params = start(tmp_path, names, repeats=games, table_size=2)
+    playing: dict[int, int] = {}
+    most = {"deal": 0, "all": 0}
+
+    async def slow_play(players: list[FakePlayer], **kw: Any) -> Any:
+        seed = kw["seed"]
+        playing[seed] = playing.get(seed, 0) + 1
+        most["deal"] = max(most["deal"], playing[seed])
+        most["all"] = max(most["all"], sum(playing.values()))
+        try:
+            await trio.sleep(0.05)
+            return await fake_play(players, **kw)
+        finally:
+            playing[seed] -= 1
+
+    outcome = run_tournament(store, params, jobs=3, play=slow_play, factory=make_factory([]))  # type: ignore[arg-type]
+    assert outcome.played == outcome.total == len(names) * (len(names) - 1) // 2 * games * 2
+    assert most["deal"] == 1
+    assert most["all"] == min(3, len(names) * (len(names) - 1) // 2 * games)  # lanes run at once on other deals
