@@ -77,7 +77,7 @@ def play_cmd(
     from protocol import check_line_bound
     from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
     from referee.engine import RefereeError
-    from referee.runner import Limits, Player, RunnerConfig, check_results_hidden, parse_bot_spec
+    from referee.runner import Limits, Player, RunnerConfig, check_results_hidden, entrant_paths, parse_bot_spec
     from referee.runner.safe_text import visible
 
     seats = len(bots) + (1 if human else 0)
@@ -104,6 +104,7 @@ def play_cmd(
             sandbox=sandbox,  # type: ignore[arg-type]
             limits=Limits(**limits),
             hidden=(str(log_path.parent),),  # no bot reads the game's log
+            entrants=entrant_paths(specs),
         )
         check_results_hidden(specs, config)
         entrants: list[Entrant] = [_human(as_json)] if human else []

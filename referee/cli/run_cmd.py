@@ -7,6 +7,7 @@ import json
 import os
 import sqlite3
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -229,6 +230,8 @@ def _run(
     requested = Requested(
         entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None
     )
+    if manifest is not None:
+        requested = replace(requested, concealed=(str(manifest.resolve()),))  # no bot reads the manifest
     console = _console()
     stored = None
     secret = None

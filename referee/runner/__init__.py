@@ -21,7 +21,7 @@ from referee.runner.gamelog import LogError, read_log
 from referee.runner.human import HumanPlayer
 from referee.runner.player import Player
 from referee.runner.replay import render_log
-from referee.runner.sandbox import check_results_hidden
+from referee.runner.sandbox import check_results_hidden, entrant_paths
 from referee.runner.spec import BotSpec, parse_bot_spec
 from referee.runner.verify import Verdict, verify_log
 
@@ -45,6 +45,7 @@ __all__ = [
     "UnsolicitedOutput",
     "Verdict",
     "check_results_hidden",
+    "entrant_paths",
     "parse_bot_spec",
     "play_game",
     "read_log",

@@ -27,7 +27,8 @@ class Limits:
     else inside bubblewrap by RLIMIT_NPROC (which the kernel does not apply to root); a bare bot of a non-root
     referee has no process cap. ``cpu_seconds`` is CPU time of one process over its whole life, and a
     persistent bot plays many games: the default (a day) only stops a runaway. ``file_size`` caps each file a
-    bot writes; ``tmp_size`` caps the sandbox's private /tmp, which lives in RAM (bubblewrap only).
+    bot writes; ``tmp_size`` caps all the writable space of the sandbox, its private /tmp and /dev/shm together,
+    which live in RAM (bubblewrap only; the rest of the sandbox is read-only).
     """
 
     address_space: int | None = 8 * GiB
@@ -64,6 +65,9 @@ class RunnerConfig:
     #: Folders no bot may read, whatever folder it runs in: the results, game logs and other bots' logs. In the
     #: sandbox each one inside a folder the bot sees is covered by an empty private one.
     hidden: tuple[str, ...] = ()
+    #: The folders and program files of every entrant of the contest (``sandbox.entrant_paths``): in the sandbox
+    #: a bot sees none of them but its own (another entrant's file in a folder they share is covered).
+    entrants: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("move_time", "startup_time", "grace"):

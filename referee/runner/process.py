@@ -92,7 +92,9 @@ class BotProcess:
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
         seccomp = filter_fd() if mode == "bwrap" else None
-        argv = bot_argv(spec, mode, config.limits.tmp_size, config.hidden, env=env, seccomp_fd=seccomp)
+        argv = bot_argv(
+            spec, mode, config.limits.tmp_size, config.hidden, entrants=config.entrants, env=env, seccomp_fd=seccomp
+        )
         cgroup = limits_mod.make_cgroup(config.limits)
         try:
             popen = subprocess.Popen(

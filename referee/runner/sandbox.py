@@ -1,4 +1,12 @@
-"""The command line that starts a bot: inside bubblewrap, or bare with process groups and rlimits only."""
+"""The command line that starts a bot: inside bubblewrap, or bare with process groups and rlimits only.
+
+What a bot sees inside bubblewrap is built from what it needs, wherever the contest lives: the system folders
+(``SYSTEM_PATHS``, a few files of /etc), the folders its program needs (``_runtime_paths``), and its own folder.
+Everything of the contest inside those (other entrants' folders, and their files in a folder they share with it,
+as with ``referee run bots/*.py``; the results and game logs; the contest folder holding the manifest when it is
+kept under a system folder; the results of earlier runs in its own folder) is covered by an empty read-only
+folder or file. The only writable places are a private /tmp and /dev/shm, whose sizes add up to one cap.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +24,30 @@ from referee.runner.spec import BotSpec
 from referee.runner.syscall_filter import filter_problem
 
 #: System folders a program may need, bound read-only when they exist (symlinks are recreated as symlinks).
-SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt")
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Names of the standard folders of a system tree (the Filesystem Hierarchy Standard's): a contest kept under one
+#: (/usr/local/contest, /usr/local/share/contest) is covered from its first folder of another name.
+STANDARD_FOLDERS = frozenset(
+    [
+        "bin",
+        "etc",
+        "games",
+        "include",
+        "lib",
+        "lib32",
+        "lib64",
+        "libexec",
+        "libx32",
+        "local",
+        "man",
+        "sbin",
+        "share",
+        "src",
+    ]
+)
+#: Marks of a results folder or game logs (of an earlier run, say) inside a bot's own folder: covered too.
+RESULTS_MARKS = ("results.sqlite", "referee-logs")
+_SCAN_LIMIT = 5_000  # entries of a bot's folder looked at for RESULTS_MARKS
 #: Files and folders of /etc that dynamic linking, locales and common runtimes (Java) read.
 ETC_PATHS = (
     "/etc/ld.so.cache",
@@ -149,20 +180,25 @@ def bot_argv(
     tmp_size: int | None = None,
     hidden: Sequence[str] = (),
     *,
+    entrants: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``); ``tmp_size`` caps the sandbox's
-    private /tmp (bytes). Each existing folder of ``hidden`` that lies inside a folder the bot can see (e.g. a
-    results folder inside the bot's own folder) is covered by an empty one, so the bot cannot read it. ``env``
-    (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by bwrap's
-    own options, after ``--clearenv``, and never given to the launcher. ``seccomp_fd`` holds the program of
-    ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start)."""
+    """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``).
+
+    ``tmp_size`` caps all the sandbox's writable space (bytes): its private /tmp and /dev/shm, both in RAM; the
+    rest of the sandbox is read-only. ``hidden`` (results, game logs) and ``entrants`` (the folders and files of
+    every entrant, see ``entrant_paths``) are what no bot may read except its own: each of them inside a folder the
+    bot can see is covered (an empty read-only folder, an empty file).
+    ``env`` (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by
+    bwrap's own options, after ``--clearenv``, and never given to the launcher. ``seccomp_fd`` holds the program
+    of ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start)."""
     if mode == "none":
         return list(spec.argv)
     bwrap = bwrap_path()
     if bwrap is None:
         raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
+    check_hidden(spec, hidden)
     args = [
         bwrap,
         "--unshare-all",
@@ -180,30 +216,125 @@ def bot_argv(
         args += ["--setenv", key, value]
     if seccomp_fd is not None:
         args += ["--seccomp", str(seccomp_fd)]
-    for path in SYSTEM_PATHS:
-        p = Path(path)
-        if p.is_symlink():
-            args += ["--symlink", os.readlink(p), path]
-        elif p.is_dir():
-            args += ["--ro-bind", path, path]
+    roots: list[Path] = []
+    for system in map(Path, SYSTEM_PATHS):
+        if system.is_symlink():
+            args += ["--symlink", os.readlink(system), str(system)]
+        elif system.is_dir():
+            args += ["--ro-bind", str(system), str(system)]
+            roots.append(system)
     for path in ETC_PATHS:
         args += ["--ro-bind-try", path, path]
     args += ["--proc", "/proc", "--dev", "/dev"]
-    if tmp_size is not None:
-        args += ["--size", str(tmp_size)]  # the private /tmp lives in RAM: cap it
-    args += ["--tmpfs", "/tmp"]
-    shown = _runtime_paths(spec)
-    for path in shown:
-        args += ["--ro-bind", path, path]
-    cwd = str(spec.cwd)
-    args += ["--ro-bind", cwd, cwd]
-    visible = [Path(p).resolve() for p in (*shown, cwd)]
-    check_hidden(spec, hidden)
-    for folder in sorted({Path(h).resolve() for h in hidden}):
-        if folder.is_dir() and any(_inside(folder, v) for v in visible):
-            args += ["--tmpfs", str(folder)]
-    args += ["--chdir", cwd, "--"]
+    read_only = ["/dev"]  # mount points made read-only once every mount inside them is made
+    tmp, shm = _writable_sizes(tmp_size)
+    args += ([] if tmp is None else ["--size", str(tmp)]) + ["--tmpfs", "/tmp"]
+    args += ([] if shm is None else ["--size", str(shm)]) + ["--tmpfs", "/dev/shm"]
+    needed = [Path(p) for p in _runtime_paths(spec)]
+    for folder in needed:
+        args += ["--ro-bind", str(folder), str(folder)]
+    roots += needed
+    own = spec.cwd.resolve()
+    own_files = _own_files(spec, own)
+    others = sorted(
+        {q for q in (Path(x).resolve() for x in (*hidden, *entrants)) if q != own and q not in own_files and q.exists()}
+    )
+    # The contest seen through a system or runtime folder (kept under /usr/local, say): cover it whole.
+    covers: list[Path] = []
+    for q in others:
+        for root in roots:
+            if q != root and _inside(q, root):
+                covers.append(_cover_point(root, q, needed))
+    covers = [c for c in covers if not any(c != d and _inside(c, d) for d in covers)]
+    for folder in sorted(set(covers), key=lambda c: len(c.parts)):
+        args += _cover(folder, read_only)
+    args += ["--ro-bind", str(own), str(own)]
+    others += _earlier_results(own)
+    # What is left in sight: inside the bot's own folder (another entrant's file in a folder they share, a results
+    # folder), or where a cover would have hidden what the program needs.
+    for q in sorted(set(others), key=lambda c: len(c.parts)):
+        seen = any(_inside(q, r) for r in (own, *needed, *roots))
+        # A cover around the bot's own folder does not hide what is inside that folder: it is bound again.
+        hidden_already = any(_inside(q, c) and not (_inside(own, c) and _inside(q, own)) for c in covers)
+        if seen and not hidden_already and q != own:
+            args += _cover(q, read_only)
+            covers.append(q)
+    for mount in [*reversed(read_only), "/"]:
+        args += ["--remount-ro", mount]
+    args += ["--chdir", str(spec.cwd), "--"]
     return args + list(spec.argv)
+
+
+def _writable_sizes(cap: int | None) -> tuple[int | None, int | None]:
+    """The sizes of the private /tmp and /dev/shm that share ``cap`` bytes (a quarter, at most 64 MiB, to
+    /dev/shm), or (None, None) for no cap."""
+    if cap is None:
+        return None, None
+    shm = max(1, min(cap // 4, 64 * 1024 * 1024))
+    return max(1, cap - shm), shm
+
+
+def _cover(path: Path, read_only: list[str]) -> list[str]:
+    """The options that cover ``path``: an empty read-only folder over a folder, an empty file over a file."""
+    if path.is_dir():
+        read_only.append(str(path))
+        return ["--tmpfs", str(path)]
+    return ["--ro-bind", "/dev/null", str(path)]
+
+
+def _cover_point(root: Path, path: Path, needed: Sequence[Path]) -> Path:
+    """The folder to cover so that ``path``, seen through ``root``, is hidden together with the contest around it:
+    the first folder below ``root`` on the way to ``path`` that is not a standard folder (``STANDARD_FOLDERS``) and
+    holds nothing the program needs; ``path`` itself when there is none."""
+    folder = root
+    for part in path.relative_to(root).parts:
+        folder = folder / part
+        if folder == path:
+            break
+        if folder.name in STANDARD_FOLDERS or any(_inside(n, folder) for n in needed):
+            continue
+        return folder
+    return path
+
+
+def _own_files(spec: BotSpec, own: Path) -> set[Path]:
+    """The files of the bot's command line that lie in its own folder (its program or script)."""
+    files = set()
+    for word in spec.argv:
+        if word.startswith("/") or word.startswith("."):
+            path = (spec.cwd / word).resolve()
+            if path.is_file() and _inside(path, own):
+                files.add(path)
+    return files
+
+
+def _earlier_results(own: Path) -> list[Path]:
+    """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``."""
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(own):
+        seen += len(dirs) + len(files)
+        if "results.sqlite" in files:
+            found.append(Path(folder))
+            dirs.clear()
+            continue
+        if "referee-logs" in dirs:
+            found.append(Path(folder) / "referee-logs")
+            dirs.remove("referee-logs")
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if seen > _SCAN_LIMIT:
+            break
+    return found
+
+
+def entrant_paths(specs: Iterable[BotSpec]) -> tuple[str, ...]:
+    """The folders and program files of every entrant, for ``RunnerConfig.entrants``: what no other bot may see."""
+    out: set[str] = set()
+    for spec in specs:
+        own = spec.cwd.resolve()
+        out.add(str(own))
+        out.update(str(f) for f in _own_files(spec, own))
+    return tuple(sorted(out))
 
 
 def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig) -> None:
@@ -243,6 +374,9 @@ def _runtime_paths(spec: BotSpec) -> list[str]:
         if folder.name == "shims":
             # A version manager's shim (pyenv, rbenv, asdf: ~/.pyenv/shims/python3) runs the manager and the real
             # interpreter from the folder above it.
+            wanted.append(folder.parent)
+        elif folder.name == "bin" and not _inside(folder, spec.cwd.resolve()):
+            # An installation outside the system folders (/opt/jdk/bin/java) reads its own lib/ and share/.
             wanted.append(folder.parent)
     out: list[str] = []
     covered = [Path(p) for p in SYSTEM_PATHS]

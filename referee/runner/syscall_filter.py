@@ -13,7 +13,9 @@ The filter closes each such call, without killing the bot:
   own processes from each other;
 - asking about locks (``F_GETLK``, ``F_GETLK64``, ``F_OFD_GETLK``), leases (``F_SETLEASE``, ``F_GETLEASE``),
   directory notification (``F_NOTIFY``), ``inotify``, ``fanotify`` and the kernel keyrings (``keyctl``,
-  ``add_key``, ``request_key``, shared per user) fail with ``EPERM``.
+  ``add_key``, ``request_key``, shared per user) fail with ``EPERM``; so does ``shmget``: a System V
+  shared-memory segment, private to the sandbox's IPC namespace, would outlive its mapping and so hold memory
+  that the address-space limit does not count.
 
 Other kernel objects are private to each sandbox through bubblewrap's namespaces: System V IPC and POSIX message
 queues (IPC namespace), abstract unix sockets (network namespace), processes and signals (PID namespace).
@@ -53,6 +55,7 @@ REFUSED_CALLS = (
     "keyctl",
     "add_key",
     "request_key",
+    "shmget",
 )
 #: ``fcntl`` commands that fail with EPERM: ask about locks (5; 12 on 32-bit programs; 36 the open-file-description
 #: one), leases (1024, 1025) and directory notification (1026).

@@ -6,12 +6,12 @@ A manifest lists one ``[[bot]]`` table per entrant::
     name = "greedy"                   # optional: defaults to the program's (or script's) file stem
     command = "python3 greedy.py"     # a command line (split like a shell) or a list of words;
                                       # a lone bot file (greedy.py, bot.js, an executable) also works
-    cwd = "greedy"                    # optional: the folder the bot runs in, relative to the manifest's folder
+    cwd = "greedy"                    # optional: the folder the bot runs in, inside the manifest's folder
     env = { GREEDY_DEPTH = "2" }      # optional: extra environment variables (strings)
 
 Relative paths in ``command`` are taken from ``cwd`` (itself relative to the manifest's folder), else from the
 manifest's folder. The bot runs in ``cwd`` if given, else in its script's folder; the sandbox lets it read only
-that folder, so keep a bot's files together.
+that folder, so keep a bot's files together. That folder must lie inside the manifest's folder.
 """
 
 from __future__ import annotations
@@ -131,6 +131,8 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
     folder = (base / cwd).resolve() if isinstance(cwd, str) else base
     if not folder.is_dir():
         raise fail(f"cwd {folder} is not a folder")
+    if not _inside(folder, base):
+        raise fail(f"cwd {folder} is outside the manifest's folder {base}: keep each entrant's folder inside it")
     env = bot.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise fail('env must be a table of strings, e.g. env = { KEY = "value" }')
@@ -157,7 +159,18 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
         spec = _spec(words, folder, name if isinstance(name, str) else None, cwd is not None)
     except BotSpecError as e:
         raise fail(str(e)) from None
+    if not _inside(spec.cwd.resolve(), base):
+        # The sandbox shows a bot its own folder (its cwd, else its script's): one outside the contest (``/``, a
+        # home folder) would show it the machine.
+        raise fail(
+            f"its folder {spec.cwd} (where its script is) is outside the manifest's folder {base}: keep each "
+            "entrant's files inside it"
+        )
     return replace(spec, env=MappingProxyType(dict(env)))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
 def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) -> BotSpec:

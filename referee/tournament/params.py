@@ -16,7 +16,7 @@ from typing import Any
 
 from protocol import check_line_bound
 from referee.engine import Ruleset
-from referee.runner import BotSpec, Limits, RunnerConfig
+from referee.runner import BotSpec, Limits, RunnerConfig, entrant_paths
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.schedule import default_table_size
 
@@ -69,6 +69,9 @@ class TournamentParams:
     time_bank: float | None
     sandbox: str
     limits: dict[str, int | None] = field(default_factory=dict)
+    #: Files of the contest no bot may read besides the entrants' own (the manifest); not part of what defines
+    #: the games, so a resume never compares them.
+    concealed: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -88,6 +91,7 @@ class TournamentParams:
             sandbox=self.sandbox,  # type: ignore[arg-type]
             limits=Limits(**self.limits),
             hidden=() if results is None else (str(results),),
+            entrants=entrant_paths(self.bot_specs().values()) + self.concealed,
         )
 
     def game_ruleset(self) -> Ruleset:
@@ -125,6 +129,7 @@ class TournamentParams:
             time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
             sandbox=str(data["sandbox"]),
             limits=dict(data.get("limits") or {}),
+            concealed=tuple(data.get("concealed") or ()),
         )
 
     def mismatch(self, other: TournamentParams) -> str | None:
@@ -182,6 +187,7 @@ class Requested:
     sandbox: str | None = None
     ruleset: dict[str, Any] | None = None
     limits: dict[str, int | None] | None = None
+    concealed: tuple[str, ...] | None = None
 
 
 def resolve_params(stored: TournamentParams | None, requested: Requested) -> TournamentParams:
@@ -215,4 +221,5 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         time_bank=requested.time_bank,
         sandbox=requested.sandbox or "auto",
         limits={} if requested.limits is None else requested.limits,
+        concealed=requested.concealed or (),
     )

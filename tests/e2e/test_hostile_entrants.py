@@ -7,12 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from referee.runner import BotSpec
+from referee.runner import BotSpec, Limits
 from referee.runner.sandbox import LAUNCHER_ENV, bot_argv
 from referee.runner.syscall_filter import filter_fd, filter_problem
 from referee.tournament import load_manifest
@@ -121,11 +123,12 @@ print("keyctl", call(250, 0, -3, 0, 0, 0))
 print("getlk", call(72, fd, 5, addr))
 print("ofd_getlk_high_bits", call(72, fd, (1 << 32) | 36, addr))
 print("setlease", call(72, fd, 1024, 0))
+print("shmget", call(29, 0, 1 << 20, 0o1600))                # IPC_PRIVATE, 1 MiB, IPC_CREAT | 0600
 """
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call numbers of x86_64")
-def test_the_filter_refuses_watches_keyrings_and_lock_queries_even_with_high_bits(tmp_path: Path) -> None:
+def test_the_filter_refuses_watches_keyrings_lock_queries_and_shared_memory(tmp_path: Path) -> None:
     """The calls the filter refuses fail with EPERM inside the sandbox, and a command with high bits set (which
     the kernel drops) cannot slip past it."""
     spec = BotSpec("probe", (sys.executable, "-c", FILTER_PROBE), tmp_path)
@@ -138,4 +141,81 @@ def test_the_filter_refuses_watches_keyrings_and_lock_queries_even_with_high_bit
         os.close(fd)
     assert done.returncode == 0, done.stderr
     said = dict(line.split() for line in done.stdout.splitlines())
-    assert said == dict.fromkeys(("inotify_init1", "keyctl", "getlk", "ofd_getlk_high_bits", "setlease"), "EPERM")
+    calls = ("inotify_init1", "keyctl", "getlk", "ofd_getlk_high_bits", "setlease", "shmget")
+    assert said == dict.fromkeys(calls, "EPERM")
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot.py"
+
+
+@pytest.fixture(params=["/opt", "/usr/local"])
+def system_contest(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A contest kept under a system folder (which the sandbox used to bind whole): a manifest, a one-file spy and
+    a one-file victim sharing ``bots/``, a folder bot with a secret, and the results of an earlier run."""
+    contest = Path(tempfile.mkdtemp(prefix="referee-test-", dir=request.param))
+    try:
+        bots = contest / "bots"
+        (bots / "folderbot").mkdir(parents=True)
+        shutil.copy(BOTS / "spy.py", bots / "spy.py")
+        shutil.copy(SAMPLE, bots / "victim.py")
+        shutil.copy(SAMPLE, bots / "folderbot" / "bot.py")
+        (bots / "folderbot" / "secret.txt").write_text("the folder bot's secret\n")
+        (contest / "old-results" / "games").mkdir(parents=True)
+        (contest / "old-results" / "results.sqlite").write_bytes(b"SQLite format 3\0")
+        (contest / "old-results" / "games" / "g000001.jsonl").write_text('{"type": "deal"}\n')
+        (contest / "bots.toml").write_text(
+            '[[bot]]\ncommand = "bots/spy.py"\n\n[[bot]]\ncommand = "bots/victim.py"\n\n'
+            '[[bot]]\nname = "folderbot"\ncommand = "bot.py"\ncwd = "bots/folderbot"\n'
+        )
+        yield contest
+    finally:
+        shutil.rmtree(contest, ignore_errors=True)
+
+
+def test_a_contest_under_a_system_folder_is_hidden_from_its_bots(system_contest: Path) -> None:
+    """Kept under /opt or /usr/local, the contest is still out of every bot's sight: the spy (one file sharing
+    ``bots/`` with another entrant) reads neither that entrant's file, the folder bot's folder, the manifest, the
+    results (database, game logs, while the tournament runs) nor an earlier run's results."""
+    said = _spy_run(system_contest / "bots.toml", system_contest / "results")
+    assert said.count("spy: blocked") >= 10, said
+    assert "spy: read" not in said
+
+
+def _spy_run(manifest: Path, results: Path) -> str:
+    """Run the contest of ``manifest`` in bubblewrap; what the spy said."""
+    options = ["-n", "1", "--sandbox", "bwrap", "-o", str(results), "-j", "1", "--seed", "5"]
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "run", "--manifest", str(manifest), *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return "".join(p.read_text() for p in (results / "bots").glob("spy.*.log"))
+
+
+def test_every_writable_place_of_the_sandbox_is_inside_one_cap(tmp_path: Path) -> None:
+    """A bot that fills each place it can write (/, /tmp, /dev, /dev/shm, its folder, every mount point) writes
+    at most the one cap in all: /tmp and /dev/shm share it, everything else is read-only."""
+    mark = new_mark()
+    cap = 8 * 1024 * 1024
+    specs = [bot("space_filler", mark), bot("honest", mark)]
+    (result,), _ = run_games(specs, config("bwrap", limits=Limits(tmp_size=cap)), tmp_path)
+    assert result.faults == ()
+    said = (tmp_path / "seat0.space_filler.stderr.log").read_text()
+    assert "fill /tmp: " in said and "fill /dev/shm: " in said and "fill /: 0 MiB" in said
+    assert 0 < float(said.split("fill total MiB: ")[1].split()[0]) <= cap / 2**20
+    assert processes_with(mark) == []
+
+
+def test_the_manifest_and_a_neighbours_file_are_hidden_from_a_bot_beside_them(tmp_path: Path) -> None:
+    """One-file bots kept beside their manifest: a bot's folder holds the manifest (every entrant's command and
+    environment) and the other entrant's file; the sandbox covers both."""
+    shutil.copy(BOTS / "spy.py", tmp_path / "spy.py")
+    shutil.copy(SAMPLE, tmp_path / "victim.py")
+    targets = f"{tmp_path / 'bots.toml'}:{tmp_path / 'victim.py'}"
+    (tmp_path / "bots.toml").write_text(
+        f'[[bot]]\ncommand = "spy.py"\nenv = {{ SPY_PATHS = "{targets}" }}\n\n[[bot]]\ncommand = "victim.py"\n'
+    )
+    said = _spy_run(tmp_path / "bots.toml", tmp_path / "results")
+    assert said.count("spy: blocked") >= 2 and "spy: read" not in said, said

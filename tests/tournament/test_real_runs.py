@@ -179,10 +179,11 @@ def test_play_table_is_a_picklable_unit_that_replays_the_same_games(tmp_path: Pa
 def test_manifest_bots_run_in_the_sandbox(tmp_path: Path, bot_dir: Path) -> None:
     """Under bubblewrap a bot sees only its own folder: manifest commands must point the sandbox at the script's."""
     (tmp_path / "contest").mkdir()
+    shutil.copytree(bot_dir, tmp_path / "contest" / "bots")
     (tmp_path / "contest" / "bots.toml").write_text(
-        f'[[bot]]\nname = "one"\ncommand = "python3 {bot_dir / "alpha.py"}"\n\n'
-        '[[bot]]\nname = "two"\ncommand = "python3 ../bots/beta.py"\n\n'
-        '[[bot]]\nname = "three"\ncommand = "beta.py"\ncwd = "../bots"\n'
+        f'[[bot]]\nname = "one"\ncommand = "python3 {tmp_path / "contest" / "bots" / "alpha.py"}"\n\n'
+        '[[bot]]\nname = "two"\ncommand = "python3 bots/beta.py"\n\n'
+        '[[bot]]\nname = "three"\ncommand = "beta.py"\ncwd = "bots"\n'
     )
     out = tmp_path / "t"
     done = referee("run", "--manifest", tmp_path / "contest" / "bots.toml", "--sandbox", "bwrap", "--out", out)
