@@ -49,6 +49,7 @@ def test_a_manifest_ld_preload_never_runs_outside_the_sandbox(tmp_path: Path) ->
     entrant = tmp_path / "entrant"
     entrant.mkdir()
     shutil.copy(BOTS / "honest.py", entrant / "bot.py")
+    shutil.copy(BOTS / "honest.py", tmp_path / "honest.py")
     marker = tmp_path / "outside" / "marker"
     marker.parent.mkdir()
     (tmp_path / "evil.c").write_text(EVIL_C)
@@ -64,7 +65,7 @@ def test_a_manifest_ld_preload_never_runs_outside_the_sandbox(tmp_path: Path) ->
         'name = "evil"\ncommand = "bot.py"\ncwd = "entrant"\n'
         f'env = {{ LD_PRELOAD = "./evil.so", REFEREE_TEST_MARK = "{mark}" }}\n'
         "[[bot]]\n"
-        f'name = "honest"\ncommand = "{BOTS / "honest.py"}"\nenv = {{ REFEREE_TEST_MARK = "{mark}" }}\n'
+        f'name = "honest"\ncommand = "honest.py"\nenv = {{ REFEREE_TEST_MARK = "{mark}" }}\n'
     )
     specs = load_manifest(manifest)
     (result,), _ = run_games(specs, config("bwrap"), tmp_path)
