@@ -34,9 +34,10 @@ def _case(suite: ET.Element, result: CheckResult, classname: str) -> None:
         failure.text = _xml_safe("\n\n".join(_evidence_text(e) for e in result.evidence) or result.summary)
     elif result.outcome is Outcome.SKIPPED:
         ET.SubElement(case, "skipped", message=_xml_safe(result.summary))
-    else:
+    else:  # passed, or passed with a warning (which a CI system shows as the case's output)
         out = ET.SubElement(case, "system-out")
-        out.text = _xml_safe(result.summary)
+        warning = "warning: " if result.outcome is Outcome.WARNED else ""
+        out.text = _xml_safe(warning + result.summary)
 
 
 def junit_xml(report: CheckReport) -> str:

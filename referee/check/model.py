@@ -8,9 +8,11 @@ from typing import Any
 
 
 class Outcome(StrEnum):
-    """How one check ended. ``skipped`` means the suite never reached what the check looks at."""
+    """How one check ended. ``skipped`` means the suite never reached what the check looks at; ``warned`` that it
+    passed, but the bot did something that costs it points for nothing (it does not fail the bot)."""
 
     PASSED = "passed"
+    WARNED = "warned"
     FAILED = "failed"
     SKIPPED = "skipped"
 

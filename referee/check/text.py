@@ -5,7 +5,7 @@ from __future__ import annotations
 from referee.check.model import CheckReport, CheckResult, DistinctFault, Outcome
 from referee.runner.safe_text import visible
 
-_MARK = {Outcome.PASSED: "PASS", Outcome.FAILED: "FAIL", Outcome.SKIPPED: "SKIP"}
+_MARK = {Outcome.PASSED: "PASS", Outcome.WARNED: "WARN", Outcome.FAILED: "FAIL", Outcome.SKIPPED: "SKIP"}
 _CLIP = 300
 
 
@@ -69,9 +69,11 @@ def _lines(report: CheckReport, max_evidence: int) -> list[str]:
     failed = report.failed_names
     skipped = sum(1 for c in report.checks if c.outcome is Outcome.SKIPPED)
     passed = sum(1 for c in report.checks if c.outcome is Outcome.PASSED)
+    warned = sum(1 for c in report.checks if c.outcome is Outcome.WARNED)
     lines.append("")
     verdict = "FAILED" if failed else "PASSED"
-    counts = f"{passed} passed, {len(failed)} failed, {skipped} not reached"
+    warn = f"{warned} warned, " if warned else ""
+    counts = f"{passed} passed, {warn}{len(failed)} failed, {skipped} not reached"
     lines.append(f"{verdict}: {counts}; {len(report.games)} games in {report.seconds:.1f} s")
     if failed:
         lines.append("failed checks: " + ", ".join(failed))

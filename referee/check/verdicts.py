@@ -224,13 +224,13 @@ def _stalled_table(obs: Observations, regular: list[PlayedGame], evidence: list[
     figures = {"stalled_passes": passes, "longest_stall": longest}
     if not regular:
         return _skip(name, title, "not reached: no game was played", figures)
-    ok = f"no round stalled in {len(regular)} games"
-    if passes:
-        ok += (
-            f"; warning: {passes} passes on a stalled table (at most {longest} in a row), each a chip that changed "
-            "nothing: when nobody has played since your own last pass, play or drop"
+    if not found and passes:
+        warning = (
+            f"{passes} passes on a stalled table in {len(regular)} games (at most {longest} in a row), each a chip "
+            "that changed nothing: when nobody has played since your own last pass, play or drop"
         )
-    return _result(name, title, found, ok, figures=figures)
+        return CheckResult(name, title, Outcome.WARNED, warning, (), figures)
+    return _result(name, title, found, f"no round stalled in {len(regular)} games", figures=figures)
 
 
 def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:

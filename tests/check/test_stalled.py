@@ -3,11 +3,12 @@ printed once with every check it failed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import trio
 
-from referee.check import Outcome, plan_games, render_text, run_check
+from referee.check import Outcome, junit_xml, plan_games, render_text, run_check
 from referee.check.model import CheckResult, Evidence, distinct_faults
 from referee.check.observe import STALL_LIMIT, GameRecord, stalled_turn
 from referee.check.verdicts import Observations, PlayedGame, evaluate
@@ -43,6 +44,24 @@ def test_a_bot_that_passes_whenever_it_is_alone_fails_the_stalled_table_check_qu
     assert "  FAIL  stalled-table" in text and "never keeps a round going to the turn limit: fault" in text
     # Unknown fields have nothing to do with it.
     assert report.check("tolerates-unknown").outcome is not Outcome.FAILED
+
+
+def test_a_bot_that_passes_alone_a_few_times_is_warned() -> None:
+    """Three passes alone, then a drop: the round ends, but the passes were on a stalled table."""
+    spec = replace(parse_bot_spec(str(LONE_PASSER)), env={"LONE_PASSES": "3"})
+    report = trio.run(run_check, spec, fast_options())
+    result = report.check("stalled-table")
+    assert result.outcome is Outcome.WARNED and report.passed
+    passes, longest = result.figures["stalled_passes"], result.figures["longest_stall"]
+    assert passes > 0 and 2 <= longest < STALL_LIMIT
+    assert result.summary == (
+        f"{passes} passes on a stalled table in 8 games (at most {longest} in a row), each a chip that changed "
+        "nothing: when nobody has played since your own last pass, play or drop"
+    )
+    text = render_text(report)
+    assert f"  WARN  stalled-table                   {result.summary}" in text
+    assert text.splitlines()[-1].startswith("PASSED: ") and " 1 warned, 0 failed" in text.splitlines()[-1]
+    assert "warning: " + result.summary in junit_xml(report)
 
 
 def test_honest_bots_pass_it_without_a_warning() -> None:
