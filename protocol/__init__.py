@@ -126,6 +126,10 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_WHERE})
+
+
 __all__ = [
     "MAX_LINE",
     "MAX_SENT_LINE",
