@@ -12,12 +12,15 @@
     ├── BotSpecError                  a BOT argument names nothing runnable
     ├── ConfigError                   an impossible runner option
     ├── LogError                      a file that is not a readable game log
-    └── ReportError, ReplayError      referee.report.errors
+    ├── ReportError, ReplayError      referee.report.errors
+    └── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
+        └── DesignError               impossible test parameters (alpha, beta, d0, d1)
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
 """
 
 from protocol.errors import ProtocolViolation
+from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import DealError, IllegalMove, RefereeError, RulesetError
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.config import ConfigError
@@ -36,8 +39,10 @@ __all__ = [
     "BotFault",
     "BotSpecError",
     "BotTimeout",
+    "CompareError",
     "ConfigError",
     "DealError",
+    "DesignError",
     "IllegalMove",
     "LogError",
     "NoTournament",

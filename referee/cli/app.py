@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "report": "referee.cli.report_cmd:report_cmd",
     "play": "referee.cli.play_cmd:play_cmd",
     "check": "referee.cli.check_cmd:check_cmd",
+    "compare": "referee.cli.compare_cmd:compare_cmd",
     "replay": "referee.cli.log_cmd:replay_cmd",
     "verify": "referee.cli.log_cmd:verify_cmd",
     "verify-deals": "referee.cli.deals_cmd:verify_deals_cmd",

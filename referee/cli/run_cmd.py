@@ -241,6 +241,10 @@ def _run(
         try:
             with ResultsStore(directory, create=False) as existing:
                 stored = existing.params()
+                if existing.meta().get("compare") is not None:
+                    _fail(
+                        "run", f"{directory} holds a comparison: continue it with referee compare --resume {directory}"
+                    )
                 if stored is not None:
                     secret = existing.deal_secret()
         except StoreError as e:

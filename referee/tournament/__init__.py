@@ -10,7 +10,7 @@ from referee.tournament.display import LiveProgress, head_to_head_table, standin
 from referee.tournament.entrants import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
 from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
-from referee.tournament.run import Progress, RunOutcome, run_tournament
+from referee.tournament.run import Progress, RunOutcome, run_tournament, run_until_stopped
 from referee.tournament.schedule import (
     ScheduledGame,
     ScheduleError,
@@ -71,6 +71,7 @@ __all__ = [
     "run_local",
     "run_on_cluster",
     "run_tournament",
+    "run_until_stopped",
     "seat_rows",
     "standings_from_store",
     "standings_table",

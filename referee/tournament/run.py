@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import trio
@@ -20,7 +20,7 @@ from referee.tournament.schedule import make_schedule
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, seat_rows
 
-__all__ = ["Progress", "RunOutcome", "run_tournament"]
+__all__ = ["Progress", "RunOutcome", "run_tournament", "run_until_stopped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,32 +93,20 @@ def run_tournament(
         if on_committed is not None:
             on_committed(p)
 
-    async def main() -> bool:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-
-                async def watch() -> None:
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        return
-
-                nursery.start_soon(watch)
-                await run_local(
-                    pending,
-                    specs,
-                    config,
-                    ruleset,
-                    store.directory,
-                    jobs=jobs,
-                    on_game=on_game,
-                    skip=finished,
-                    fresh=fresh,
-                    play=play,
-                    factory=factory,
-                )
-                nursery.cancel_scope.cancel()
-                return False
-        return True
+    async def work() -> None:
+        await run_local(
+            pending,
+            specs,
+            config,
+            ruleset,
+            store.directory,
+            jobs=jobs,
+            on_game=on_game,
+            skip=finished,
+            fresh=fresh,
+            play=play,
+            factory=factory,
+        )
 
     progress.start(total, len(finished), tally)
     if cluster is not None:
@@ -139,13 +127,7 @@ def run_tournament(
             progress.stop()
         return _finish(store, RunOutcome(total, len(finished), played, interrupted))
     try:
-        interrupted = trio.run(main)
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        # One failure, or the same failure in several lanes at once (a full or read-only disk): raise it alone.
-        if len(leaves) == 1 or all(isinstance(e, OSError | sqlite3.Error) for e in leaves):
-            raise leaves[0] from group
-        raise
+        interrupted = run_until_stopped(work)
     finally:
         progress.stop()
     return _finish(store, RunOutcome(total, len(finished), played, interrupted))
@@ -156,6 +138,36 @@ def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:
     if store.game_count() >= outcome.total:
         store.mark_revealed()
     return outcome
+
+
+def run_until_stopped(work: Callable[[], Awaitable[None]]) -> bool:
+    """``trio.run`` of ``work()``, cancelled by SIGINT or SIGTERM: True when a signal stopped it. An error inside
+    that is alone in its exception group (or the same disk or database failure in several lanes) is raised as
+    itself."""
+
+    async def main() -> bool:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async with trio.open_nursery() as nursery:
+
+                async def watch() -> None:
+                    async for _ in signals:
+                        nursery.cancel_scope.cancel()
+                        return
+
+                nursery.start_soon(watch)
+                await work()
+                nursery.cancel_scope.cancel()
+                return False
+        return True
+
+    try:
+        return trio.run(main)
+    except BaseExceptionGroup as group:
+        leaves = _leaves(group)
+        # One failure, or the same failure in several lanes at once (a full or read-only disk): raise it alone.
+        if len(leaves) == 1 or all(isinstance(e, OSError | sqlite3.Error) for e in leaves):
+            raise leaves[0] from group
+        raise
 
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:

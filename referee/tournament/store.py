@@ -17,6 +17,7 @@ Schema (version 1)::
         deal_commitment SHA-256 of the deal secret, hex: published before the first game
         deal_secret     the deal secret, hex (the results folder is hidden from bots; revealed when it ends)
         revealed_at     ISO 8601 UTC time the last game finished and the secret was revealed (absent before)
+        compare         (a ``referee compare`` folder only) JSON of its test's settings
     entrants(name TEXT PRIMARY KEY,          -- unique tournament name (file stem or manifest name, deduplicated)
              position INTEGER UNIQUE,        -- 0-based order given on the command line / in the manifest
              argv TEXT,                      -- JSON list: the command
@@ -263,6 +264,11 @@ class ResultsStore:
         """Record that every game has finished, so the deal secret is revealed (kept if already recorded)."""
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('revealed_at', ?)", (_now(),))
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store (or replace) a value of the meta table."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def names(self) -> list[str]:
         """The entrants' names in their given order."""

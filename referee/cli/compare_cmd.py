@@ -1,0 +1,295 @@
+"""``referee compare NEW OLD``: is the new version stronger? A sequential test on duplicate deals (exit 0/1/3)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from referee.cli.options import limit_option, rules_option, sandbox_option
+
+#: The panel when none is given: the Python sample bots.
+DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
+#: Exit status per verdict (2 is a usage error, 130 an interruption).
+EXIT = {"stronger": 0, "not stronger": 1, "inconclusive": 3}
+#: The defaults of the test's settings (docs/compare.md says why).
+DEFAULTS: dict[str, Any] = {"alpha": 0.05, "beta": 0.05, "metric": "points", "max_games": 2000}
+DEFAULT_D1 = {"points": 1.0, "ranks": 0.1}
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    click.echo(f"referee compare: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.command("compare")
+@click.argument("new", required=False, metavar="NEW")
+@click.argument("old", required=False, metavar="OLD")
+@click.option(
+    "--panel",
+    multiple=True,
+    metavar="BOT",
+    help="An opponent filling the other seats: a sample bot's name or a BOT; repeatable.  "
+    f"[default: {', '.join(DEFAULT_PANEL)}]",
+)
+@click.option("--table-size", "-k", type=int, help="Players per game, 2 to 4.  [default: min(4, 1 + panel)]")
+@click.option("--seed", type=int, help="Fixes every deal and table.  [default: random, printed]")
+@click.option(
+    "--max-games",
+    type=int,
+    help=f"Stop as inconclusive (exit 3) before playing more games than this.  [default: {DEFAULTS['max_games']}]",
+)
+@click.option("--alpha", type=float, help="Chance of 'stronger' when the true difference is d0.  [default: 0.05]")
+@click.option("--beta", type=float, help="Chance of 'not stronger' when the true difference is d1.  [default: 0.05]")
+@click.option(
+    "--metric",
+    type=click.Choice(["points", "ranks"]),
+    help="The paired difference the test runs on: final scores or ranks, OLD's minus NEW's per game (positive: "
+    "NEW better).  [default: points]",
+)
+@click.option("--d0", type=float, help="H0: NEW is better by this much per game (no better).  [default: 0]")
+@click.option(
+    "--d1",
+    type=float,
+    help="H1: NEW is better by this much per game, the gain worth detecting.  [default: 1.0 points, 0.1 ranks]",
+)
+@click.option("--jobs", "-j", type=int, default=2, show_default=True, help="Games played at the same time.")
+@click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
+@sandbox_option(stored=True)
+@rules_option
+@limit_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (progress goes to stderr).")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Results folder; an existing comparison there is continued.  [default: compare/<time>]",
+)
+@click.option(
+    "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the comparison in this folder."
+)
+def compare_cmd(**options: Any) -> None:
+    """Is NEW stronger than OLD? Plays both on the same deals, seats and opponents until a sequential test decides.
+
+    Each block is one deal at one table of panel opponents in every seat rotation, played once with NEW and once
+    with OLD in the same seat; its paired difference is OLD's result minus NEW's per game (lower is better in 23,
+    so positive means NEW did better). After every block a sequential probability ratio test weighs H0 (the
+    difference is --d0) against H1 (it is --d1) and stops at a bound: exit status 0 when NEW is stronger, 1 when
+    it is not, 3 when --max-games runs out first, 2 for a usage error. Results are stored like a tournament's;
+    Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
+    """
+    try:
+        _compare(**options)
+    except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
+        click.echo("referee compare: interrupted", err=True)
+        sys.exit(130)
+
+
+def _compare(
+    new: str | None,
+    old: str | None,
+    panel: tuple[str, ...],
+    table_size: int | None,
+    seed: int | None,
+    max_games: int | None,
+    alpha: float | None,
+    beta: float | None,
+    metric: str | None,
+    d0: float | None,
+    d1: float | None,
+    jobs: int,
+    move_time: float | None,
+    sandbox: str | None,
+    rules_file: Path | None,
+    limits: dict[str, int | None],
+    as_json: bool,
+    out: Path | None,
+    resume: Path | None,
+) -> None:
+    from rich.console import Console
+
+    from referee.cli.options import load_ruleset
+    from referee.compare import CompareError, Settings, block_batches, games_per_block, stored_settings
+    from referee.engine import RulesetError
+    from referee.runner import BotSpecError, ConfigError, check_results_hidden
+    from referee.tournament import (
+        DB_NAME,
+        DealSecret,
+        ParamsError,
+        Requested,
+        ResultsStore,
+        StoreError,
+        TournamentParams,
+        resolve_params,
+    )
+
+    if resume is not None and out is not None and resume != out:
+        _fail("give either --out or --resume (both name the results folder)")
+    if jobs < 1:
+        _fail(f"--jobs must be at least 1, got {jobs}")
+    if (new is None) != (old is None):
+        _fail("give both NEW and OLD (the new and the old version of the bot)")
+    if new is None and resume is None:
+        _fail("give NEW and OLD (bot files or command lines), or --resume FOLDER")
+    if resume is not None and not (resume / DB_NAME).exists():
+        _fail(f"--resume {resume}: no comparison there (results.sqlite not found)")
+    directory = resume or out or Path("compare") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    stored: TournamentParams | None = None
+    stored_test: Settings | None = None
+    secret = DealSecret.new()
+    if (directory / DB_NAME).exists():
+        try:
+            with ResultsStore(directory, create=False) as existing:
+                stored, stored_test = existing.params(), stored_settings(existing)
+                if stored is not None and stored_test is not None:
+                    secret = existing.deal_secret()
+        except (StoreError, CompareError) as e:
+            _fail(f"results folder {directory}: {e}", 1)
+        if stored is not None and stored_test is None:
+            _fail(f"results folder {directory} holds a tournament, not a comparison: give another --out")
+    entrants = _entrants(new, old, panel) if new is not None and old is not None else None
+    if table_size is None and stored is None and entrants is not None:
+        table_size = min(4, len(entrants) - 1)
+    if table_size is not None and not 2 <= table_size <= 4:
+        _fail(f"--table-size must be 2 to 4, got {table_size}")
+    ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
+    requested = Requested(entrants, table_size, None, seed, move_time, None, None, sandbox, ruleset, limits or None)
+    try:
+        params = resolve_params(stored, requested)
+        settings = _settings(stored_test, alpha, beta, metric, d0, d1, max_games)
+        block_batches(0, params.names[2:], params.table_size, params.seed, secret)
+        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
+        params.game_ruleset()
+    except (ParamsError, CompareError, ConfigError, RulesetError, BotSpecError, ValueError) as e:
+        where = f"results folder {directory}: " if stored is not None else ""
+        hint = "; use the same options, or another --out" if stored is not None else ""
+        _fail(f"{where}{str(e).replace('tournament', 'comparison')}{hint}")
+    if settings.max_games < games_per_block(params.table_size):
+        _fail(
+            f"--max-games {settings.max_games} is less than one block: a block at tables of {params.table_size} "
+            f"is {games_per_block(params.table_size)} games"
+        )
+    console = Console(stderr=as_json, highlight=False)
+    if not console.is_terminal:
+        console = Console(stderr=as_json, highlight=False, width=max(console.width, 160))
+    try:
+        store = ResultsStore(directory)
+    except StoreError as e:
+        _fail(str(e), 1)
+    with store:
+        if stored is None:
+            store.initialise(params, secret)
+        store.set_meta("compare", settings.to_json())
+        _run(store, params, settings, jobs, console, as_json, directory, resumed=stored is not None)
+
+
+def _entrants(new: str, old: str, panel: tuple[str, ...]) -> tuple[Any, ...]:
+    """NEW as ``new``, OLD as ``old``, then the panel (sample bot names or BOTs), every name unique."""
+    from dataclasses import replace
+
+    from referee.check import resolve_opponent, sample_bot_spec
+    from referee.runner import BotSpecError, parse_bot_spec
+    from referee.tournament import EntrantInfo, with_unique_names
+
+    try:
+        specs = [replace(parse_bot_spec(new), name="new"), replace(parse_bot_spec(old), name="old")]
+        specs += [resolve_opponent(p) for p in panel] if panel else [sample_bot_spec(n) for n in DEFAULT_PANEL]
+    except BotSpecError as e:
+        _fail(str(e))
+    return tuple(EntrantInfo.from_spec(s) for s in with_unique_names(specs))
+
+
+def _settings(
+    stored: Any,
+    alpha: float | None,
+    beta: float | None,
+    metric: str | None,
+    d0: float | None,
+    d1: float | None,
+    max_games: int | None,
+) -> Any:
+    """The test's settings: the stored ones (a resume: only --max-games may change) or the given ones with
+    defaults. Raises ``CompareError`` naming an impossible value or a difference from the stored test."""
+    from dataclasses import replace
+
+    from referee.compare import Design, Settings
+
+    if stored is not None:
+        given = {k: v for k, v in {"alpha": alpha, "beta": beta, "d0": d0, "d1": d1}.items() if v is not None}
+        candidate = Settings(replace(stored.design, **given), metric or stored.metric, stored.max_games)  # type: ignore[arg-type]
+        diff = stored.mismatch(candidate)
+        if diff is not None:
+            from referee.compare import CompareError
+
+            raise CompareError(f"it holds a comparison where {diff}")
+        return stored if max_games is None else replace(stored, max_games=max_games)
+    metric = metric or DEFAULTS["metric"]
+    design = Design(
+        alpha=DEFAULTS["alpha"] if alpha is None else alpha,
+        beta=DEFAULTS["beta"] if beta is None else beta,
+        d0=0.0 if d0 is None else d0,
+        d1=DEFAULT_D1[metric] if d1 is None else d1,
+    )
+    return Settings(design, metric, DEFAULTS["max_games"] if max_games is None else max_games)  # type: ignore[arg-type]
+
+
+def _run(
+    store: Any, params: Any, settings: Any, jobs: int, console: Any, as_json: bool, directory: Path, *, resumed: bool
+) -> None:
+    from referee.compare import run_compare
+    from referee.compare.display import BlockLines, verdict_line
+    from referee.runner import BotSpecError, ConfigError
+    from referee.runner.safe_text import literal
+    from referee.tournament import standings_from_store
+
+    new, old, *panel = params.entrants
+    design = settings.design
+    console.print(
+        literal(
+            f"{'Continuing' if resumed else 'Starting'} comparison in {directory}: NEW `{new.command()}` vs OLD "
+            f"`{old.command()}` at tables of {params.table_size} with {', '.join(p.name for p in panel)}; seed "
+            f"{params.seed}; H0 {design.d0:g} vs H1 {design.d1:g} {settings.metric}/game (OLD minus NEW), alpha "
+            f"{design.alpha:g}, beta {design.beta:g}, at most {settings.max_games} games"
+        )
+    )
+    started = time.monotonic()
+    try:
+        outcome = run_compare(store, params, settings, jobs=jobs, progress=BlockLines(console))
+    except (ConfigError, BotSpecError) as e:  # e.g. --sandbox bwrap without bubblewrap: found when a bot starts
+        _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}")
+    seconds = time.monotonic() - started
+    state = outcome.state
+    standings = standings_from_store(store)
+    faults = store.first_faults()
+    forfeits = {e.name: dict(sorted(e.forfeits.items())) for e in standings.entrants if e.forfeits}
+    for entry in sorted(standings.entrants, key=lambda e: params.names.index(e.name)):
+        if entry.name in faults:
+            game_id, kind, detail = faults[entry.name]
+            whose = {"new": "NEW", "old": "OLD"}.get(entry.name, f"panel bot {entry.name}")
+            counted = " (they count against it)" if entry.name in ("new", "old") else ""
+            console.print(
+                literal(
+                    f"{whose}: {sum(entry.forfeits.values())} forfeit(s){counted}; first in {game_id}: {kind}: "
+                    f"{detail} (its stderr: {directory / 'bots' / entry.name}.*.log)"
+                )
+            )
+    if outcome.interrupted:
+        click.echo(
+            f"Interrupted after {state.blocks} block(s) ({outcome.played} game(s) played now; finished games are "
+            f"saved); continue with: referee compare --resume {directory}",
+            err=True,
+        )
+        sys.exit(130)
+    verdict = state.verdict or "inconclusive"
+    console.print(verdict_line(state))
+    console.print(f"{outcome.played} games played in {seconds:.0f} s; results in {directory}")
+    if as_json:
+        data = state.to_dict() | {"forfeits": forfeits, "out": str(directory), "seed": params.seed}
+        data["seconds"] = round(seconds, 1)
+        click.echo(json.dumps(data))
+    sys.exit(EXIT[verdict])
