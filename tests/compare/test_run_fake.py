@@ -31,7 +31,7 @@ def setup(
     return store, params, settings
 
 
-@pytest.mark.parametrize(("edge", "verdict"), [(5.0, "stronger"), (-5.0, "not stronger")])
+@pytest.mark.parametrize(("edge", "verdict"), [(8.0, "stronger"), (-8.0, "not stronger")])
 def test_a_clear_difference_is_decided_at_the_first_allowed_block(tmp_path: Path, edge: float, verdict: str) -> None:
     created: list[FakePlayer] = []
     store, params, settings = setup(tmp_path)
