@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 import sys
 import time
 from datetime import UTC, datetime
@@ -12,6 +14,7 @@ from typing import Any, NoReturn
 import click
 
 from referee.cli.options import limit_option, rules_option, sandbox_option
+from referee.cli.results_folder import fail, hold_lock, storage_failed
 
 #: The panel when none is given: the Python sample bots.
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
@@ -23,8 +26,7 @@ DEFAULT_D1 = {"points": 1.0, "ranks": 0.1}
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    click.echo(f"referee compare: error: {message}", err=True)
-    sys.exit(code)
+    fail("compare", message, code)
 
 
 @click.command("compare")
@@ -84,13 +86,19 @@ def compare_cmd(**options: Any) -> None:
     Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
     """
     try:
-        _compare(**options)
+        with contextlib.ExitStack() as held:  # the results folder's lock, held until the comparison ends
+            _compare(held=held, **options)
     except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
         click.echo("referee compare: interrupted", err=True)
         sys.exit(130)
 
 
+def _lock(held: contextlib.ExitStack, directory: Path) -> None:
+    hold_lock(held, directory, "compare")
+
+
 def _compare(
+    held: contextlib.ExitStack,
     new: str | None,
     old: str | None,
     panel: tuple[str, ...],
@@ -142,6 +150,8 @@ def _compare(
     stored: TournamentParams | None = None
     stored_test: Settings | None = None
     secret = DealSecret.new()
+    if directory.exists():
+        _lock(held, directory)
     if (directory / DB_NAME).exists():
         try:
             with ResultsStore(directory, create=False) as existing:
@@ -164,7 +174,7 @@ def _compare(
         settings = _settings(stored_test, alpha, beta, metric, d0, d1, max_games)
         block_batches(0, params.names[2:], params.table_size, params.seed, secret)
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
-        params.game_ruleset()
+        params.check_line_length([f"g{settings.max_games:06d}"])
     except (ParamsError, CompareError, ConfigError, RulesetError, BotSpecError, ValueError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
@@ -174,6 +184,13 @@ def _compare(
             f"--max-games {settings.max_games} is less than one block: a block at tables of {params.table_size} "
             f"is {games_per_block(params.table_size)} games"
         )
+    for entrant in params.entrants if stored is not None else ():
+        if (what := entrant.changed()) is not None:
+            _fail(
+                f"results folder {directory}: {entrant.name} is not the program that played its games so far "
+                f"({what}); put its files back as they were, or start a new comparison with another --out"
+            )
+    _lock(held, directory)
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:
         console = Console(stderr=as_json, highlight=False, width=max(console.width, 160))
@@ -182,10 +199,17 @@ def _compare(
     except StoreError as e:
         _fail(str(e), 1)
     with store:
-        if stored is None:
-            store.initialise(params, secret)
-        store.set_meta("compare", settings.to_json())
+        try:
+            if stored is None:
+                store.initialise(params, secret)
+            store.set_meta("compare", settings.to_json())
+        except sqlite3.Error as e:
+            _storage_failed(directory, e)
         _run(store, params, settings, jobs, console, as_json, directory, resumed=stored is not None)
+
+
+def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
+    storage_failed(directory, e, "compare")
 
 
 def _entrants(new: str, old: str, panel: tuple[str, ...]) -> tuple[Any, ...]:
@@ -262,6 +286,8 @@ def _run(
         outcome = run_compare(store, params, settings, jobs=jobs, progress=BlockLines(console))
     except (ConfigError, BotSpecError) as e:  # e.g. --sandbox bwrap without bubblewrap: found when a bot starts
         _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}")
+    except (OSError, sqlite3.Error) as e:
+        _storage_failed(directory, e)
     seconds = time.monotonic() - started
     state = outcome.state
     standings = standings_from_store(store)

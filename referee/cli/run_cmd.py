@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
+from referee.cli.results_folder import fail as _fail
+from referee.cli.results_folder import hold_lock, storage_failed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,12 +25,6 @@ if TYPE_CHECKING:
 
 #: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
 H2H_PRINT_MAX = 10
-
-
-def _fail(command: str, message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and exit: 2 for usage errors (bad options, entrants, manifest), 1 otherwise."""
-    click.echo(f"referee {command}: error: {message}", err=True)
-    sys.exit(code)
 
 
 def _write_standings(directory: Path, standings: Standings, deals: dict[str, str | None]) -> tuple[Path, Path]:
@@ -138,29 +134,11 @@ def run_cmd(**options: Any) -> None:
 
 
 def _lock(held: contextlib.ExitStack, directory: Path) -> None:
-    """Hold the results folder's lock (once) until the run ends; another referee holding it is one line."""
-    from referee.tournament.lock import FolderBusy, ResultsLock
-
-    if getattr(held, "locked", False):
-        return
-    try:
-        held.enter_context(ResultsLock(directory))
-    except FolderBusy as e:
-        _fail("run", str(e), 1)
-    except OSError as e:
-        _fail("run", f"cannot write to the results folder {directory}: {e.strerror or e}", 1)
-    held.locked = True  # type: ignore[attr-defined]
+    hold_lock(held, directory, "run")
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
-    """A full or read-only results folder: one line; every finished game is in the database already."""
-    reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
-    _fail(
-        "run",
-        f"cannot write to the results folder {directory}: {reason}; the finished games are saved: make room (or "
-        f"make it writable) and continue with: referee run --resume {directory}",
-        1,
-    )
+    storage_failed(directory, e, "run")
 
 
 def _run(

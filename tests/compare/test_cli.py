@@ -105,6 +105,12 @@ def test_a_killed_comparison_resumes_and_finishes(tmp_path: Path, bots: Path) ->
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert 10 <= stored < 400, "killed midway"
 
+    original = (bots / "random_bot.py").read_text()
+    (bots / "random_bot.py").write_text(original + "# edited\n")
+    edited = referee("compare", "--resume", out)
+    assert edited.returncode == 2
+    assert f"results folder {out}: new is not the program that played its games so far" in edited.stderr
+    (bots / "random_bot.py").write_text(original)
     changed = referee("compare", "--resume", out, "--d1", "2")
     assert changed.returncode == 2
     assert changed.stderr.strip() == (
@@ -129,6 +135,9 @@ def test_ctrl_c_stops_with_130_and_says_how_to_resume(tmp_path: Path, bots: Path
     )
     try:
         wait_for_games(out / "results.sqlite", 6, proc)
+        busy = referee("compare", "--resume", out)
+        assert busy.returncode == 1
+        assert f"results folder {out} is in use by another referee (pid {proc.pid})" in busy.stderr
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)
     finally:
