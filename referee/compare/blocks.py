@@ -5,7 +5,8 @@ rotation, played once with NEW and once with OLD in the same seat against the sa
 ``2 * table_size`` games. Block ``b`` seats the panel's ``b``-th combination of ``table_size - 1`` opponents
 (cycling through them in order) and is dealt ``secret.seed(seed, b)``: from the comparison's deal secret, as a
 tournament's tables are (``referee.tournament.deals``), so no bot can derive the cards. The games' ids follow
-the tournament's form, ``g`` + ordinal, with ``ordinal = b * 2k + side * k + rotation + 1`` (side 0 is NEW, 1 is OLD).
+the tournament's form, ``g`` + ordinal, with ``ordinal = b * 2k + side * k + rotation + 1`` (side 0 is NEW, 1 is OLD),
+and every game of a block has batch ``b``: one deal, so the executor never plays two of them at the same time.
 
 A block's paired difference is, per game, OLD's result minus NEW's on the same rotation, averaged over the
 rotations, in points (final scores) and in ranks: lower is better in 23, so a positive difference means NEW did
@@ -63,8 +64,8 @@ def block_batches(
         for rotation in range(table_size):
             ordinal = block * games_per_block(table_size) + side * table_size + rotation + 1
             seats = table[rotation:] + table[:rotation]
-            games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, 2 * block + side, block, rotation, seats, deal))
-        out.append(TableBatch(2 * block + side, tuple(games)))
+            games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, block, block, rotation, seats, deal))
+        out.append(TableBatch(block, tuple(games)))
     return out[0], out[1]
 
 

@@ -4,14 +4,14 @@ The results folder is a tournament's (``results.sqlite``, ``games/``, ``bots/``)
 and the panel, its meta table also holds the test's settings (key ``compare``). Each game is committed as it ends,
 so an interrupted comparison (Ctrl-C, SIGTERM, ``kill -9``) continues from its stored games: the test is replayed
 over the finished blocks in order, then the blocks go on where they stopped. SIGINT and SIGTERM stop it cleanly,
-every bot closed. With ``jobs`` lanes, ``ceil(jobs / 2k)`` blocks are played at a time; the test always takes the
-blocks in order and stops at the first that reaches a bound (later blocks of that wave stay stored, unused).
+every bot closed. The games of a block share one deal, which the executor never plays twice at the same time, so
+with ``jobs`` lanes ``jobs`` blocks are played at a time; the test always takes the blocks in order and stops at
+the first that reaches a bound (later blocks of that wave stay stored, unused).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -204,7 +204,7 @@ def run_compare(
         state.add(result)
     progress.start(state)
     played = 0
-    wave = max(1, math.ceil(jobs / games_per_block(k)))
+    wave = max(1, jobs)
 
     def on_game(p: PlayedGame) -> None:
         nonlocal played

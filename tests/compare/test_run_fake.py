@@ -60,6 +60,11 @@ def test_new_and_old_play_the_same_deal_seats_and_opponents(tmp_path: Path) -> N
             assert seats_new == seats_old and "X" in seats_new
         assert sorted(r.entrant for r in new_games[0].seats) == sorted(r.entrant for r in new_games[1].seats)
         assert [r.entrant for r in new_games[0].seats].index("new") == 0
+    # a block is one deal and one batch (so the executor never plays two of its games at once); blocks differ
+    dealt = store.dealt_games()
+    assert [batch for _, batch, _, _ in dealt] == [i // 8 for i in range(64)]
+    seeds = [seed for _, _, seed, _ in dealt]
+    assert all(len(set(seeds[b * 8 : b * 8 + 8])) == 1 for b in range(8)) and len(set(seeds)) == 8
     # every table of three panel bots out of three is the same; blocks cycle through the panel's tables
     assert {r.entrant for r in games[0].seats} == {"new", "p1", "p2", "p3"}
 
