@@ -8,6 +8,7 @@ not installed (CI installs all four: see .ci/run)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -53,7 +54,11 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Build:
         if kit not in built:
             folder = tmp_path_factory.mktemp(f"kit-{kit}") / kit
             shutil.copytree(TEMPLATES / kit, folder, ignore=BUILT)
-            done = subprocess.run(["sh", str(folder / "build.sh")], capture_output=True, text=True, timeout=600)
+            env = dict(os.environ)
+            if not env.get("HOME") and not env.get("XDG_CACHE_HOME"):
+                env["GOCACHE"] = str(folder.parent / "go-cache")  # go build needs a cache folder
+            build_sh = ["sh", str(folder / "build.sh")]
+            done = subprocess.run(build_sh, capture_output=True, text=True, timeout=600, env=env)
             assert done.returncode == 0, f"{kit}/build.sh failed:\n{done.stdout}{done.stderr}"
             built[kit] = bot.format(dir=folder) if "{dir}" in bot else str(folder / bot)
         return built[kit]
