@@ -234,31 +234,25 @@ def bot_argv(
     for folder in needed:
         args += ["--ro-bind", str(folder), str(folder)]
     roots += needed
-    own = spec.cwd.resolve()
-    own_files = _own_files(spec, own)
-    others = sorted(
-        {q for q in (Path(x).resolve() for x in (*hidden, *entrants)) if q != own and q not in own_files and q.exists()}
-    )
+    tops, need = [str(r) for r in roots], [str(n) for n in needed]
+    own = os.path.realpath(spec.cwd)
+    mine = {own} | {str(f) for f in _own_files(spec, Path(own))}
+    # ``entrants`` come resolved (``entrant_paths``); only what lies in sight is looked at on disk.
+    wanted = ({os.path.realpath(x) for x in hidden} | set(entrants)) - mine
+    others = [q for q in wanted if (_under(q, own) or any(_under(q, t) for t in tops)) and os.path.lexists(q)]
     # The contest seen through a system or runtime folder (kept under /usr/local, say): cover it whole.
-    covers: list[Path] = []
-    for q in others:
-        for root in roots:
-            if q != root and _inside(q, root):
-                covers.append(_cover_point(root, q, needed))
-    covers = [c for c in covers if not any(c != d and _inside(c, d) for d in covers)]
-    for folder in sorted(set(covers), key=lambda c: len(c.parts)):
-        args += _cover(folder, read_only)
-    args += ["--ro-bind", str(own), str(own)]
-    others += _earlier_results(own)
+    points = {_cover_point(t, q, need) for q in others for t in tops if q != t and _under(q, t)}
+    covers: set[str] = set()  # folders covered by an empty one
+    for point in sorted(points, key=len):
+        if not _covered(point, covers, own):
+            args += _cover(point, read_only, covers)
+    others = sorted({*others, *_earlier_results(own)}, key=lambda q: q.count("/"))
+    args += _own_folder(own, [q for q in others if _under(q, own)], read_only, covers)
     # What is left in sight: inside the bot's own folder (another entrant's file in a folder they share, a results
-    # folder), or where a cover would have hidden what the program needs.
-    for q in sorted(set(others), key=lambda c: len(c.parts)):
-        seen = any(_inside(q, r) for r in (own, *needed, *roots))
-        # A cover around the bot's own folder does not hide what is inside that folder: it is bound again.
-        hidden_already = any(_inside(q, c) and not (_inside(own, c) and _inside(q, own)) for c in covers)
-        if seen and not hidden_already and q != own:
-            args += _cover(q, read_only)
-            covers.append(q)
+    # folder, the results of an earlier run), or where a cover would have hidden what the program needs.
+    for q in others:
+        if not _covered(q, covers, own):
+            args += _cover(q, read_only, covers)
     for mount in [*reversed(read_only), "/"]:
         args += ["--remount-ro", mount]
     args += ["--chdir", str(spec.cwd), "--"]
@@ -274,24 +268,66 @@ def _writable_sizes(cap: int | None) -> tuple[int | None, int | None]:
     return max(1, cap - shm), shm
 
 
-def _cover(path: Path, read_only: list[str]) -> list[str]:
-    """The options that cover ``path``: an empty read-only folder over a folder, an empty file over a file."""
-    if path.is_dir():
-        read_only.append(str(path))
-        return ["--tmpfs", str(path)]
-    return ["--ro-bind", "/dev/null", str(path)]
+def _own_folder(own: str, inside: Sequence[str], read_only: list[str], covers: set[str]) -> list[str]:
+    """The options that show the bot its own folder ``own``, read-only, where ``inside`` must be hidden.
+
+    Usually the folder is bound whole and each of ``inside`` covered afterwards. When that takes more mounts than
+    binding the folder's entries one by one (one-file entrants sharing a folder: ``referee run bots/*.py`` with
+    hundreds of them, where a mount per neighbour would cost seconds per start), the folder is rebuilt instead: an
+    empty one with every entry bound into it but the hidden ones (symbolic links recreated, never followed).
+    """
+    try:
+        entries = sorted(os.listdir(own)) if inside else []
+    except OSError:
+        entries = []
+    hide = {q for q in inside if os.path.dirname(q) == own}
+    if len(entries) - len(hide) + 1 >= len(inside):
+        return ["--ro-bind", own, own]
+    args = ["--tmpfs", own]
+    read_only.append(own)
+    for entry in entries:
+        path = os.path.join(own, entry)
+        if path in hide:
+            covers.add(path)  # left out: as good as covered
+        elif os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        else:
+            args += ["--ro-bind-try", path, path]  # an entry gone since the listing is no reason to fail
+    return args
 
 
-def _cover_point(root: Path, path: Path, needed: Sequence[Path]) -> Path:
+def _cover(path: str, read_only: list[str], covers: set[str]) -> list[str]:
+    """The options that cover ``path``: an empty read-only folder over a folder (added to ``covers``), an empty
+    file over a file."""
+    if os.path.isdir(path):
+        read_only.append(path)
+        covers.add(path)
+        return ["--tmpfs", path]
+    return ["--ro-bind", "/dev/null", path]
+
+
+def _covered(path: str, covers: set[str], own: str) -> bool:
+    """Whether ``path`` is already hidden by one of the folders ``covers``. A cover around the bot's own folder
+    ``own`` does not hide what is inside that folder: the folder is bound again on top of it."""
+    inside_own = _under(path, own)
+    folder = path
+    while folder:
+        if folder in covers and not (inside_own and _under(own, folder)):
+            return True
+        folder = folder[: folder.rfind("/")]
+    return False
+
+
+def _cover_point(root: str, path: str, needed: Sequence[str]) -> str:
     """The folder to cover so that ``path``, seen through ``root``, is hidden together with the contest around it:
     the first folder below ``root`` on the way to ``path`` that is not a standard folder (``STANDARD_FOLDERS``) and
     holds nothing the program needs; ``path`` itself when there is none."""
     folder = root
-    for part in path.relative_to(root).parts:
-        folder = folder / part
+    for part in path[len(root) :].strip("/").split("/"):
+        folder = f"{folder}/{part}"
         if folder == path:
             break
-        if folder.name in STANDARD_FOLDERS or any(_inside(n, folder) for n in needed):
+        if part in STANDARD_FOLDERS or any(_under(n, folder) for n in needed):
             continue
         return folder
     return path
@@ -308,18 +344,28 @@ def _own_files(spec: BotSpec, own: Path) -> set[Path]:
     return files
 
 
-def _earlier_results(own: Path) -> list[Path]:
-    """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``."""
-    found: list[Path] = []
+def _earlier_results(own: str) -> list[str]:
+    """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``; looked
+    for once per folder and process (a bot starts many times; what a run adds meanwhile is hidden anyway)."""
+    if own not in _earlier_found:
+        _earlier_found[own] = _find_results(own)
+    return _earlier_found[own]
+
+
+_earlier_found: dict[str, list[str]] = {}
+
+
+def _find_results(own: str) -> list[str]:
+    found: list[str] = []
     seen = 0
     for folder, dirs, files in os.walk(own):
         seen += len(dirs) + len(files)
         if "results.sqlite" in files:
-            found.append(Path(folder))
+            found.append(folder)
             dirs.clear()
             continue
         if "referee-logs" in dirs:
-            found.append(Path(folder) / "referee-logs")
+            found.append(os.path.join(folder, "referee-logs"))
             dirs.remove("referee-logs")
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         if seen > _SCAN_LIMIT:
@@ -391,3 +437,8 @@ def _runtime_paths(spec: BotSpec) -> list[str]:
 
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
+
+
+def _under(path: str, folder: str) -> bool:
+    """``_inside`` for resolved paths as strings (fast: a bot start may look at thousands)."""
+    return path == folder or path.startswith(folder + "/")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.runner import BotSpec, Limits
+from referee.runner import BotSpec, Limits, parse_bot_spec
 from referee.runner.sandbox import LAUNCHER_ENV, bot_argv
 from referee.runner.syscall_filter import filter_fd, filter_problem
 from referee.tournament import load_manifest
@@ -220,3 +220,21 @@ def test_the_manifest_and_a_neighbours_file_are_hidden_from_a_bot_beside_them(tm
     )
     said = _spy_run(tmp_path / "bots.toml", tmp_path / "results")
     assert said.count("spy: blocked") >= 2 and "spy: read" not in said, said
+
+
+def test_earlier_results_kept_in_a_bots_folder_are_hidden_from_it(tmp_path: Path) -> None:
+    """A bot's folder holding the results of earlier runs (a results folder, ``referee-logs/`` of ``referee play``):
+    the game logs there name every hand of those deals; the sandbox covers them."""
+    folder = tmp_path / "mybot"
+    for old in (folder / "old-results" / "games", folder / "referee-logs"):
+        old.mkdir(parents=True)
+        (old / "g000001.jsonl").write_text('{"event": "deal"}\n' * 3)
+    (folder / "old-results" / "results.sqlite").write_bytes(b"SQLite format 3\0")
+    for name in ("log_reader.py", "_base.py"):
+        shutil.copy(BOTS / name, folder / name)
+    mark = new_mark()
+    reader = replace(parse_bot_spec(str(folder / "log_reader.py")), env={"REFEREE_TEST_MARK": mark})
+    (result,), _ = run_games([reader, bot("honest", mark)], config("bwrap"), tmp_path / "out")
+    assert result.faults == ()
+    said = (tmp_path / "out" / "seat0.log_reader.stderr.log").read_text()
+    assert said and all(line == "log_reader: 0 deal lines" for line in said.splitlines()), said
