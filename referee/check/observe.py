@@ -36,6 +36,8 @@ class Exchange:
     sent: str
     received: str | None = None
     ms: float | None = None
+    #: CPU milliseconds the bot's processes used for the reply (None when they cannot be measured).
+    cpu_ms: float | None = None
     error: str | None = None
     situations: frozenset[Situation] = frozenset()
 
@@ -197,6 +199,7 @@ class ObservedBot:
         ex = Exchange(str(msg.get("type")), int(msg.get("round") or 0), _text(line) or "", situations=_situations(msg))
         self.record.exchanges.append(ex)
         start = trio.current_time()
+        cpu_start = self.player.cpu_seconds()
         try:
             reply, raw = await self.player.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
@@ -204,6 +207,9 @@ class ObservedBot:
             ex.received = _text(getattr(exc, "line", None))
             raise
         ex.ms = (trio.current_time() - start) * 1000
+        cpu_end = self.player.cpu_seconds()
+        if cpu_start is not None and cpu_end is not None:
+            ex.cpu_ms = max(0.0, cpu_end - cpu_start) * 1000
         ex.received = _text(raw)
         if ex.kind == "turn":
             self._watch_stall(msg, reply, ex, raw)

@@ -237,14 +237,24 @@ def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evid
     title = FAULT_CHECKS["move-time"][0]
     samples = [ex.ms for g in regular for ex in g.record.exchanges if ex.ms is not None and ex.kind in ("deal", "turn")]
     lat = latency(samples)
+    cpu = latency(
+        [
+            ex.cpu_ms
+            for g in regular
+            for ex in g.record.exchanges
+            if ex.cpu_ms is not None and ex.kind in ("deal", "turn")
+        ]
+    )
     budget = obs.move_time * 1000
-    figures = {**lat.to_dict(), "move_time_ms": round(budget, 1)}
+    figures = {**lat.to_dict(), "move_time_ms": round(budget, 1), "cpu": cpu.to_dict()}
     if not regular:
         return _skip("move-time", title, "not reached: no game was played")
     text = (
         f"median {lat.median_ms:.1f} ms, p99 {lat.p99_ms:.1f} ms, max {lat.max_ms:.1f} ms"
         f" over {lat.count} replies; move time {budget:.0f} ms"
     )
+    if cpu.count:
+        text += f"; CPU per reply: median {cpu.median_ms:.1f} ms, p99 {cpu.p99_ms:.1f} ms, max {cpu.max_ms:.1f} ms"
     result = _result("move-time", title, evidence, text, figures=figures)
     if result.failed:
         return CheckResult(

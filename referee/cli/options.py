@@ -40,6 +40,19 @@ def sandbox_option(*, stored: bool = False) -> Callable[[F], F]:
     )
 
 
+def clock_option(*, stored: bool = False) -> Callable[[F], F]:
+    """Add ``--clock wall|cpu``. ``stored``: no default value, so a resumed tournament keeps its own."""
+    return click.option(
+        "--clock",
+        type=click.Choice(("wall", "cpu")),
+        default=None if stored else "wall",
+        show_default=not stored,
+        help="Charge a bot the wall time of each reply, or the CPU time its processes used for it (cpu: a loaded "
+        "machine costs it nothing; the reply may take up to 3x its time of wall clock)."
+        + ("  [default: wall]" if stored else ""),
+    )
+
+
 def limit_option(f: F) -> F:
     """Add a repeatable ``--limit NAME=VALUE`` option (parsed into a dict of ``Limits`` fields)."""
     names = ", ".join(sorted(LIMIT_NAMES))

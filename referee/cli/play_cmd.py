@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from referee.cli.options import limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
+from referee.cli.options import clock_option, limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
 
 if TYPE_CHECKING:
     from referee.engine import Deal, Ruleset
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print exactly one JSON object with the result.")
 @sandbox_option()
+@clock_option()
 @rules_option
 @limit_option
 def play_cmd(
@@ -63,6 +64,7 @@ def play_cmd(
     log_file: Path | None,
     as_json: bool,
     sandbox: str,
+    clock: str,
     rules_file: Path | None,
     limits: dict[str, int | None],
 ) -> None:
@@ -102,6 +104,7 @@ def play_cmd(
             startup_time=startup_time,
             time_bank=time_bank,
             sandbox=sandbox,  # type: ignore[arg-type]
+            clock=clock,  # type: ignore[arg-type]
             limits=Limits(**limits),
             hidden=(str(log_path.parent),),  # no bot reads the game's log
             entrants=entrant_paths(specs),

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from referee.cli.options import limit_option, load_ruleset, rules_option, sandbox_option
+from referee.cli.options import clock_option, limit_option, load_ruleset, rules_option, sandbox_option
 from referee.cli.results_folder import fail as _fail
 from referee.cli.results_folder import hold_lock, storage_failed
 
@@ -99,6 +99,7 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[tuple[Entra
 @click.option("--startup-time", type=float, help="Seconds a bot has to answer hello.  [default: 10]")
 @click.option("--time-bank", type=float, help="Extra seconds per game a bot may spend beyond --move-time.")
 @sandbox_option(stored=True)
+@clock_option(stored=True)
 @click.option(
     "--out",
     "-o",
@@ -154,6 +155,7 @@ def _run(
     startup_time: float | None,
     time_bank: float | None,
     sandbox: str | None,
+    clock: str | None,
     out: Path | None,
     resume: Path | None,
     fresh_bots: bool,
@@ -206,7 +208,7 @@ def _run(
     entrants, naming = _entrants(bots, manifest)
     ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
     requested = Requested(
-        entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None
+        entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None, clock
     )
     if manifest is not None:
         requested = replace(requested, concealed=(str(manifest.resolve()),))  # no bot reads the manifest

@@ -8,6 +8,9 @@ from typing import Literal
 from referee.engine.errors import RefereeError
 
 SandboxMode = Literal["auto", "bwrap", "none"]
+ClockMode = Literal["wall", "cpu"]
+#: Under ``--clock cpu`` a reply may take at most this many times its CPU allowance of wall time.
+CPU_BACKSTOP = 3.0
 GiB = 1024**3
 MiB = 1024**2
 
@@ -52,7 +55,9 @@ class RunnerConfig:
     ``time_bank``: extra seconds per game a bot may spend beyond ``move_time`` in total (None: no bank).
     ``sandbox``: ``"auto"`` uses bubblewrap when ``bwrap`` is installed, ``"bwrap"`` requires it, ``"none"``
     runs with process groups and rlimits only. ``grace`` is how long a bot has to exit after ``bye`` or TERM.
-    ``hidden``: folders the sandbox hides from every bot (see the field).
+    ``hidden``: folders the sandbox hides from every bot (see the field). ``clock``: ``"wall"`` charges a bot
+    the wall time from sending a message to reading its reply; ``"cpu"`` the CPU time its processes used in
+    between (``referee.runner.cputime``), with a wall-clock backstop of ``CPU_BACKSTOP`` times the allowance.
     """
 
     move_time: float = 1.0
@@ -68,6 +73,9 @@ class RunnerConfig:
     #: The folders and program files of every entrant of the contest (``sandbox.entrant_paths``): in the sandbox
     #: a bot sees none of them but its own (another entrant's file in a folder they share is covered).
     entrants: tuple[str, ...] = ()
+    clock: ClockMode = "wall"
+    #: ``clock="cpu"``: how many times its CPU allowance of wall time a reply may take.
+    cpu_backstop: float = CPU_BACKSTOP
 
     def __post_init__(self) -> None:
         for name in ("move_time", "startup_time", "grace"):
@@ -76,6 +84,10 @@ class RunnerConfig:
                 raise ConfigError(f"{name.replace('_', '-')} must be a positive number of seconds, got {value!r}")
         if self.time_bank is not None and not self.time_bank >= 0:
             raise ConfigError(f"time-bank must be zero or more seconds, got {self.time_bank!r}")
+        if not self.cpu_backstop >= 1:
+            raise ConfigError(f"the wall-clock backstop must be at least 1x the move time, got {self.cpu_backstop!r}")
+        if self.clock not in ("wall", "cpu"):
+            raise ConfigError(f"clock must be wall or cpu, got {self.clock!r}")
         if self.sandbox not in ("auto", "bwrap", "none"):
             raise ConfigError(f"sandbox must be auto, bwrap or none, got {self.sandbox!r}")
         if self.stderr_cap < 0:

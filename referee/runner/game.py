@@ -40,7 +40,8 @@ from referee.engine import (
     new_game,
     observation_for,
 )
-from referee.runner.errors import BotCrashed, BotFault
+from referee.runner.config import CPU_BACKSTOP
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout
 from referee.runner.faults import Fault
 from referee.runner.gamelog import LOG_FORMAT, GameLogWriter, applied_events
 
@@ -340,21 +341,36 @@ class _Game:
 
     async def _request(self, seat: int, line: bytes, expect: Expect) -> _Answer:
         p = self.players[seat]
+        move = p.move_time
+        # --clock cpu: the bot is charged the CPU time its processes use for the reply, and may take up to
+        # CPU_BACKSTOP times its allowance of wall time (so a loaded machine does not cost it the game).
+        cpu_start = _cpu_now(p) if getattr(p, "cpu_clock", False) and move is not None else None
+        deadline = self._deadline(seat)
+        backstop = getattr(p, "cpu_backstop", CPU_BACKSTOP)
+        if cpu_start is not None and move is not None:
+            deadline = trio.current_time() + backstop * (move + self.bank[seat])
         self.log.sent(seat, line)
         start = trio.current_time()
         try:
-            reply, raw = await p.request(line, expect, self._deadline(seat))
+            reply, raw = await p.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
             elapsed = trio.current_time() - start
             bad = getattr(exc, "line", None)
             if bad is not None:
-                self.log.received(seat, bad, elapsed)
+                self.log.received(seat, bad, elapsed, _used(p, cpu_start))
+            if cpu_start is not None and isinstance(exc, BotTimeout):
+                exc = BotTimeout(f"no reply within the wall-clock backstop ({backstop:g}x its CPU time)")
             return None, None, elapsed, exc
         elapsed = trio.current_time() - start
-        self.log.received(seat, raw, elapsed)
-        move = p.move_time
-        if move is not None and elapsed > move:
-            self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - move))
+        cpu = _used(p, cpu_start)
+        self.log.received(seat, raw, elapsed, cpu)
+        charged = elapsed if cpu is None else cpu
+        if cpu is not None and move is not None and cpu > move + self.bank[seat]:
+            allowed = move + self.bank[seat]
+            timeout = BotTimeout(f"its reply used {cpu:.3f} s of CPU time, over its {allowed:.3f} s (--clock cpu)")
+            return None, None, elapsed, timeout
+        if move is not None and charged > move:
+            self.bank[seat] = max(0.0, self.bank[seat] - (charged - move))
         return reply, raw, elapsed, None
 
     async def _notify(self, seat: int, line: bytes) -> None:
@@ -398,6 +414,20 @@ class _Game:
         self.state = forfeit(state, seat)
         entries = [e.to_dict() for e in applied_events(state, self.state)]
         self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=True, entries=entries)
+
+
+def _cpu_now(p: Entrant) -> float | None:
+    """CPU seconds the seat's bot processes used so far, when it can tell (a ``Player``; not a person)."""
+    measure = getattr(p, "cpu_seconds", None)
+    return None if measure is None else measure()
+
+
+def _used(p: Entrant, start: float | None) -> float | None:
+    """CPU seconds the seat's bot used since ``start`` (None when not measured)."""
+    if start is None:
+        return None
+    now = _cpu_now(p)
+    return None if now is None else max(0.0, now - start)
 
 
 def _ms(seconds: float | None) -> int | None:

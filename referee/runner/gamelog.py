@@ -67,13 +67,15 @@ class GameLogWriter:
         body = line.decode("utf-8").rstrip("\n")
         self._file.write(f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":{body}}}\n')
 
-    def received(self, seat: int, line: bytes | str | None, elapsed: float) -> None:
-        """A line from ``seat`` (raw text), ``elapsed`` seconds after the request."""
+    def received(self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None) -> None:
+        """A line from ``seat`` (raw text), ``elapsed`` seconds after the request; ``cpu``: the CPU seconds the
+        bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
         if self._file is None:
             return
         text = line[:_RAW_KEPT].decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")[:_RAW_KEPT]
         ms = round(elapsed * 1000, 3)
-        self._file.write(f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms},"line":{_encode(text)}}}\n')
+        used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1000, 3)}'
+        self._file.write(f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{_encode(text)}}}\n')
 
     def close(self) -> None:
         if self._file is not None:

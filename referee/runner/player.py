@@ -66,6 +66,20 @@ class Player:
         return self.config.time_bank
 
     @property
+    def cpu_clock(self) -> bool:
+        """True when replies are charged the CPU time of the bot's processes (``--clock cpu``)."""
+        return self.config.clock == "cpu"
+
+    @property
+    def cpu_backstop(self) -> float:
+        """Under ``--clock cpu``: the most wall time a reply may take, in multiples of its CPU allowance."""
+        return self.config.cpu_backstop
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the running process (and its children) used so far, or None without a process."""
+        return self._proc.cpu_seconds() if self._proc is not None else None
+
+    @property
     def pid(self) -> int | None:
         """The process id of the running bot process (bwrap's, when sandboxed), or None."""
         return self._proc.pid if self._proc is not None else None

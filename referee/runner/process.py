@@ -22,6 +22,7 @@ import trio
 from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
 from referee.runner.config import Limits, RunnerConfig
+from referee.runner.cputime import cpu_seconds
 from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
@@ -77,6 +78,8 @@ class BotProcess:
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
         self._poller.register(self._stdout_fd, select.POLLIN)
         self.mark: str | None = None  # the REFEREE_BOT tag of this start's processes
+        self.cpu_cgroup: Path | None = None  # --clock cpu: a cpuacct cgroup of every process of this start
+        self._cpu_fd: int | None = None
         self.exited = False
         self.closed = False
 
@@ -96,6 +99,7 @@ class BotProcess:
             spec, mode, config.limits.tmp_size, config.hidden, entrants=config.entrants, env=env, seccomp_fd=seccomp
         )
         cgroup = limits_mod.make_cgroup(config.limits)
+        cpu_cgroup = limits_mod.make_cpu_cgroup() if config.clock == "cpu" else None
         try:
             popen = subprocess.Popen(
                 argv,
@@ -106,13 +110,14 @@ class BotProcess:
                 cwd=launcher_cwd(spec, mode),
                 env=launcher_env(mode, env),
                 start_new_session=True,
-                preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap"),
+                preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroup=cpu_cgroup),
                 close_fds=True,
                 pass_fds=() if seccomp is None else (seccomp,),
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            if cgroup is not None:
-                limits_mod.remove_cgroup(cgroup)
+            for made in (cgroup, cpu_cgroup):
+                if made is not None:
+                    limits_mod.remove_cgroup(made)
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
         finally:
@@ -120,11 +125,24 @@ class BotProcess:
                 os.close(seccomp)
         bot = cls(spec, popen, cgroup, mode, config.limits)
         bot.mark = mark
+        bot.cpu_cgroup = cpu_cgroup
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
         await trio.lowlevel.checkpoint()
         return bot
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the bot's processes have used so far: from its cpuacct cgroup (one read of an open file),
+        else as ``referee.runner.cputime`` finds them."""
+        if self.cpu_cgroup is not None and not self.closed:
+            try:
+                if self._cpu_fd is None:
+                    self._cpu_fd = os.open(self.cpu_cgroup / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
+                return int(os.pread(self._cpu_fd, 32, 0)) / 1e9
+            except (OSError, ValueError):
+                self.cpu_cgroup = None
+        return cpu_seconds(self.pid, self.cgroup)
 
     # ------------------------------------------------------------------------------------------- output
 
@@ -385,10 +403,15 @@ class BotProcess:
         if self._drain_scope is not None:
             # Let the drain copy what the dead process left in the pipe, then stop it.
             self._drain_scope.deadline = trio.current_time() + 0.5
-        if self.cgroup is not None:
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
+        for cgroup in (self.cgroup, self.cpu_cgroup):
+            if cgroup is None:
+                continue
             for _ in range(100):
-                limits_mod.kill_cgroup(self.cgroup)
-                if limits_mod.remove_cgroup(self.cgroup):
+                limits_mod.kill_cgroup(cgroup)
+                if limits_mod.remove_cgroup(cgroup):
                     break
                 await trio.sleep(0.02)
 

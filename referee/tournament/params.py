@@ -72,6 +72,7 @@ class TournamentParams:
     #: Files of the contest no bot may read besides the entrants' own (the manifest); not part of what defines
     #: the games, so a resume never compares them.
     concealed: tuple[str, ...] = ()
+    clock: str = "wall"
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -89,6 +90,7 @@ class TournamentParams:
             startup_time=self.startup_time,
             time_bank=self.time_bank,
             sandbox=self.sandbox,  # type: ignore[arg-type]
+            clock=self.clock,  # type: ignore[arg-type]
             limits=Limits(**self.limits),
             hidden=() if results is None else (str(results),),
             entrants=entrant_paths(self.bot_specs().values()) + self.concealed,
@@ -128,6 +130,7 @@ class TournamentParams:
             startup_time=float(data["startup_time"]),
             time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
             sandbox=str(data["sandbox"]),
+            clock=str(data.get("clock") or "wall"),
             limits=dict(data.get("limits") or {}),
             concealed=tuple(data.get("concealed") or ()),
         )
@@ -152,6 +155,7 @@ class TournamentParams:
             "startup_time": "the startup time",
             "time_bank": "the time bank",
             "sandbox": "--sandbox",
+            "clock": "--clock",
             "limits": "--limit",
         }
         for name, label in labels.items():
@@ -187,6 +191,7 @@ class Requested:
     sandbox: str | None = None
     ruleset: dict[str, Any] | None = None
     limits: dict[str, int | None] | None = None
+    clock: str | None = None
     concealed: tuple[str, ...] | None = None
 
 
@@ -220,6 +225,7 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         startup_time=10.0 if requested.startup_time is None else requested.startup_time,
         time_bank=requested.time_bank,
         sandbox=requested.sandbox or "auto",
+        clock=requested.clock or "wall",
         limits={} if requested.limits is None else requested.limits,
         concealed=requested.concealed or (),
     )

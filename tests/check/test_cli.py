@@ -23,6 +23,10 @@ def test_a_passing_bot_exits_0_with_json_and_junit(tmp_path: Path) -> None:
     assert len(data["games"]) == 4  # three planned games and the one with unknown fields
     move_time = next(c for c in data["checks"] if c["name"] == "move-time")
     assert set(move_time["figures"]) >= {"median_ms", "p99_ms", "max_ms", "move_time_ms"}
+    # Issue 17: wall and CPU time of the replies, both (the CPU time of the bot's processes for each reply).
+    cpu = move_time["figures"]["cpu"]
+    assert cpu["count"] == move_time["figures"]["count"] > 0 and 0 <= cpu["median_ms"] <= cpu["max_ms"]
+    assert "CPU per reply: median" in move_time["summary"]
     situations = [c for c in data["checks"] if c["name"].startswith("situation-")]
     assert len(situations) == 6
     assert all(isinstance(c["figures"]["reached"], int) for c in situations)
