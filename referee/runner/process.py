@@ -25,7 +25,7 @@ from referee.runner.config import Limits, RunnerConfig
 from referee.runner.cputime import cpu_seconds
 from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
-from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
+from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
 from referee.runner.syscall_filter import filter_fd
 
@@ -94,7 +94,7 @@ class BotProcess:
         mark = limits_mod.new_mark()
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
-        seccomp = filter_fd() if mode == "bwrap" else None
+        seccomp = filter_fd() if mode == "bwrap" and seccomp_usable() else None
         argv = bot_argv(
             spec, mode, config.limits.tmp_size, config.hidden, entrants=config.entrants, env=env, seccomp_fd=seccomp
         )

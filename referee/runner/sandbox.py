@@ -21,7 +21,7 @@ from types import MappingProxyType
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
 from referee.runner.spec import BotSpec
-from referee.runner.syscall_filter import filter_problem
+from referee.runner.syscall_filter import filter_fd, filter_problem
 
 #: System folders a program may need, bound read-only when they exist (symlinks are recreated as symlinks).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -79,26 +79,46 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-_probed: dict[str, str | None] = {}
+_probed: dict[tuple[str, bool], str | None] = {}
 
 
-def bwrap_problem(bwrap: str) -> str | None:
-    """Why ``bwrap`` cannot sandbox here (e.g. no user namespaces in a container), or None when it can.
+def bwrap_problem(bwrap: str, *, seccomp: bool = False) -> str | None:
+    """Why ``bwrap`` cannot sandbox here (e.g. no user namespaces in a container), or None when it can; with
+    ``seccomp``, why it cannot load the seccomp filter (``syscall_filter``).
 
-    Runs a tiny sandbox once per process and remembers the answer.
+    Runs a tiny sandbox once per process (using the options a bot's sandbox uses) and remembers the answer.
     """
-    if bwrap not in _probed:
+    key = (bwrap, seccomp)
+    if key not in _probed:
         true = shutil.which("true") or "/bin/true"
-        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-        argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", true]
+        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+        argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", "65536", "--tmpfs", "/tmp"]
+        argv += ["--remount-ro", "/tmp"]
+        fd = filter_fd() if seccomp else None
+        if seccomp and fd is None:
+            _probed[key] = filter_problem()
+            return _probed[key]
+        if fd is not None:
+            argv += ["--seccomp", str(fd)]
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=20, check=False)
+            done = subprocess.run(
+                [*argv, true], capture_output=True, timeout=20, check=False, pass_fds=() if fd is None else (fd,)
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
-            _probed[bwrap] = str(exc)
+            _probed[key] = str(exc)
         else:
             err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            _probed[bwrap] = None if done.returncode == 0 else (err[0] if err else f"exit code {done.returncode}")
-    return _probed[bwrap]
+            _probed[key] = None if done.returncode == 0 else (err[0] if err else f"exit code {done.returncode}")
+        finally:
+            if fd is not None:
+                os.close(fd)
+    return _probed[key]
+
+
+def seccomp_usable() -> bool:
+    """Whether bots in bubblewrap get the seccomp filter here (libseccomp present, and bwrap loads it)."""
+    bwrap = bwrap_path()
+    return bwrap is not None and bwrap_problem(bwrap, seccomp=True) is None
 
 
 def resolve_mode(config: RunnerConfig) -> str:
@@ -134,19 +154,20 @@ def _check_filter(config: RunnerConfig) -> None:
     """Raise ``BotSpecError`` for ``--sandbox bwrap`` without the seccomp filter (no libseccomp); with ``auto``
     say once on stderr that bots can still signal each other through file locks."""
     global _filter_notice_given
-    problem = filter_problem()
+    bwrap = bwrap_path()
+    problem = filter_problem() if bwrap is None else bwrap_problem(bwrap, seccomp=True)
     if problem is None:
         return
     if config.sandbox == "bwrap":
         raise BotSpecError(
-            f"--sandbox bwrap needs libseccomp to block file locks between bots ({problem}): install it "
-            "(Debian: apt install libseccomp2) and pyseccomp, or use --sandbox auto"
+            f"--sandbox bwrap: the seccomp filter that closes file locks between bots cannot be used here "
+            f"({problem}): install libseccomp (Debian: apt install libseccomp2), or use --sandbox auto"
         )
     if not _filter_notice_given:
         _filter_notice_given = True
         print(
-            f"referee: libseccomp not usable ({problem}); bots run in bubblewrap, but may signal each other "
-            "through file locks",
+            f"referee: the seccomp filter cannot be used here ({problem}); bots run in bubblewrap, but may "
+            "signal each other through file locks",
             file=sys.stderr,
         )
 

@@ -116,3 +116,27 @@ def test_a_bwrap_that_cannot_sandbox_is_refused_or_skipped(
     assert "not usable here: bwrap: No permissions to create new namespace" in capsys.readouterr().err
     with pytest.raises(BotSpecError, match="cannot make a sandbox here"):
         sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
+
+
+def test_a_bwrap_that_cannot_load_the_seccomp_filter_runs_without_it_or_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bwrap works but cannot load the filter (a kernel without seccomp): auto keeps bubblewrap, says once that
+    bots may signal each other through file locks, and starts bots without the filter; bwrap refuses."""
+    from referee.runner import sandbox
+
+    fake = tmp_path / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\ncase \"$*\" in *--seccomp*) echo 'bwrap: prctl(PR_SET_SECCOMP): Invalid argument' >&2; exit 1;;"
+        " esac\nexit 0\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "bwrap_path", lambda: str(fake))
+    monkeypatch.setattr(sandbox, "_filter_notice_given", False)
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "bwrap"
+    assert sandbox.resolve_mode(RunnerConfig(sandbox="auto")) == "bwrap"
+    err = capsys.readouterr().err
+    assert err.count("the seccomp filter cannot be used here (bwrap: prctl(PR_SET_SECCOMP): Invalid argument)") == 1
+    assert not sandbox.seccomp_usable()
+    with pytest.raises(BotSpecError, match="seccomp filter that closes file locks between bots cannot be used"):
+        sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
