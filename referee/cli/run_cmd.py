@@ -21,7 +21,10 @@ from referee.cli.results_folder import hold_lock, storage_failed
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from referee.tournament import EntrantInfo, Standings
+    from referee.tournament import EntrantInfo, Standings, TournamentParams
+
+#: The schedule formats (``referee.tournament.FORMATS``; a test checks they agree).
+FORMATS = ("round-robin", "balanced", "gauntlet", "race")
 
 #: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
 H2H_PRINT_MAX = 10
@@ -51,27 +54,36 @@ def _print_standings(console: Console, standings: Standings) -> None:
         console.print(head_to_head_table(standings))
 
 
-def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[tuple[EntrantInfo, ...] | None, list[str]]:
-    """The entrants (None when none is given) and a line per name that had to change (``name_entrants``)."""
+def _entrants(
+    bots: tuple[str, ...], manifest: Path | None, challengers: tuple[str, ...] = ()
+) -> tuple[tuple[EntrantInfo, ...] | None, list[str], tuple[str, ...]]:
+    """The entrants (None when none is given), a line per name that had to change (``name_entrants``), and the
+    names of the challengers among them."""
     from referee.runner import BotSpecError, parse_bot_spec
     from referee.runner.safe_text import visible
-    from referee.tournament import EntrantInfo, ManifestError, load_manifest, name_entrants
+    from referee.tournament import EntrantInfo, ManifestError, load_manifest_entries, name_entrants
 
     specs = []
-    for bot in bots:
+    marked: list[bool] = []
+    for bot, challenger in [(b, False) for b in bots] + [(c, True) for c in challengers]:
         try:
             specs.append(parse_bot_spec(bot))
+            marked.append(challenger)
         except BotSpecError as e:
-            _fail("run", str(e))
+            _fail("run", f"--challenger {bot}: {e}" if challenger else str(e))
     if manifest is not None:
         try:
-            specs.extend(load_manifest(manifest))
+            entries = load_manifest_entries(manifest)
         except ManifestError as e:
             _fail("run", str(e))
+        specs.extend(spec for spec, _ in entries)
+        marked.extend(flag for _, flag in entries)
     if not specs:
-        return None, []
+        return None, [], ()
     named, notes = name_entrants(specs)
-    return tuple(EntrantInfo.from_spec(s) for s in named), [f"referee run: {visible(note)}" for note in notes]
+    chosen = tuple(s.name for s, flag in zip(named, marked, strict=True) if flag)
+    lines = [f"referee run: {visible(note)}" for note in notes]
+    return tuple(EntrantInfo.from_spec(s) for s in named), lines, chosen
 
 
 @click.command("run")
@@ -113,16 +125,36 @@ def _entrants(bots: tuple[str, ...], manifest: Path | None) -> tuple[tuple[Entra
 @rules_option
 @limit_option
 @click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    help="round-robin: every combination of entrants; balanced: every entrant at --tables-per-entrant tables, pairs "
+    "meeting evenly; gauntlet: --challenger entrants play the field, the field never meets itself; race: adaptive, "
+    "stops when the order of the --top entrants is settled at --confidence.  [default: round-robin]",
+)
+@click.option("--max-games", type=int, help="The most games any format may play.  [default: 100,000]")
+@click.option("--tables-per-entrant", type=int, help="balanced: the tables (deals) each entrant sits at.")
+@click.option(
+    "--challenger",
+    "challengers",
+    multiple=True,
+    metavar="BOT",
+    help="gauntlet: a bot that plays the field (repeatable; or challenger = true in bots.toml).",
+)
+@click.option("--top", type=int, help="race: how many places to settle.  [default: 3]")
+@click.option("--confidence", type=float, help="race: the confidence the order must reach.  [default: 0.95]")
+@click.option(
     "--cluster",
     metavar="ADDRESS",
     help="Play the tables on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N worker processes "
     "here). Needs 'referee[cluster]'; see docs/cluster.md.",
 )
 def run_cmd(**options: Any) -> None:
-    """Run a round-robin tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
+    """Run a tournament between BOT files (bots/*.py, bot.js, executables) or command lines.
 
-    Every combination of --table-size entrants plays every seat rotation on the same deals (duplicate format),
-    --games times with fresh deals. Results go to an SQLite database in the results folder, with game logs in
+    Every table plays one deal in every seat rotation (duplicate format). By default (--format round-robin) every
+    combination of --table-size entrants meets, --games times with fresh deals; large fields use --format
+    balanced or race (see docs/statistics.md). Results go to an SQLite database in the results folder, with game logs in
     games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
     (or the same --out) to continue: finished games are kept and not replayed.
     """
@@ -162,6 +194,12 @@ def _run(
     cluster: str | None,
     rules_file: Path | None,
     limits: dict[str, int | None],
+    format_: str | None = None,
+    max_games: int | None = None,
+    tables_per_entrant: int | None = None,
+    challengers: tuple[str, ...] = (),
+    top: int | None = None,
+    confidence: float | None = None,
 ) -> None:
     from rich.text import Text
 
@@ -181,7 +219,8 @@ def _run(
         ScheduleError,
         StoreError,
         check_cluster_address,
-        make_schedule,
+        check_format,
+        planned_games,
         resolve_params,
         run_tournament,
         standings_from_store,
@@ -205,10 +244,26 @@ def _run(
         _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
     if directory is None:
         directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    entrants, naming = _entrants(bots, manifest)
+    entrants, naming, chosen = _entrants(bots, manifest, challengers)
     ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
     requested = Requested(
-        entrants, table_size, repeats, seed, move_time, startup_time, time_bank, sandbox, ruleset, limits or None, clock
+        entrants,
+        table_size,
+        repeats,
+        seed,
+        move_time,
+        startup_time,
+        time_bank,
+        sandbox,
+        ruleset,
+        limits or None,
+        clock=clock,
+        format=format_,
+        max_games=max_games,
+        tables_per_entrant=tables_per_entrant,
+        challengers=chosen or None,
+        top=top,
+        confidence=confidence,
     )
     if manifest is not None:
         requested = replace(requested, concealed=(str(manifest.resolve()),))  # no bot reads the manifest
@@ -238,11 +293,9 @@ def _run(
     secret = secret or given or DealSecret.new()
     try:
         params = resolve_params(stored, requested)
-        batches = make_schedule(
-            params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
-        )
+        check_format(params)
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
-        params.check_line_length(g.game_id for b in batches for g in b.games)
+        params.check_line_length([f"g{planned_games(params) or params.max_games:06d}"])  # the longest game id
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
         where = f"results folder {directory}: " if stored is not None else ""
         hint = "; use the same options, or another --out" if stored is not None else ""
@@ -268,13 +321,7 @@ def _run(
         verb = "Continuing" if stored is not None else "Starting"
         for line in naming:  # once the run is sure to start: a refused run says one line, its error
             click.echo(line, err=True)
-        console.print(
-            literal(
-                f"{verb} tournament in {directory}: {len(params.entrants)} entrants "
-                f"({', '.join(params.names)}), tables of {params.table_size}, {params.repeats} deal(s) per table, "
-                f"seed {params.seed}"
-            )
-        )
+        console.print(literal(f"{verb} {_describe(params)} in {directory}: seed {params.seed}"))
         console.print(
             f"Deal commitment (SHA-256 of the deal secret, revealed when the last game ends): {secret.commitment}",
             soft_wrap=True,
@@ -311,6 +358,8 @@ def _run(
                 ),
             )
         )
+    if outcome.race is not None and outcome.race.reason is not None:
+        console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
     try:
         csv_path, json_path = _write_standings(directory, standings, deals)
     except OSError as e:
@@ -331,6 +380,26 @@ def _run(
             err=True,
         )
         sys.exit(130)
+
+
+def _describe(params: TournamentParams) -> str:
+    """One line: the format, the entrants and the size of the schedule."""
+    from referee.tournament import planned_games
+
+    n, k = len(params.entrants), params.table_size
+    names = ", ".join(params.names) if n <= 12 else f"{', '.join(params.names[:10])}, ..."
+    what = f"{n} entrants ({names}), tables of {k}"
+    if params.format == "race":
+        return (
+            f"race: {what}, until the order of the top {params.top} is settled at {params.confidence:.0%} "
+            f"(at most {params.max_games:,} games)"
+        )
+    games = planned_games(params)
+    if params.format == "balanced":
+        return f"balanced tournament: {what}, {params.tables_per_entrant} tables per entrant, {games:,} games"
+    if params.format == "gauntlet":
+        return f"gauntlet: {what}, challengers {', '.join(params.challengers)}, {games:,} games"
+    return f"tournament: {what}, {params.repeats} deal(s) per table, {games:,} games"
 
 
 @click.command("standings")

@@ -7,7 +7,6 @@ running is seen as a consistent snapshot and is never written to. Schema: ``refe
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
@@ -19,8 +18,9 @@ from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, Fault, Game, Tournament
 from referee.report.replay import encode_replay
+from referee.tournament.designs import planned_games
 from referee.tournament.params import TournamentParams
-from referee.tournament.standings import Tally
+from referee.tournament.standings import Tally, with_format
 from referee.tournament.store import DB_NAME, SCHEMA_VERSION, SeatRow, deals_record
 
 
@@ -67,13 +67,15 @@ def load_tournament(
     for game_id, seat, _entrant, kind, *_ in fault_rows:
         first_kind.setdefault((game_id, seat), kind)
     tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants})
-    for done, (game_id, ordinal, seed, log_path, seats) in enumerate(_group(game_rows), start=1):
+    results: dict[str, list[SeatRow]] = {}
+    for done, (game_id, ordinal, batch, seed, log_path, seats) in enumerate(_group(game_rows), start=1):
         ordinal_of[game_id] = ordinal
         rows = [
             SeatRow(entrant, score, rank, first_kind.get((game_id, seat), "unknown") if forfeit else None)
             for seat, entrant, score, rank, forfeit in seats
         ]
-        tally.add(rows)
+        tally.add(rows, batch)
+        results[game_id] = rows
         game = Game(
             key=ordinal,
             label=game_id,
@@ -91,8 +93,11 @@ def load_tournament(
     for game_id, seat, entrant, kind, rnd, turn, detail, line in fault_rows:
         if game_id in ordinal_of and entrant in key_of:
             faults.append(Fault(ordinal_of[game_id], key_of[entrant], seat, kind, detail, rnd, turn or None, line))
+    with_format(tally, params, results)
     table = params.table_size
-    planned = math.comb(len(entrants), table) * params.repeats * table if 0 < table <= len(entrants) else None
+    planned = planned_games(params) if 0 < table <= len(entrants) else None
+    if params.format == "race" and tally.race is not None:
+        planned = tally.race["games"] if tally.race.get("settled") or "max-games" in str(tally.race["reason"]) else None
     return Tournament(
         name=directory.resolve().name,
         entrants=entrants,
@@ -118,7 +123,7 @@ def _read_db(path: Path) -> tuple[dict[str, str], list[Any], list[Any], list[Any
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         entrants = db.execute("SELECT name, argv, declared_name FROM entrants ORDER BY position").fetchall()
         games = db.execute(
-            "SELECT g.game_id, g.ordinal, g.seed, g.log_path, s.seat, s.entrant, s.score, s.rank, s.forfeit "
+            "SELECT g.game_id, g.ordinal, g.batch, g.seed, g.log_path, s.seat, s.entrant, s.score, s.rank, s.forfeit "
             "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.ordinal, s.seat"
         ).fetchall()
         faults = db.execute(
@@ -130,13 +135,16 @@ def _read_db(path: Path) -> tuple[dict[str, str], list[Any], list[Any], list[Any
     return meta, entrants, games, faults
 
 
-def _group(rows: list[Any]) -> list[tuple[str, int, int | None, str | None, list[tuple[int, str, int, int, bool]]]]:
-    """Join rows (one per seat) grouped into games: (id, ordinal, seed, log path, seats)."""
-    out: list[tuple[str, int, int | None, str | None, list[tuple[int, str, int, int, bool]]]] = []
-    for game_id, ordinal, seed, log_path, seat, entrant, score, rank, forfeit in rows:
+_Grouped = tuple[str, int, int, int | None, str | None, list[tuple[int, str, int, int, bool]]]
+
+
+def _group(rows: list[Any]) -> list[_Grouped]:
+    """Join rows (one per seat) grouped into games: (id, ordinal, batch, seed, log path, seats)."""
+    out: list[_Grouped] = []
+    for game_id, ordinal, batch, seed, log_path, seat, entrant, score, rank, forfeit in rows:
         if not out or out[-1][0] != game_id:
-            out.append((game_id, ordinal, seed, log_path, []))
-        out[-1][4].append((seat, entrant, score, rank, bool(forfeit)))
+            out.append((game_id, ordinal, batch, seed, log_path, []))
+        out[-1][5].append((seat, entrant, score, rank, bool(forfeit)))
     return out
 
 

@@ -16,7 +16,7 @@ from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
 from referee.report.payload import Packed, pack
 from referee.report.stats import rating_history, scores_by_entrant
-from referee.tournament.standings import WINS_NOTE
+from referee.tournament.standings import WINS_NOTE, EntrantStanding
 
 
 def _asset(name: str) -> str:
@@ -62,9 +62,8 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         '<a href="#h2h">Head-to-head</a><a href="#faults">Faults</a><a href="#games">Games</a>'
         '<a href="#replay">Replay</a></nav></header><main>',
         '<section id="standings"><h2>Standings</h2>',
-        '<p class="hint">Best first by rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by game in schedule '
-        "order), as <code>referee standings</code> prints them. Click a column to sort. "
-        f'<span id="wins-note">{escape(WINS_NOTE[0].upper() + WINS_NOTE[1:])}.</span></p>',
+        _order_hint(t),
+        _race(t),
         _standings(t),
         "</section>",
         '<section id="ratings"><h2>Ratings over the tournament</h2>',
@@ -129,7 +128,39 @@ def _summary(t: Tournament) -> str:
     games = f"{done} game{'s' if done != 1 else ''}"
     if t.planned and t.planned != done:
         games += f" of {t.planned}"
-    return f"{len(t.entrants)} entrants · {games}"
+    deals = t.standings.deals
+    return (
+        f'<span id="format">{escape(t.standings.format)}</span> · {len(t.entrants)} entrants · {games} · '
+        f"{deals} complete deal{'s' if deals != 1 else ''}"
+    )
+
+
+def _order_hint(t: Tournament) -> str:
+    order = (
+        "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
+        if t.standings.format == "race"
+        else "Best first by rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by game in schedule order)"
+    )
+    return (
+        f'<p class="hint">{order}, as <code>referee standings</code> prints them. Matchpoints: the share of the '
+        "table an entrant beat on each deal (its total over every seat rotation of the deal; a tie counts half), "
+        "with a 95% interval over deals. “Separated” marks a place whose matchpoints are significantly above the "
+        "next place's (5% after Holm's correction over the adjacent pairs; see docs/statistics.md). Click a column "
+        "to sort.</p>"
+    )
+
+
+def _race(t: Tournament) -> str:
+    race = t.standings.race
+    if race is None:
+        return ""
+    settled = "settled" if race.get("settled") else "not settled"
+    top = ", ".join(escape(str(n)) for n in race.get("order", []))
+    return (
+        f'<p class="banner" id="race">Race for the top {race["top"]} at {race["confidence"]:.0%} confidence: '
+        f"{settled} ({top}); {race['games']:,} games used in {race['rounds']} rounds. Why it stopped: "
+        f"{escape(str(race['reason']))}.</p>"
+    )
 
 
 def _banner(t: Tournament) -> str:
@@ -184,6 +215,10 @@ def _standings(t: Tournament) -> str:
         ("mean rank", "num"),
         ("forfeits", "num"),
         ("faults", "num"),
+        ("deals", "num"),
+        ("matchpoints", "num"),
+        ("95% interval", "num"),
+        ("vs next", "text"),
     ]
     out = ['<table id="standings-table" class="data sortable"><thead><tr>']
     titles = {"wins": WINS_NOTE}
@@ -219,11 +254,25 @@ def _standings(t: Tournament) -> str:
                 _cell(e.mean_rank, _fixed(e.mean_rank)),
                 f'<td data-v="{forfeits}" title="{escape(kinds)}">{forfeits}</td>',
                 _cell(faults.get(e.name, 0), str(faults.get(e.name, 0))),
+                *_deal_cells(e),
             ]
         )
         out.append("</tr>")
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _deal_cells(e: EntrantStanding) -> list[str]:
+    d = e.deals
+    ci = d.matchpoints_ci95
+    gap = "" if e.separated is None else "separated" if e.separated else "–"
+    p = "" if e.separation_p is None else f" (p = {e.separation_p:.3g})"
+    return [
+        _cell(d.deals, str(d.deals)),
+        _cell(d.matchpoints, _fixed(d.matchpoints, 3)),
+        _cell(None if ci is None else ci[1] - ci[0], "–" if ci is None else f"{ci[0]:.3f} … {ci[1]:.3f}"),
+        f'<td data-v="{escape(gap)}" class="sep">{gap}{p}</td>',
+    ]
 
 
 def _faults(t: Tournament) -> str:

@@ -1,15 +1,36 @@
-"""Round-robin tournaments: the schedule, local execution, the SQLite results store, standings and ratings.
+"""Tournaments: the schedule of each format, local execution, the SQLite results store, standings and ratings.
 
-``make_schedule`` fixes every game from the entrants, the seed and the deal secret; ``run_tournament`` plays what a
-``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings of what it holds.
+``schedule_for`` fixes every game of a round robin, balanced schedule or gauntlet from the parameters, the seed and
+the deal secret; a ``Race`` decides its rounds from the results so far; ``run_tournament`` plays what a
+``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings (with the deal statistics of
+``dealstats``) of what it holds.
 """
 
 from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
+from referee.tournament.confseq import BettingCS
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
+from referee.tournament.dealstats import DealTally, block_outcomes, holm
+from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
 from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
-from referee.tournament.entrants import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
+from referee.tournament.entrants import (
+    ManifestError,
+    load_manifest,
+    load_manifest_entries,
+    name_entrants,
+    unique_names,
+    with_unique_names,
+)
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
-from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
+from referee.tournament.params import (
+    DEFAULT_MAX_GAMES,
+    FORMATS,
+    EntrantInfo,
+    ParamsError,
+    Requested,
+    TournamentParams,
+    resolve_params,
+)
+from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
 from referee.tournament.run import Progress, RunOutcome, run_tournament, run_until_stopped
 from referee.tournament.schedule import (
     ScheduledGame,
@@ -32,10 +53,14 @@ from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame,
 __all__ = [
     "DB_NAME",
     "DEAL_SCHEME",
+    "DEFAULT_MAX_GAMES",
+    "FORMATS",
     "WINS_NOTE",
+    "BettingCS",
     "ClusterError",
     "DealSecret",
     "DealSecretError",
+    "DealTally",
     "EntrantInfo",
     "EntrantStanding",
     "LiveProgress",
@@ -44,6 +69,8 @@ __all__ = [
     "PlayedGame",
     "PlayerPool",
     "Progress",
+    "Race",
+    "RaceOutcome",
     "Requested",
     "ResultsStore",
     "RunOutcome",
@@ -57,21 +84,31 @@ __all__ = [
     "Tally",
     "TournamentParams",
     "WorkerSetupError",
+    "balanced_tables",
+    "block_outcomes",
     "check_cluster_address",
+    "check_format",
     "commitment_of",
     "deal_seed",
     "default_table_size",
+    "gauntlet_tables",
     "head_to_head_table",
+    "holm",
     "load_manifest",
+    "load_manifest_entries",
     "make_schedule",
     "name_entrants",
+    "planned_games",
     "play_batch",
     "play_table",
+    "race_of",
+    "replay_race",
     "resolve_params",
     "run_local",
     "run_on_cluster",
     "run_tournament",
     "run_until_stopped",
+    "schedule_for",
     "seat_rows",
     "standings_from_store",
     "standings_table",

@@ -27,7 +27,8 @@ def _f(x: float | None, digits: int = 2) -> str:
 
 
 def standings_table(standings: Standings, *, top: int | None = None, title: str | None = None) -> Table:
-    """Entrants best first (``top`` rows at most): games, wins, mean score ± 95% CI, mean rank, forfeits, rating.
+    """Entrants best first (``top`` rows at most): games, wins, mean score ± 95% CI, mean rank, forfeits, rating,
+    then the deal statistics: deals played, matchpoints ± 95% CI, and whether the place is separated from the next.
 
     The column "declared" (the name each bot gave in its hello) appears when some bot declared another name; a
     caption says how a shared first place splits a win when some wins are fractional.
@@ -44,6 +45,9 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("forfeits")
     table.add_column("rating", justify="right", no_wrap=True)
+    table.add_column("deals", justify="right", no_wrap=True)
+    table.add_column("matchpoints", justify="right", no_wrap=True)
+    table.add_column("vs next", justify="right", no_wrap=True)
     for place, e in enumerate(rows, start=1):
         score = _f(e.mean_score)
         if e.mean_score is not None and e.mean_score_ci95 is not None:
@@ -55,6 +59,12 @@ def standings_table(standings: Standings, *, top: int | None = None, title: str 
             *([literal(e.declared_name or "-")] if declared else []),
         ]
         cells += [str(e.games), _f(e.wins, 1), score, _f(e.mean_rank), forfeits, _f(e.rating)]
+        d = e.deals
+        points = _f(d.matchpoints)
+        if d.matchpoints is not None and d.matchpoints_ci95 is not None:
+            points += f" ± {(d.matchpoints_ci95[1] - d.matchpoints_ci95[0]) / 2:.2f}"
+        gap = "" if e.separated is None else "separated" if e.separated else "-"
+        cells += [str(d.deals), points, gap]
         table.add_row(*cells)
     if any(e.wins != int(e.wins) for e in rows):
         table.caption = WINS_NOTE

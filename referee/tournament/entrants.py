@@ -8,6 +8,7 @@ A manifest lists one ``[[bot]]`` table per entrant::
                                       # a lone bot file (greedy.py, bot.js, an executable) also works
     cwd = "greedy"                    # optional: the folder the bot runs in, inside the manifest's folder
     env = { GREEDY_DEPTH = "2" }      # optional: extra environment variables (strings)
+    challenger = true                 # optional: in --format gauntlet, this entrant plays the field
 
 Relative paths in ``command`` are taken from ``cwd`` (itself relative to the manifest's folder), else from the
 manifest's folder. The bot runs in ``cwd`` if given, else in its script's folder; the sandbox lets it read only
@@ -27,9 +28,16 @@ from types import MappingProxyType
 
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 
-__all__ = ["ManifestError", "load_manifest", "name_entrants", "unique_names", "with_unique_names"]
+__all__ = [
+    "ManifestError",
+    "load_manifest",
+    "load_manifest_entries",
+    "name_entrants",
+    "unique_names",
+    "with_unique_names",
+]
 
-_KEYS = ("name", "command", "cwd", "env")
+_KEYS = ("name", "command", "cwd", "env", "challenger")
 
 
 class ManifestError(ValueError):
@@ -94,6 +102,11 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
 
 def load_manifest(path: Path | str) -> list[BotSpec]:
     """Read a bots.toml manifest. Raises ``ManifestError`` with one line naming the entrant and field at fault."""
+    return [spec for spec, _ in load_manifest_entries(path)]
+
+
+def load_manifest_entries(path: Path | str) -> list[tuple[BotSpec, bool]]:
+    """Read a bots.toml manifest: each entrant's spec and whether it is marked ``challenger = true``."""
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -113,7 +126,7 @@ def load_manifest(path: Path | str) -> list[BotSpec]:
     return [_entry(path, base, i, bot) for i, bot in enumerate(bots, start=1)]
 
 
-def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpec:
+def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> tuple[BotSpec, bool]:
     name = bot.get("name")
     where = f"manifest {path}: bot {index}" + (f" ({name})" if isinstance(name, str) else "")
 
@@ -125,6 +138,9 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
             raise fail(f"unknown field {key!r} (fields: {', '.join(_KEYS)})")
     if name is not None and (not isinstance(name, str) or not name.strip() or "/" in name):
         raise fail("name must be a non-empty string without '/'")
+    challenger = bot.get("challenger", False)
+    if not isinstance(challenger, bool):
+        raise fail("challenger must be true or false")
     cwd = bot.get("cwd")
     if cwd is not None and (not isinstance(cwd, str) or not cwd):
         raise fail("cwd must be a folder path (a string)")
@@ -166,7 +182,7 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> BotSpe
             f"its folder {spec.cwd} (where its script is) is outside the manifest's folder {base}: keep each "
             "entrant's files inside it"
         )
-    return replace(spec, env=MappingProxyType(dict(env)))
+    return replace(spec, env=MappingProxyType(dict(env))), challenger
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -20,7 +20,20 @@ from referee.runner import BotSpec, Limits, RunnerConfig, entrant_paths
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.schedule import default_table_size
 
-__all__ = ["EntrantInfo", "ParamsError", "Requested", "TournamentParams", "resolve_params"]
+__all__ = [
+    "DEFAULT_MAX_GAMES",
+    "FORMATS",
+    "EntrantInfo",
+    "ParamsError",
+    "Requested",
+    "TournamentParams",
+    "resolve_params",
+]
+
+#: The schedule formats of ``referee run --format``.
+FORMATS = ("round-robin", "balanced", "gauntlet", "race")
+#: The most games any format plays unless ``--max-games`` says otherwise.
+DEFAULT_MAX_GAMES = 100_000
 
 
 class ParamsError(ValueError):
@@ -73,6 +86,12 @@ class TournamentParams:
     #: the games, so a resume never compares them.
     concealed: tuple[str, ...] = ()
     clock: str = "wall"
+    format: str = "round-robin"
+    max_games: int = DEFAULT_MAX_GAMES
+    tables_per_entrant: int | None = None  # balanced
+    challengers: tuple[str, ...] = ()  # gauntlet: the entrants that play the field
+    top: int = 3  # race: the places to settle
+    confidence: float = 0.95  # race
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -133,6 +152,12 @@ class TournamentParams:
             clock=str(data.get("clock") or "wall"),
             limits=dict(data.get("limits") or {}),
             concealed=tuple(data.get("concealed") or ()),
+            format=str(data.get("format", "round-robin")),
+            max_games=int(data.get("max_games", DEFAULT_MAX_GAMES)),
+            tables_per_entrant=None if data.get("tables_per_entrant") is None else int(data["tables_per_entrant"]),
+            challengers=tuple(str(c) for c in data.get("challengers") or ()),
+            top=int(data.get("top", 3)),
+            confidence=float(data.get("confidence", 0.95)),
         )
 
     def mismatch(self, other: TournamentParams) -> str | None:
@@ -157,6 +182,12 @@ class TournamentParams:
             "sandbox": "--sandbox",
             "clock": "--clock",
             "limits": "--limit",
+            "format": "--format",
+            "max_games": "--max-games",
+            "tables_per_entrant": "--tables-per-entrant",
+            "challengers": "the challengers",
+            "top": "--top",
+            "confidence": "--confidence",
         }
         for name, label in labels.items():
             was, now = getattr(self, name), getattr(other, name)
@@ -193,6 +224,22 @@ class Requested:
     limits: dict[str, int | None] | None = None
     clock: str | None = None
     concealed: tuple[str, ...] | None = None
+    format: str | None = None
+    max_games: int | None = None
+    tables_per_entrant: int | None = None
+    challengers: tuple[str, ...] | None = None
+    top: int | None = None
+    confidence: float | None = None
+
+
+def _table_size(requested: Requested) -> int:
+    """The requested table size, else ``min(4, entrants)`` (a gauntlet: at most one seat more than its challengers)."""
+    if requested.table_size is not None:
+        return requested.table_size
+    size = default_table_size(len(requested.entrants or ()))
+    if requested.format == "gauntlet" and requested.challengers:
+        size = min(size, len(requested.challengers) + 1)
+    return size
 
 
 def resolve_params(stored: TournamentParams | None, requested: Requested) -> TournamentParams:
@@ -215,9 +262,7 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         raise ParamsError("no entrants: give bot files (e.g. bots/*.py) or --manifest bots.toml")
     return TournamentParams(
         entrants=requested.entrants,
-        table_size=default_table_size(len(requested.entrants))
-        if requested.table_size is None
-        else requested.table_size,
+        table_size=_table_size(requested),
         repeats=1 if requested.repeats is None else requested.repeats,
         seed=secrets.randbelow(2**31) if requested.seed is None else requested.seed,
         ruleset=Ruleset().to_dict() if requested.ruleset is None else requested.ruleset,
@@ -228,4 +273,10 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         clock=requested.clock or "wall",
         limits={} if requested.limits is None else requested.limits,
         concealed=requested.concealed or (),
+        format=requested.format or "round-robin",
+        max_games=DEFAULT_MAX_GAMES if requested.max_games is None else requested.max_games,
+        tables_per_entrant=requested.tables_per_entrant,
+        challengers=requested.challengers or (),
+        top=3 if requested.top is None else requested.top,
+        confidence=0.95 if requested.confidence is None else requested.confidence,
     )

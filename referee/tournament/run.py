@@ -14,11 +14,13 @@ from dataclasses import dataclass
 
 import trio
 
+from referee.tournament.designs import schedule_for
 from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import make_schedule
+from referee.tournament.race import RaceOutcome, race_of, replay_race
+from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
-from referee.tournament.store import ResultsStore, seat_rows
+from referee.tournament.store import ResultsStore, SeatRow, seat_rows
 
 __all__ = ["Progress", "RunOutcome", "run_tournament", "run_until_stopped"]
 
@@ -29,6 +31,7 @@ class RunOutcome:
     done_before: int
     played: int
     interrupted: bool
+    race: RaceOutcome | None = None
 
 
 class Progress:
@@ -66,76 +69,102 @@ def run_tournament(
     ``fresh``, ``play`` and ``factory`` do not apply) and ``ClusterError`` reports a cluster that cannot be used.
     """
     progress = progress or Progress()
-    batches = make_schedule(
-        params.names,
-        table_size=params.table_size,
-        repeats=params.repeats,
-        seed=params.seed,
-        secret=store.deal_secret(),
-    )
+    secret = store.deal_secret()
+    race = race_of(params, secret) if params.format == "race" else None
     config = params.runner_config(results=store.directory)
     ruleset = params.game_ruleset()
-    params.check_line_length(g.game_id for b in batches for g in b.games)
     specs = params.bot_specs()
     finished = store.finished_game_ids()
-    pending = [b for b in batches if any(g.game_id not in finished for g in b.games)]
-    total = sum(len(b.games) for b in batches)
+    results: dict[str, tuple[SeatRow, ...]] = {}
+    if race is not None:
+        results = {g.game_id: g.seats for g in store.games()}
+        batches = replay_race(race, results)
+        total = params.max_games
+        params.check_line_length([f"g{params.max_games:06d}"])  # the longest game id the race may use
+    else:
+        batches = schedule_for(params, secret)
+        total = sum(len(b.games) for b in batches)
+        params.check_line_length(g.game_id for b in batches for g in b.games)
     tally = tally_from_store(store)
     played = 0
+
+    def pending(round_: list[TableBatch]) -> list[TableBatch]:
+        return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     def on_game(p: PlayedGame) -> None:
         nonlocal played
         store.record_game(p.game, p.result, duration=p.duration, declared=p.declared)
+        rows = seat_rows(p.game.seats, p.result)
+        if race is not None:
+            results[p.game.game_id] = rows
+        finished.add(p.game.game_id)
         tally.declared.update((name, said) for name, (said, _) in p.declared.items())
-        tally.add(seat_rows(p.game.seats, p.result))
+        tally.add(rows, p.game.batch)
         played += 1
         progress.game_done(p, tally)
         if on_committed is not None:
             on_committed(p)
 
-    async def work() -> None:
-        await run_local(
-            pending,
-            specs,
-            config,
-            ruleset,
-            store.directory,
-            jobs=jobs,
-            on_game=on_game,
-            skip=finished,
-            fresh=fresh,
-            play=play,
-            factory=factory,
-        )
+    def next_round() -> list[TableBatch]:
+        """After a round is played: the race's next round (nothing more for a fixed schedule)."""
+        return [] if race is None else replay_race(race, results)
 
-    progress.start(total, len(finished), tally)
+    async def work() -> None:
+        nonlocal batches
+        while batches:
+            await run_local(
+                pending(batches),
+                specs,
+                config,
+                ruleset,
+                store.directory,
+                jobs=jobs,
+                on_game=on_game,
+                skip=finished,
+                fresh=fresh,
+                play=play,
+                factory=factory,
+            )
+            batches = next_round()
+
+    done_before = len(finished)
+    progress.start(total, done_before, tally)
+
+    def outcome(interrupted: bool) -> RunOutcome:
+        return RunOutcome(total, done_before, played, interrupted, None if race is None else race.outcome())
+
     if cluster is not None:
         from referee.tournament.cluster import run_on_cluster
 
         try:
-            interrupted = run_on_cluster(
-                pending,
-                params.entrants,
-                config,
-                ruleset,
-                store.directory,
-                address=cluster,
-                on_game=on_game,
-                skip=finished,
-            )
+            interrupted = False
+            while batches and not interrupted:
+                interrupted = run_on_cluster(
+                    pending(batches),
+                    params.entrants,
+                    config,
+                    ruleset,
+                    store.directory,
+                    address=cluster,
+                    on_game=on_game,
+                    skip=set(finished),
+                )
+                batches = [] if interrupted else next_round()
         finally:
             progress.stop()
-        return _finish(store, RunOutcome(total, len(finished), played, interrupted))
+        return _finish(store, outcome(interrupted))
     try:
         interrupted = run_until_stopped(work)
     finally:
         progress.stop()
-    return _finish(store, RunOutcome(total, len(finished), played, interrupted))
+    return _finish(store, outcome(interrupted))
 
 
 def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:
-    """Reveal the deal secret once every scheduled game is stored (see ``referee.tournament.deals``)."""
-    if store.game_count() >= outcome.total:
+    """Reveal the deal secret once every scheduled game is stored, or the race is over (see
+    ``referee.tournament.deals``)."""
+    over = outcome.race.reason is not None if outcome.race is not None else store.game_count() >= outcome.total
+    if over:
         store.mark_revealed()
     return outcome
 

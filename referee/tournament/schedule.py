@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 from referee.tournament.deals import DealSecret
 
-__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule"]
+__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
 
 
 class ScheduleError(ValueError):
@@ -80,16 +80,29 @@ def make_schedule(
     if repeats < 1:
         raise ScheduleError(f"the number of games per table must be at least 1, got {repeats}")
     tables = list(itertools.combinations(names, table_size))
+    return table_batches([(repeat, table) for repeat in range(repeats) for table in tables], seed, secret)
+
+
+def table_batches(
+    tables: Sequence[tuple[int, tuple[str, ...]]],
+    seed: int,
+    secret: DealSecret | None,
+    *,
+    first_batch: int = 0,
+    first_ordinal: int = 0,
+) -> list[TableBatch]:
+    """Blocks from ``(repeat, entrants)`` pairs, in order, numbered on from ``first_batch`` and ``first_ordinal``:
+    every seat rotation of the table on the deal ``secret.seed(seed, batch)``. Without a secret (bookkeeping only,
+    e.g. replaying a race's schedule for its standings) every deal seed is 0."""
     batches: list[TableBatch] = []
-    ordinal = 0
-    for repeat in range(repeats):
-        for table in tables:
-            batch_no = len(batches)
-            deal_seed = secret.seed(seed, batch_no)
-            games = []
-            for rotation in range(table_size):
-                ordinal += 1
-                seats = table[rotation:] + table[:rotation]
-                games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, batch_no, repeat, rotation, seats, deal_seed))
-            batches.append(TableBatch(batch_no, tuple(games)))
+    ordinal = first_ordinal
+    for repeat, table in tables:
+        batch_no = first_batch + len(batches)
+        deal_seed = 0 if secret is None else secret.seed(seed, batch_no)
+        games = []
+        for rotation in range(len(table)):
+            ordinal += 1
+            seats = table[rotation:] + table[:rotation]
+            games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, batch_no, repeat, rotation, seats, deal_seed))
+        batches.append(TableBatch(batch_no, tuple(games)))
     return batches

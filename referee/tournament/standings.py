@@ -13,11 +13,14 @@ import io
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from openskill.models import PlackettLuce
 
+from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
+from referee.tournament.params import TournamentParams
+from referee.tournament.race import race_of, replay_race
 from referee.tournament.store import ResultsStore, SeatRow
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "standings_from_store",
     "t_quantile_975",
     "tally_from_store",
+    "with_format",
 ]
 
 #: How wins are counted, for every place that shows them (terminal tables, the HTML report).
@@ -35,20 +39,6 @@ WINS_NOTE = (
     "wins: each game's win goes to its rank 1; when k players share rank 1 (equal best scores), each gets 1/k "
     "of it, hence fractions such as 13.5"
 )
-
-# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-def t_quantile_975(df: int) -> float:
-    """Student's t 97.5% quantile: exact to 3 decimals up to 30 degrees of freedom, then 1.96 + 2.4/df (< 0.003 off)."""
-    if df < 1:
-        raise ValueError("degrees of freedom must be at least 1")
-    return _T975[df - 1] if df <= len(_T975) else 1.96 + 2.4 / df
 
 
 @dataclass(slots=True)
@@ -74,6 +64,11 @@ class EntrantStanding:
     rating: float
     rating_mu: float
     rating_sigma: float
+    deals: EntrantDeals = field(default_factory=lambda: EntrantDeals(0, None, None, None, None))
+    #: Whether this place is statistically separated from the next one (None for the last place).
+    separated: bool | None = None
+    #: The Holm-adjusted p-value of that comparison (None when either has fewer than 2 deals, or the last place).
+    separation_p: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,26 +83,43 @@ class EntrantStanding:
             "rating": self.rating,
             "rating_mu": self.rating_mu,
             "rating_sigma": self.rating_sigma,
+            **self.deals.to_dict(),
+            "separated_from_next": self.separated,
+            "separation_p": self.separation_p,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class Standings:
-    """Entrants best first (by rating, then wins, then name); ``head_to_head[a][b]`` is the share of the games
-    a and b shared in which a placed ahead of b (None when they never met); ``met[a][b]`` counts those games."""
+    """Entrants best first (by rating, then wins, then name; a race by its own order); ``head_to_head[a][b]`` is the
+    share of the games a and b shared in which a placed ahead of b (None when they never met); ``met[a][b]`` counts
+    those games; ``paired[a][b]`` is a's score difference with b over the deals (blocks) they shared, for the pairs
+    that shared one. ``format`` is the schedule's format and ``race`` the race's outcome for ``race``."""
 
     games: int
     entrants: tuple[EntrantStanding, ...]
     head_to_head: dict[str, dict[str, float | None]]
     met: dict[str, dict[str, int]]
+    paired: dict[str, dict[str, PairDeals]] = field(default_factory=dict)
+    deals: int = 0
+    format: str = "round-robin"
+    race: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
+            "format": self.format,
             "games": self.games,
+            "complete_deals": self.deals,
             "entrants": [e.to_dict() for e in self.entrants],
             "head_to_head": self.head_to_head,
             "head_to_head_games": self.met,
+            "head_to_head_score_diff": {
+                a: {b: p.to_dict() for b, p in row.items()} for a, row in self.paired.items() if row
+            },
         }
+        if self.race is not None:
+            out["race"] = self.race
+        return out
 
     def to_csv(self) -> str:
         """One row per entrant, best first; forfeits as ``kind:count`` pairs joined by ``;``."""
@@ -119,15 +131,32 @@ class Standings:
             forfeits = ";".join(f"{k}:{v}" for k, v in sorted(e.forfeits.items()))
             numbers = [e.wins, e.mean_score, low, high, e.mean_rank]
             ratings = [e.rating, e.rating_mu, e.rating_sigma]
+            d = e.deals
+            mp_low, mp_high = d.matchpoints_ci95 or (None, None)
+            rel_low, rel_high = d.relative_score_ci95 or (None, None)
+            deal_numbers = [d.matchpoints, mp_low, mp_high, d.relative_score, rel_low, rel_high]
+            separated = "" if e.separated is None else str(e.separated).lower()
             w.writerow(
-                [place, e.name, e.declared_name or "", e.games, *map(_num, numbers), forfeits, *map(_num, ratings)]
+                [
+                    place,
+                    e.name,
+                    e.declared_name or "",
+                    e.games,
+                    *map(_num, numbers),
+                    forfeits,
+                    *map(_num, ratings),
+                    d.deals,
+                    *map(_num, deal_numbers),
+                    separated,
+                ]
             )
         return out.getvalue()
 
 
 _CSV_HEADER = (
     "place", "name", "declared_name", "games", "wins", "mean_score", "ci95_low", "ci95_high", "mean_rank",
-    "forfeits", "rating", "rating_mu", "rating_sigma",
+    "forfeits", "rating", "rating_mu", "rating_sigma", "deals", "matchpoints", "matchpoints_ci95_low",
+    "matchpoints_ci95_high", "relative_score", "relative_ci95_low", "relative_ci95_high", "separated_from_next",
 )  # fmt: skip
 
 
@@ -138,8 +167,15 @@ def _num(x: float | None) -> str:
 class Tally:
     """Running standings of a tournament between ``names`` (the entrants, in their given order)."""
 
-    def __init__(self, names: Sequence[str], declared: Mapping[str, str | None] | None = None) -> None:
+    def __init__(
+        self, names: Sequence[str], declared: Mapping[str, str | None] | None = None, *, format: str = "round-robin"
+    ) -> None:
         self.names = tuple(names)
+        self.format = format
+        self.race: dict[str, Any] | None = None
+        #: Entrant names best first, when the format decides the order (a race); else by rating.
+        self.order: Sequence[str] | None = None
+        self.deal_tally = DealTally()
         self.declared: dict[str, str | None] = dict(declared or {})
         self.games = 0
         self._sums = {n: _Sums() for n in self.names}
@@ -148,9 +184,12 @@ class Tally:
         self._ahead: dict[str, Counter[str]] = {n: Counter() for n in self.names}
         self._met: dict[str, Counter[str]] = {n: Counter() for n in self.names}
 
-    def add(self, seats: Sequence[SeatRow]) -> None:
-        """Count one finished game, given its seats in seat order."""
+    def add(self, seats: Sequence[SeatRow], block: int | None = None) -> None:
+        """Count one finished game, given its seats in seat order and its block (the schedule's batch: one deal at
+        one table); games without a block count in every figure but the deal statistics."""
         self.games += 1
+        if block is not None:
+            self.deal_tally.add(block, ((s.entrant, s.score) for s in seats))
         winners = sum(1 for s in seats if s.rank == 1)
         for s in seats:
             t = self._sums[s.entrant]
@@ -175,12 +214,23 @@ class Tally:
     def standings(self) -> Standings:
         rows = [self._entrant(n) for n in self.names]
         rows.sort(key=lambda e: (-e.rating, -e.wins, e.name))
+        if self.order is not None:
+            place = {n: i for i, n in enumerate(self.order)}
+            rows.sort(key=lambda e: place.get(e.name, len(place)))
+        separation = self.deal_tally.separation([e.name for e in rows])
+        rows = [
+            replace(e, separated=sep, separation_p=p)
+            for e, (sep, p) in zip(rows, [*separation, (None, None)], strict=True)
+        ]
         h2h = {
             a: {b: (self._ahead[a][b] / self._met[a][b] if self._met[a][b] else None) for b in self.names if b != a}
             for a in self.names
         }
         met = {a: {b: self._met[a][b] for b in self.names if b != a} for a in self.names}
-        return Standings(self.games, tuple(rows), h2h, met)
+        paired = self.deal_tally.pairs(self.names)
+        return Standings(
+            self.games, tuple(rows), h2h, met, paired, self.deal_tally.blocks, format=self.format, race=self.race
+        )
 
     def _entrant(self, name: str) -> EntrantStanding:
         t = self._sums[name]
@@ -204,15 +254,36 @@ class Tally:
             rating=float(r.ordinal()),
             rating_mu=float(r.mu),
             rating_sigma=float(r.sigma),
+            deals=self.deal_tally.entrant(name),
         )
 
 
 def tally_from_store(store: ResultsStore) -> Tally:
     """A ``Tally`` of every game in ``store``, fed in game-id order (deterministic ratings)."""
-    tally = Tally(store.names(), store.declared_names())
+    params = store.params()
+    tally = Tally(store.names(), store.declared_names(), format=params.format if params else "round-robin")
+    results = {}
     for game in store.games():
-        tally.add(game.seats)
+        tally.add(game.seats, game.batch)
+        results[game.game_id] = game.seats
+    if params is not None:
+        with_format(tally, params, results)
     return tally
+
+
+def with_format(tally: Tally, params: TournamentParams, results: Mapping[str, Sequence[SeatRow]]) -> None:
+    """Give ``tally`` what its format decides: for a race, the race's order and outcome (replayed from
+    ``results``, game id → seats)."""
+    tally.format = params.format
+    if params.format != "race":
+        return
+    race = race_of(params)
+    replay_race(race, results)
+    outcome = race.outcome()
+    tally.order = outcome.order
+    tally.race = outcome.to_dict()
+    if outcome.reason is None:
+        tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
 
 
 def standings_from_store(store: ResultsStore) -> Standings:

@@ -138,6 +138,7 @@ class StoredGame:
     game_id: str
     ordinal: int
     seats: tuple[SeatRow, ...]
+    batch: int | None = None  # the table batch (one deal at one table, every rotation)
 
 
 def seat_rows(seats: Sequence[str], result: GameResultLike) -> tuple[SeatRow, ...]:
@@ -361,20 +362,20 @@ class ResultsStore:
         for game_id, seat, kind in self._db.execute("SELECT game_id, seat, kind FROM faults ORDER BY rowid"):
             kinds.setdefault((game_id, seat), kind)
         rows = self._db.execute(
-            "SELECT g.game_id, g.ordinal, s.seat, s.entrant, s.score, s.rank, s.forfeit "
+            "SELECT g.game_id, g.ordinal, g.batch, s.seat, s.entrant, s.score, s.rank, s.forfeit "
             "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.ordinal, s.seat"
         )
-        current: tuple[str, int] | None = None
+        current: tuple[str, int, int] | None = None
         seats: list[SeatRow] = []
-        for game_id, ordinal, seat, entrant, score, rank, forfeit in rows:
+        for game_id, ordinal, batch, seat, entrant, score, rank, forfeit in rows:
             if current is not None and current[0] != game_id:
-                yield StoredGame(current[0], current[1], tuple(seats))
+                yield StoredGame(current[0], current[1], tuple(seats), current[2])
                 seats = []
-            current = (game_id, ordinal)
+            current = (game_id, ordinal, batch)
             kind = kinds.get((game_id, seat), "unknown") if forfeit else None
             seats.append(SeatRow(entrant, score, rank, kind))
         if current is not None:
-            yield StoredGame(current[0], current[1], tuple(seats))
+            yield StoredGame(current[0], current[1], tuple(seats), current[2])
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
