@@ -146,7 +146,7 @@ def _order_hint(t: Tournament) -> str:
         "table an entrant beat on each deal (its total over every seat rotation of the deal; a tie counts half), "
         "with a 95% interval over deals. “Separated” marks a place whose matchpoints are significantly above the "
         "next place's (5% after Holm's correction over the adjacent pairs; see docs/statistics.md). Click a column "
-        "to sort.</p>"
+        f'to sort. <span id="wins-note">{escape(WINS_NOTE[0].upper() + WINS_NOTE[1:])}.</span></p>'
     )
 
 

@@ -10,8 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.tournament import EntrantInfo, ScheduleError, TournamentParams, check_format, schedule_for
+from referee.tournament import DealSecret, EntrantInfo, ScheduleError, TournamentParams, check_format, schedule_for
 from referee.tournament.designs import balanced_tables
+
+SECRET = DealSecret(bytes(range(32)))
 
 
 def params(n: int, **kw: object) -> TournamentParams:
@@ -48,14 +50,14 @@ def test_balanced_equal_tables_and_pairs_within_one(n: int, k: int, t: int, seed
     if n * t % k or t * (k - 1) > (n - 1) / 2:  # the design's purpose: large fields, sparse meetings
         return
     p = params(n, table_size=k, format="balanced", tables_per_entrant=t, seed=seed)
-    batches = schedule_for(p)
+    batches = schedule_for(p, SECRET)
     assert_blocks(batches)
     seats = Counter(e for b in batches for e in b.entrants)
     assert set(seats.values()) == {t} and len(seats) == n, "every entrant at the same number of tables"
     met = Counter(frozenset(pair) for b in batches for pair in itertools.combinations(b.entrants, 2))
     counts = [met.get(frozenset(pair), 0) for pair in itertools.combinations(p.names, 2)]
     assert max(counts) - min(counts) <= 1, "pairs meet as evenly as possible"
-    assert schedule_for(p) == batches, "seeded and deterministic"
+    assert schedule_for(p, SECRET) == batches, "seeded and deterministic"
 
 
 def test_balanced_denser_schedules_stay_close() -> None:
@@ -77,7 +79,7 @@ def test_gauntlet_never_seats_two_field_entrants_together(field: int, challenger
     if len(chosen) < challengers:
         return
     p = params(n, table_size=k, format="gauntlet", challengers=chosen, repeats=repeats)
-    batches = schedule_for(p)
+    batches = schedule_for(p, SECRET)
     assert_blocks(batches)
     for b in batches:
         assert sum(e not in chosen for e in b.entrants) == 1, "exactly one field entrant per table"
@@ -125,7 +127,14 @@ def test_round_robin_under_the_cap_is_todays_schedule() -> None:
     from referee.tournament import make_schedule
 
     p = params(6, table_size=3, repeats=2)
-    assert schedule_for(p) == make_schedule(p.names, table_size=3, repeats=2, seed=7)
+    assert schedule_for(p, SECRET) == make_schedule(p.names, table_size=3, repeats=2, seed=7, secret=SECRET)
     check_format(replace(p, max_games=120))
     with pytest.raises(ScheduleError, match="120 games, over --max-games 119"):
         check_format(replace(p, max_games=119))
+
+
+def test_the_cli_offers_every_format() -> None:
+    from referee.cli.run_cmd import FORMATS as OFFERED
+    from referee.tournament import FORMATS
+
+    assert OFFERED == FORMATS

@@ -27,9 +27,12 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
     assert expected["race"]["top"] == 2 and expected["race"]["confidence"] == 0.95
     assert expected["race"]["settled"] is False and "--max-games 60" in expected["race"]["reason"]
     assert expected["games"] == expected["race"]["games"] == 60  # rounds of 6 games: 4 entrants at tables of 3
+    assert expected["deals"]["secret"] is not None, "a finished race reveals its deal secret"
+    secret = tmp_path / "secret.txt"
+    secret.write_text(expected["deals"]["secret"] + "\n")  # the same cards again
 
     part = tmp_path / "part"
-    proc = start_referee("run", *bots(bot_dir), *COMMON, *RACE, "--out", part)
+    proc = start_referee("run", *bots(bot_dir), *COMMON, *RACE, "--out", part, "--deal-secret", secret)
     try:
         wait_for_games(part / "results.sqlite", 15, proc)
         proc.send_signal(signal.SIGKILL)
