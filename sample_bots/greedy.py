@@ -36,4 +36,6 @@ class Greedy(Bot):
 
 
 if __name__ == "__main__":
-    run(Greedy())
+    from noise import with_noise  # this folder's strength knob: --noise P
+
+    run(with_noise(Greedy()))

@@ -43,4 +43,6 @@ class Heuristic(Bot):
 
 
 if __name__ == "__main__":
-    run(Heuristic())
+    from noise import with_noise  # this folder's strength knob: --noise P
+
+    run(with_noise(Heuristic()))

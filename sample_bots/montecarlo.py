@@ -436,4 +436,6 @@ def _stalled(state: State, seat: int) -> bool:
 
 
 if __name__ == "__main__":
-    run(MonteCarlo())
+    from noise import with_noise  # this folder's strength knob: --noise P
+
+    run(with_noise(MonteCarlo()))

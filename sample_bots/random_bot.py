@@ -29,4 +29,6 @@ class RandomBot(Bot):
 
 
 if __name__ == "__main__":
-    run(RandomBot())
+    from noise import with_noise  # this folder's strength knob: --noise P
+
+    run(with_noise(RandomBot()))

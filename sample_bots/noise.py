@@ -1,0 +1,72 @@
+"""The sample bots' strength knob: ``--noise P`` makes a bot play a uniformly random legal move (and a random
+discard) a share P of the time, so copies of one bot with different P form a field of known order.
+
+Usage, in a bot: ``run(with_noise(Greedy()))``; then ``python greedy.py --noise 0.2``. Without ``--noise`` the bot
+is unchanged. A bad value ends the bot at once with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from protocol.sdk import Bot, Game, MoveLike
+from referee.engine import Hand, Observation
+
+
+class NoisyBot(Bot):
+    """``bot`` with a share ``noise`` of its moves and discards replaced by uniformly random legal ones (drawn from
+    the game's ``rng``, so a seeded run stays reproducible)."""
+
+    def __init__(self, bot: Bot, noise: float) -> None:
+        self.bot = bot
+        self.noise = noise
+        self.name = bot.name
+        self.version = bot.version
+        self.author = bot.author
+        self.legal_moves = bot.legal_moves
+
+    def new_game(self, game: Game) -> None:
+        self.bot.new_game(game)
+
+    def discard(self, hand: Hand, n: int, game: Game) -> Sequence[int]:
+        if game.rng.random() < self.noise:
+            return game.rng.sample([c for c in hand if c != 1], n)
+        return self.bot.discard(hand, n, game)
+
+    def move(self, obs: Observation, game: Game) -> MoveLike:
+        if game.rng.random() < self.noise:
+            return game.rng.choice(game.legal_moves(obs))
+        return self.bot.move(obs, game)
+
+    def round_end(self, msg: object, game: Game) -> None:
+        self.bot.round_end(msg, game)  # type: ignore[arg-type]
+
+    def game_end(self, msg: object, game: Game) -> None:
+        self.bot.game_end(msg, game)  # type: ignore[arg-type]
+
+
+def with_noise(bot: Bot, argv: Sequence[str] | None = None) -> Bot:
+    """``bot``, made noisy when the command line (``argv``, default ``sys.argv[1:]``) says ``--noise P``."""
+    parser = _Parser(prog=bot.name, description=f"the {bot.name} sample bot (protocol v1)")
+    parser.add_argument("--noise", type=_share, default=0.0, help="share of random legal moves, 0 to 1")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    return NoisyBot(bot, args.noise) if args.noise > 0 else bot
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line on stderr (no usage block) and exit status 2."""
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {text}")
+    return value
