@@ -14,6 +14,7 @@ from referee.check.plan import SEATS, PlannedGame
 from referee.check.probe import BYE, ProbeResult
 from referee.check.situations import Situation
 from referee.runner import BotFault, Fault, GameResult
+from referee.runner.player import ANSWERED_NO_REPLY
 
 #: Which fault kinds fail which check (faults in the tolerance game count for ``tolerates-unknown`` only).
 FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
@@ -121,6 +122,10 @@ def evaluate(obs: Observations) -> list[CheckResult]:
     by_check: dict[str, list[Evidence]] = {name: [] for name in FAULT_CHECKS}
     for game in regular:
         for fault in game.faults:
+            if ANSWERED_NO_REPLY in fault.detail:
+                # An answer to a message that needs none, read in place of a reply: a stdout fault first of all.
+                by_check["stdout-protocol-only"].append(fault_evidence(game, fault))
+                continue
             for name, (_, kinds) in FAULT_CHECKS.items():
                 if fault.kind in kinds:
                     by_check[name].append(fault_evidence(game, fault))

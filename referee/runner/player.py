@@ -240,13 +240,17 @@ def stray_detail(last_sent: tuple[str, bool] | None) -> str:
     return f"{base}: it came after {kind}, which needs no reply (answer only hello, deal and turn, one line each)"
 
 
+#: The words of a fault detail that says a reply was most likely the bot's answer to a message needing none.
+ANSWERED_NO_REPLY = "no reply: if the bot answered"
+
+
 def _after_quiet(exc: ProtocolViolation, quiet: list[str], expect: Expect) -> ProtocolViolation:
     """``exc`` with the likely cause of a reply of the wrong kind that came right after messages needing no reply:
     the bot answered one of them, and that answer was read as the reply to this request."""
     names = _names(quiet)
     need = "needs" if len(set(quiet)) == 1 else "need"
     hint = (
-        f" (this line came right after {names}, which {need} no reply: if the bot answered {names}, that answer "
+        f" (this line came right after {names}, which {need} {ANSWERED_NO_REPLY} {names}, that answer "
         f"was read as its reply to this {expect.prompt})"
     )
     return ProtocolViolation(exc.kind, exc.detail + hint)

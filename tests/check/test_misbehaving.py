@@ -17,6 +17,8 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "not_object": ("not_object", {}, "stdout-protocol-only"),
     "long_line": ("long_line", {}, "stdout-protocol-only"),
     "flood": ("flood", {}, "stdout-protocol-only"),
+    # It answers round_end: whether the line is found before the next deal or read as its reply, a stdout fault.
+    "stray": ("stray", {}, "stdout-protocol-only"),
     "bad_fields": ("bad_fields", {}, "reply-fields"),
     "unknown_type": ("unknown_type", {}, "reply-fields"),
     "wrong_type": ("wrong_type", {}, "reply-fields"),
@@ -127,3 +129,9 @@ def test_handshake_failure_skips_what_it_cannot_reach(reports: dict[str, CheckRe
     assert report.failed_names == ("handshake",)
     assert report.check("games-2-seats").outcome is Outcome.SKIPPED
     assert report.games == ()
+
+
+def test_an_answer_to_round_end_is_a_stdout_fault_that_names_round_end(reports: dict[str, CheckReport]) -> None:
+    report = reports["stray"]
+    assert "reply-fields" not in report.failed_names
+    assert all("after round_end, which needs no reply" in f.evidence.what for f in report.faults)
