@@ -7,13 +7,16 @@ is unchanged. A bad value ends the bot at once with one line on stderr and exit 
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from protocol.sdk import Bot, Game, MoveLike
-from referee.engine import Hand, Observation
+
+if TYPE_CHECKING:
+    import argparse
+
+    from referee.engine import Hand, Observation
 
 
 class NoisyBot(Bot):
@@ -50,19 +53,29 @@ class NoisyBot(Bot):
 
 def with_noise(bot: Bot, argv: Sequence[str] | None = None) -> Bot:
     """``bot``, made noisy when the command line (``argv``, default ``sys.argv[1:]``) says ``--noise P``."""
-    parser = _Parser(prog=bot.name, description=f"the {bot.name} sample bot (protocol v1)")
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:  # the usual start: nothing to parse, and argparse is not even imported (a faster start)
+        return bot
+    parser = _parser(bot.name)
     parser.add_argument("--noise", type=_share, default=0.0, help="share of random legal moves, 0 to 1")
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    return NoisyBot(bot, args.noise) if args.noise > 0 else bot
+    noise = parser.parse_args(args).noise
+    return NoisyBot(bot, noise) if noise > 0 else bot
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """One line on stderr (no usage block) and exit status 2."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
+def _parser(name: str) -> argparse.ArgumentParser:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            """One line on stderr (no usage block) and exit status 2."""
+            self.exit(2, f"{self.prog}: error: {message}\n")
+
+    return Parser(prog=name, description=f"the {name} sample bot (protocol v1)")
 
 
 def _share(text: str) -> float:
+    import argparse
+
     try:
         value = float(text)
     except ValueError:

@@ -11,8 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pydantic", "referee.engine.rules", "referee.engine.ruleset", "referee.engine.state", "protocol.messages")
 
 PROBE = """
-import runpy, sys
+import os, runpy, sys
 sys.argv = [sys.argv[1]]
+sys.path.insert(0, os.path.dirname(sys.argv[0]))  # as when the bot runs as a script
 runpy.run_path(sys.argv[0], run_name="__main__")
 heavy = sorted(m for m in sys.modules if m.startswith(HEAVY))
 print(" ".join(heavy) or "-", file=sys.stderr)
