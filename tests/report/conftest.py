@@ -32,18 +32,35 @@ def referee(*args: object, timeout: float = 300) -> subprocess.CompletedProcess[
     )
 
 
+def write_manifest(folder: Path, entries: list[tuple[str | None, Path, str]]) -> Path:
+    """``FOLDER/bots.toml`` of ENTRIES (name or None, bot file, env table or ""), with copies of the bot files.
+
+    A manifest's entrants live inside its folder (the referee refuses others), so each bot's folder is copied
+    to ``FOLDER/bots/`` (a sample bot imports its neighbours).
+    """
+    tables = []
+    for name, source, env in entries:
+        copy = folder / "bots" / source.parent.name
+        shutil.copytree(source.parent, copy, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        table = "[[bot]]\n" + (f'name = "{name}"\n' if name else "") + f'command = "{copy / source.name}"\n'
+        tables.append(table + (f"env = {{ {env} }}\n" if env else ""))
+    path = folder / "bots.toml"
+    path.write_text("".join(tables), encoding="utf-8")
+    return path
+
+
 def manifest(folder: Path) -> Path:
     """Five entrants: two sample bots, a random bot, and two random bots that fault (an illegal move; a crash)."""
-    path = folder / "bots.toml"
-    path.write_text(
-        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "greedy.py"}"\n'
-        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "heuristic.py"}"\n'
-        f'[[bot]]\nname = "random"\ncommand = "{RANDOM_BOT}"\n'
-        f'[[bot]]\nname = "cheater"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "illegal", MISBEHAVE_AT = "4" }}\n'
-        f'[[bot]]\nname = "crashy"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "crash", MISBEHAVE_AT = "9" }}\n',
-        encoding="utf-8",
+    return write_manifest(
+        folder,
+        [
+            (None, ROOT / "sample_bots" / "greedy.py", ""),
+            (None, ROOT / "sample_bots" / "heuristic.py", ""),
+            ("random", RANDOM_BOT, ""),
+            ("cheater", RANDOM_BOT, 'MISBEHAVE = "illegal", MISBEHAVE_AT = "4"'),
+            ("crashy", RANDOM_BOT, 'MISBEHAVE = "crash", MISBEHAVE_AT = "9"'),
+        ],
     )
-    return path
 
 
 @pytest.fixture(scope="session")

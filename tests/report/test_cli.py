@@ -16,7 +16,7 @@ import pytest
 
 from referee.report import unpack_blob
 from referee.tournament import DealSecret, EntrantInfo, ResultsStore, TournamentParams
-from tests.report.conftest import RANDOM_BOT, ROOT, referee
+from tests.report.conftest import RANDOM_BOT, ROOT, referee, write_manifest
 from tests.report.dbread import query
 
 
@@ -147,12 +147,13 @@ def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, 
 
 def test_a_running_tournament_is_reported_as_partial(tmp_path: Path) -> None:
     """While ``referee run`` is writing the database, a report reads a consistent snapshot and says it is partial."""
-    bots = tmp_path / "bots.toml"
-    bots.write_text(
-        f'[[bot]]\ncommand = "{ROOT / "sample_bots" / "greedy.py"}"\n'
-        f'[[bot]]\nname = "random"\ncommand = "{RANDOM_BOT}"\n'
-        f'[[bot]]\nname = "slow"\ncommand = "{RANDOM_BOT}"\nenv = {{ MISBEHAVE = "hang", MISBEHAVE_AT = "2" }}\n',
-        encoding="utf-8",
+    bots = write_manifest(
+        tmp_path,
+        [
+            (None, ROOT / "sample_bots" / "greedy.py", ""),
+            ("random", RANDOM_BOT, ""),
+            ("slow", RANDOM_BOT, 'MISBEHAVE = "hang", MISBEHAVE_AT = "2"'),
+        ],
     )
     out = tmp_path / "t"
     args = ["run", "--manifest", bots, "-k", "2", "--games", "3", "--jobs", "1", "--move-time", "1", "--out", out]
