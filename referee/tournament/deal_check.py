@@ -7,6 +7,7 @@ stored game the batch, seats and deal seed it has, and each game log must hold t
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,8 +15,11 @@ from referee.engine import DealError, RulesetError, deal_from_json, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
 from referee.tournament.deals import DealSecret
-from referee.tournament.schedule import ScheduleError, make_schedule
-from referee.tournament.store import ResultsStore, StoreError
+from referee.tournament.designs import schedule_for
+from referee.tournament.params import TournamentParams
+from referee.tournament.race import race_of, replay_race
+from referee.tournament.schedule import ScheduleError, TableBatch
+from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
 __all__ = ["DealCheck", "check_deals"]
 
@@ -47,6 +51,17 @@ class DealCheck:
             self.more += 1
 
 
+def _schedule(
+    params: TournamentParams, secret: DealSecret, stored: Mapping[str, Sequence[SeatRow]]
+) -> list[TableBatch]:
+    """Every block the tournament's format schedules with ``secret``: a race's rounds replayed from the results."""
+    if params.format != "race":
+        return schedule_for(params, secret)
+    rounds: list[TableBatch] = []
+    replay_race(race_of(params, secret), stored, rounds)
+    return rounds
+
+
 def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment: str | None = None) -> DealCheck:
     """Check every stored game's deal in ``directory`` (see the module doc).
 
@@ -64,7 +79,8 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
             raise StoreError(f"{directory} holds a tournament without a deal commitment (made by an older referee)")
         secret = secret or store.deal_secret()
         rows = store.dealt_games()
-        seats = {g.game_id: tuple(r.entrant for r in g.seats) for g in store.games()}
+        stored = {g.game_id: g.seats for g in store.games()}
+        seats = {game_id: tuple(r.entrant for r in rows_) for game_id, rows_ in stored.items()}
     check = DealCheck(stored_commitment, secret.hex, "revealed_at" in meta)
     published = (commitment or stored_commitment).strip().lower()
     if published != stored_commitment:
@@ -73,13 +89,7 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
         check.problem(f"SHA-256 of the secret is {secret.commitment}, not the commitment {published}")
     try:
         ruleset = params.game_ruleset()
-        schedule = {
-            g.game_id: g
-            for b in make_schedule(
-                params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
-            )
-            for g in b.games
-        }
+        schedule = {g.game_id: g for b in _schedule(params, secret, stored) for g in b.games}
     except (RulesetError, ScheduleError) as exc:
         check.problem(f"the stored parameters make no schedule: {exc}")
         return check

@@ -269,10 +269,15 @@ def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
     )
 
 
-def replay_race(race: Race, results: Mapping[str, Sequence[SeatRow]]) -> list[TableBatch]:
+def replay_race(
+    race: Race, results: Mapping[str, Sequence[SeatRow]], rounds: list[TableBatch] | None = None
+) -> list[TableBatch]:
     """Feed ``race`` every round whose games are all in ``results`` (game id → seats); the blocks of the first round
-    that is not complete (empty when the race is over). A pure function of the results and the parameters."""
+    that is not complete (empty when the race is over). A pure function of the results and the parameters.
+    ``rounds``, when given, receives the blocks of every round scheduled on the way, the last one included."""
     while (batches := race.next_round()) is not None:
+        if rounds is not None:
+            rounds.extend(batches)
         if any(g.game_id not in results for b in batches for g in b.games):
             return batches
         race.record([_block_totals(b, results) for b in batches])

@@ -54,6 +54,8 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
         results = {g.game_id: g.seats for g in store.games()}
     race = race_of(params)
     assert replay_race(race, results) == [] and race.games == len(results), "every stored game is the race's own"
+    verified = referee("verify-deals", part)
+    assert verified.returncode == 0 and "all 60 games" in verified.stdout, verified.stdout + verified.stderr
     html = (part / "report.html").read_text()
     assert "race" in html and "--max-games 60" in html
 
@@ -65,6 +67,8 @@ def test_balanced_and_gauntlet_runs(tmp_path: Path, bot_dir: Path) -> None:
     data = json.loads((out / "standings.json").read_text())
     assert data["format"] == "balanced" and data["games"] == 12 and data["complete_deals"] == 4
     assert {e["deals"] for e in data["entrants"]} == {3}
+    verified = referee("verify-deals", out)
+    assert verified.returncode == 0 and "all 12 games of 4 deals" in verified.stdout, verified.stdout + verified.stderr
 
     manifest = tmp_path / "bots.toml"
     manifest.write_text(
