@@ -414,8 +414,14 @@ def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig) -> None
 
 def check_hidden(spec: BotSpec, hidden: Sequence[str]) -> None:
     """Raise ``BotSpecError`` when a folder of ``hidden`` (results, game logs) is the bot's own folder: the
-    sandbox can cover a folder inside it, not the folder the bot runs in."""
+    sandbox can cover a folder inside it, not the folder the bot runs in; and when the bot's folder is ``/`` (a
+    command line without a script, started from ``/``), which would show it the whole machine."""
     own = spec.cwd.resolve()
+    if own == Path("/"):
+        raise BotSpecError(
+            f"bot {spec.name}'s folder would be / and show it the whole machine: give the path of its script, or "
+            "start the referee in the bot's folder"
+        )
     for folder in hidden:
         if Path(folder).resolve() == own:
             raise BotSpecError(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.runner import BotSpecError, ConfigError, Limits, RunnerConfig, parse_bot_spec
+from referee.runner import BotSpec, BotSpecError, ConfigError, Limits, RunnerConfig, parse_bot_spec
 
 
 def test_python_file_runs_with_this_python(tmp_path: Path) -> None:
@@ -140,3 +140,14 @@ def test_a_bwrap_that_cannot_load_the_seccomp_filter_runs_without_it_or_is_refus
     assert not sandbox.seccomp_usable()
     with pytest.raises(BotSpecError, match="seccomp filter that closes file locks between bots cannot be used"):
         sandbox.resolve_mode(RunnerConfig(sandbox="bwrap"))
+
+
+def test_a_bot_whose_folder_would_be_the_root_is_refused_in_one_line() -> None:
+    """A command line without a script runs in the current folder: started from /, the sandbox would show the
+    bot the whole machine."""
+    from referee.runner.sandbox import check_hidden
+
+    spec = BotSpec("rooted", ("/bin/true",), Path("/"))
+    with pytest.raises(BotSpecError, match="rooted's folder would be / and show it the whole machine") as info:
+        check_hidden(spec, ())
+    assert "\n" not in str(info.value)
