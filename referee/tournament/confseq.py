@@ -17,12 +17,12 @@ import math
 
 __all__ = ["BettingCS", "bet"]
 
-#: The largest bet, as the paper suggests (1/2 or 3/4).
-MAX_BET = 0.5
+#: The largest bet (the paper suggests 1/2 or 3/4).
+MAX_BET = 0.75
 
 
 def bet(t: int, variance: float, alpha: float) -> float:
-    """λ_t = min(sqrt(2·ln(2/alpha) / (σ̂²_{t−1} · t · ln(1 + t))), 1/2): the bet on the t-th observation (t ≥ 1),
+    """λ_t = min(sqrt(2·ln(2/alpha) / (σ̂²_{t−1} · t · ln(1 + t))), 3/4): the bet on the t-th observation (t ≥ 1),
     from a variance estimate made before it."""
     return min(math.sqrt(2 * math.log(2 / alpha) / (max(variance, 1e-6) * t * math.log(1 + t))), MAX_BET)
 

@@ -1,9 +1,10 @@
 """The race format: an adaptive schedule that stops once the order of the top K entrants is settled.
 
-The race goes in rounds. In each round every entrant still in the race (a *survivor*) plays exactly one block (one
-deal at one table, every seat rotation): the survivors, and as few eliminated entrants as fill the last seats, are
-shuffled and cut into tables. An entrant's observation on a block is its matchpoint share (the share of the table
-it beat on that deal, ties half; ``dealstats.block_outcomes``), a number in [0, 1].
+The race goes in rounds. In each round every entrant still in the race (a *survivor*) plays exactly
+``BLOCKS_PER_ROUND`` blocks (one deal at one table, every seat rotation): that many times, the survivors, and as few
+eliminated entrants as fill the last seats, are shuffled and cut into tables. An entrant's observation on a block
+is its matchpoint share (the share of the table it beat on that deal, ties half; ``dealstats.block_outcomes``), a
+number in [0, 1].
 
 Each survivor carries a confidence sequence (``confseq.BettingCS``, Waudby-Smith & Ramdas 2023) of its shares at
 level 1 − alpha / (2N), and once at most ``PAIRWISE_FROM`` survivors remain, every two survivors that share a table
@@ -16,7 +17,7 @@ lower bound is above B's upper bound, or their head-to-head lower bound is above
 - a survivor is *eliminated* when at least K survivors are ahead of it;
 - the race is *settled* when K survivors remain, each one ahead of the next.
 
-The last table of a round is completed with *fillers*: recently eliminated entrants, else survivors playing a
+The last table of each shuffle is completed with *fillers*: recently eliminated entrants, else survivors playing a
 second block whose result does not count for them. It also stops before a round that would pass ``max_games``.
 
 Guarantee: with probability at least 1 − alpha every sequence covers its target at every round. Then, as long as a
@@ -50,6 +51,9 @@ __all__ = ["Race", "RaceOutcome", "race_of", "replay_race"]
 
 #: Head-to-head sequences are kept from the round that starts with at most this many survivors.
 PAIRWISE_FROM = 32
+#: Blocks every survivor plays in a round (one per shuffle of the survivors). Several, so that a bot process plays
+#: several deals before it meets one again (it is restarted then), and the elimination rule runs less often.
+BLOCKS_PER_ROUND = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,30 +121,35 @@ class Race:
         self.reason: str | None = None
         self.settled = False
         self._pending: list[tuple[str, ...]] | None = None
-        self._fillers: set[str] = set()  # the entrants of the round's last table that only fill it
+        self._fillers: set[tuple[int, str]] = set()  # (table of the round, entrant): seats that only fill a table
         self._index = {n: i for i, n in enumerate(self.names)}
 
     # ------------------------------------------------------------------------------------------ schedule
 
     def next_tables(self) -> list[tuple[str, ...]] | None:
-        """The tables of the next round (each one block), or None when the race is over (``reason`` says why)."""
+        """The tables of the next round (each one block; ``BLOCKS_PER_ROUND`` shuffles of the survivors, one after
+        the other), or None when the race is over (``reason`` says why)."""
         if self.reason is not None:
             return None
         if self._pending is not None:
             return self._pending
         rng = random.Random(f"referee-race/{self.seed}/{self.rounds}")
         k = self.table_size
-        players = list(self.survivors)
-        rng.shuffle(players)
-        tables = [players[i : i + k] for i in range(0, len(players), k)]
-        fillers: list[str] = []
-        short = k - len(tables[-1])
-        if short:
-            out = sorted(self.eliminated, key=lambda n: (-self.eliminated[n], -self.cs[n].estimate, self._index[n]))
-            fillers = rng.sample(out[: 2 * short], min(short, len(out)))
-            spare = [n for n in self.survivors if n not in tables[-1]]
-            fillers += rng.sample(spare, short - len(fillers))
-            tables[-1] += fillers
+        tables: list[list[str]] = []
+        self._fillers = set()
+        for _ in range(BLOCKS_PER_ROUND):
+            players = list(self.survivors)
+            rng.shuffle(players)
+            part = [players[i : i + k] for i in range(0, len(players), k)]
+            short = k - len(part[-1])
+            if short:
+                out = sorted(self.eliminated, key=lambda n: (-self.eliminated[n], -self.cs[n].estimate, self._index[n]))
+                fillers = rng.sample(out[: 2 * short], min(short, len(out)))
+                spare = [n for n in self.survivors if n not in part[-1]]
+                fillers += rng.sample(spare, short - len(fillers))
+                part[-1] += fillers
+                self._fillers |= {(len(tables) + len(part) - 1, n) for n in fillers}
+            tables += part
         if self.games + len(tables) * k > self.max_games:
             self.reason = (
                 f"stopped at --max-games {self.max_games:,}: the next round would pass it, and the order of the top "
@@ -148,7 +157,6 @@ class Race:
             )
             return None
         self._pending = [tuple(t) for t in tables]
-        self._fillers = set(fillers)
         return self._pending
 
     def next_round(self) -> list[TableBatch] | None:
@@ -169,12 +177,15 @@ class Race:
         if len(totals) != len(tables):
             raise ValueError(f"a round of {len(tables)} tables, got results of {len(totals)}")
         k = self.table_size
-        lam = bet(self.rounds + 1, self._pooled_variance(), self.alpha)
         pairwise = len(self.survivors) <= PAIRWISE_FROM
-        last = len(tables) - 1
+        per_shuffle = len(tables) // BLOCKS_PER_ROUND
+        lam = 0.0
         for t, block in enumerate(totals):
+            if t % per_shuffle == 0:  # a new shuffle: every survivor's next observation, with a bet fixed before it
+                observed = self.rounds * BLOCKS_PER_ROUND + t // per_shuffle
+                lam = bet(observed + 1, self._pooled_variance(), self.alpha)
             for name, outcome in block_outcomes(block, k).items():
-                if name not in self.eliminated and not (t == last and name in self._fillers):
+                if name not in self.eliminated and (t, name) not in self._fillers:
                     self.cs[name].update(outcome.matchpoints, lam)
             if pairwise:
                 here = sorted((n for n in block if n not in self.eliminated), key=self._index.__getitem__)

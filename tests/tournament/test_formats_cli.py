@@ -14,19 +14,19 @@ from .conftest import referee
 from .test_real_runs import bots, start_referee, wait_for_games
 
 COMMON = ["--seed", "99", "--move-time", "5", "--jobs", "2", "--sandbox", "none", "-k", "3"]
-RACE = ["--format", "race", "--top", "2", "--max-games", "60"]
+RACE = ["--format", "race", "--top", "2", "--max-games", "72"]
 
 
 def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> None:
     whole = tmp_path / "whole"
     done = referee("run", *bots(bot_dir), *COMMON, *RACE, "--out", whole)
     assert done.returncode == 0, done.stderr
-    assert "Race: stopped at --max-games 60" in done.stdout
+    assert "Race: stopped at --max-games 72" in done.stdout
     expected = json.loads((whole / "standings.json").read_text())
     assert expected["format"] == "race"
     assert expected["race"]["top"] == 2 and expected["race"]["confidence"] == 0.95
-    assert expected["race"]["settled"] is False and "--max-games 60" in expected["race"]["reason"]
-    assert expected["games"] == expected["race"]["games"] == 60  # rounds of 6 games: 4 entrants at tables of 3
+    assert expected["race"]["settled"] is False and "--max-games 72" in expected["race"]["reason"]
+    assert expected["games"] == expected["race"]["games"] == 72  # rounds of 24 games: 4 shuffles, 2 tables of 3
     assert expected["deals"]["secret"] is not None, "a finished race reveals its deal secret"
     secret = tmp_path / "secret.txt"
     secret.write_text(expected["deals"]["secret"] + "\n")  # the same cards again
@@ -41,7 +41,7 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
         proc.communicate()
     with sqlite3.connect(part / "results.sqlite") as conn:
         stored = conn.execute("SELECT count(*) FROM games").fetchone()[0]
-    assert 15 <= stored < 60, "killed midway"
+    assert 15 <= stored < 72, "killed midway"
     interrupted = json.loads(referee("standings", part, "--json").stdout)
     assert interrupted["race"]["reason"].startswith("not finished")
 
@@ -55,9 +55,9 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
     race = race_of(params)
     assert replay_race(race, results) == [] and race.games == len(results), "every stored game is the race's own"
     verified = referee("verify-deals", part)
-    assert verified.returncode == 0 and "all 60 games" in verified.stdout, verified.stdout + verified.stderr
+    assert verified.returncode == 0 and "all 72 games" in verified.stdout, verified.stdout + verified.stderr
     html = (part / "report.html").read_text()
-    assert "race" in html and "--max-games 60" in html
+    assert "race" in html and "--max-games 72" in html
 
 
 def test_balanced_and_gauntlet_runs(tmp_path: Path, bot_dir: Path) -> None:

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from referee.tournament import BettingCS, Race
+from referee.tournament.race import BLOCKS_PER_ROUND
 
 
 def test_confidence_sequence_covers_the_mean_at_every_step() -> None:
@@ -60,7 +61,7 @@ def test_race_settles_the_right_top_k_on_simulated_fields() -> None:
     assert right >= 38, "at least 95% exactly right (the guarantee is 95%)"
 
 
-def test_every_survivor_plays_one_counted_block_per_round() -> None:
+def test_every_survivor_plays_its_counted_blocks_every_round() -> None:
     race = Race([f"e{i}" for i in range(11)], table_size=4, seed=1, top=2, confidence=0.95, max_games=10**5)
     rng = random.Random(3)
     for _ in range(5):
@@ -69,7 +70,7 @@ def test_every_survivor_plays_one_counted_block_per_round() -> None:
         seen = [e for t in tables for e in t]
         assert set(race.survivors) <= set(seen) and all(len(set(t)) == len(t) == 4 for t in tables)
         race.record([{e: rng.random() for e in t} for t in tables])
-        assert all(race.cs[s].t == race.rounds for s in race.survivors)
+        assert all(race.cs[s].t == race.rounds * BLOCKS_PER_ROUND for s in race.survivors)
 
 
 def test_race_stops_at_max_games_with_a_reason() -> None:
