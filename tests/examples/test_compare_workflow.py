@@ -45,6 +45,7 @@ def test_the_compare_step_passes_a_stronger_bot_and_fails_a_weaker_one(
     for folder, bot in (("pr", pr), ("main", main)):
         (tmp_path / folder).mkdir()
         shutil.copy(ROOT / "sample_bots" / f"{bot}.py", tmp_path / folder / "bot.py")
+        shutil.copy(ROOT / "sample_bots" / "noise.py", tmp_path / folder / "noise.py")  # imported at the bots' start
     summary = tmp_path / "summary.md"
     env = {**os.environ, **workflow()["env"], "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     env |= {"TABLE_SIZE": "2", "MOVE_TIME": "0.5", "GITHUB_STEP_SUMMARY": str(summary)}
@@ -56,5 +57,6 @@ def test_the_compare_step_passes_a_stronger_bot_and_fails_a_weaker_one(
     assert summary.read_text().startswith(f"### referee compare: {verdict}\n")
     assert "95% interval" in summary.read_text()
     assert (tmp_path / "compare-results" / "results.sqlite").is_file()
+    assert "forfeit" not in done.stdout, "both versions started and played"
     if status == 1:
         assert "::error::the pull request's bot is not stronger" in done.stdout
