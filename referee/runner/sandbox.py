@@ -276,7 +276,7 @@ def bot_argv(
             args += _cover(q, read_only, covers)
     for mount in [*reversed(read_only), "/"]:
         args += ["--remount-ro", mount]
-    args += ["--chdir", str(spec.cwd), "--"]
+    args += ["--chdir", own, "--"]  # the folder as bound (a symbolic link to it is not in the sandbox)
     return args + list(spec.argv)
 
 
