@@ -59,10 +59,12 @@ def test_two_different_sample_bots_at_four_seats_reach_a_verdict(tmp_path: Path,
     assert data["llr"] >= data["bounds"][1]  # type: ignore[index,operator]
     assert f"block {blocks:>4}  games {8 * blocks:>5}  LLR" in done.stderr, "progress goes to stderr with --json"
     with sqlite3.connect(out / "results.sqlite") as db:
-        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 8 * blocks
-    assert len(list((out / "games").glob("*.jsonl"))) == 8 * blocks
+        stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    # with --jobs 2 the block in flight when the verdict came is finished and stored too (not counted)
+    assert stored in (8 * blocks, 8 * (blocks + 1))
+    assert len(list((out / "games").glob("*.jsonl"))) == stored
     shown = referee("standings", out, "--json")
-    assert shown.returncode == 0 and json.loads(shown.stdout)["games"] == 8 * blocks
+    assert shown.returncode == 0 and json.loads(shown.stdout)["games"] == stored
     again = referee("compare", "--resume", out, "--json")
     assert again.returncode == 0 and one_json(again.stdout)["llr"] == data["llr"], "a finished comparison replays"
     assert live_processes_under(bots) == []
