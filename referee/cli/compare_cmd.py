@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sqlite3
 import sys
@@ -14,7 +13,7 @@ from typing import Any, NoReturn
 import click
 
 from referee.cli.options import limit_option, rules_option, sandbox_option
-from referee.cli.results_folder import fail, hold_lock, storage_failed
+from referee.cli.results_folder import ResultsFolder, fail, storage_failed
 
 #: The panel when none is given: the Python sample bots.
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
@@ -86,19 +85,15 @@ def compare_cmd(**options: Any) -> None:
     Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
     """
     try:
-        with contextlib.ExitStack() as held:  # the results folder's lock, held until the comparison ends
+        with ResultsFolder("compare") as held:  # the results folder's lock, held until the comparison ends
             _compare(held=held, **options)
     except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
         click.echo("referee compare: interrupted", err=True)
         sys.exit(130)
 
 
-def _lock(held: contextlib.ExitStack, directory: Path) -> None:
-    hold_lock(held, directory, "compare")
-
-
 def _compare(
-    held: contextlib.ExitStack,
+    held: ResultsFolder,
     new: str | None,
     old: str | None,
     panel: tuple[str, ...],
@@ -151,7 +146,7 @@ def _compare(
     stored_test: Settings | None = None
     secret = DealSecret.new()
     if directory.exists():
-        _lock(held, directory)
+        held.lock(directory)
     if (directory / DB_NAME).exists():
         try:
             with ResultsStore(directory, create=False) as existing:
@@ -190,7 +185,7 @@ def _compare(
                 f"results folder {directory}: {entrant.name} is not the program that played its games so far "
                 f"({what}); put its files back as they were, or start a new comparison with another --out"
             )
-    _lock(held, directory)
+    held.lock(directory)
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:
         console = Console(stderr=as_json, highlight=False, width=max(console.width, 160))

@@ -16,19 +16,33 @@ def fail(command: str, message: str, code: int = 2) -> NoReturn:
     sys.exit(code)
 
 
-def hold_lock(held: contextlib.ExitStack, directory: Path, command: str) -> None:
-    """Hold the results folder's lock (once) until ``held`` closes; another referee holding it is one line."""
-    from referee.tournament.lock import FolderBusy, ResultsLock
+class ResultsFolder:
+    """The results folder of one ``referee run`` or ``referee compare``: ``lock(directory)`` takes its lock (once)
+    and holds it until the ``with`` block ends; another referee holding it is one line."""
 
-    if getattr(held, "locked", False):
-        return
-    try:
-        held.enter_context(ResultsLock(directory))
-    except FolderBusy as e:
-        fail(command, str(e), 1)
-    except OSError as e:
-        fail(command, f"cannot write to the results folder {directory}: {e.strerror or e}", 1)
-    held.locked = True  # type: ignore[attr-defined]
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self._held = contextlib.ExitStack()
+        self._locked = False
+
+    def __enter__(self) -> ResultsFolder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._held.close()
+
+    def lock(self, directory: Path) -> None:
+        from referee.tournament.lock import FolderBusy, ResultsLock
+
+        if self._locked:
+            return
+        try:
+            self._held.enter_context(ResultsLock(directory))
+        except FolderBusy as e:
+            fail(self.command, str(e), 1)
+        except OSError as e:
+            fail(self.command, f"cannot write to the results folder {directory}: {e.strerror or e}", 1)
+        self._locked = True
 
 
 def storage_failed(directory: Path, e: BaseException, command: str) -> NoReturn:

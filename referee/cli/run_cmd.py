@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
@@ -15,8 +14,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from referee.cli.options import clock_option, limit_option, load_ruleset, rules_option, sandbox_option
+from referee.cli.results_folder import ResultsFolder, storage_failed
 from referee.cli.results_folder import fail as _fail
-from referee.cli.results_folder import hold_lock, storage_failed
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -159,15 +158,11 @@ def run_cmd(**options: Any) -> None:
     (or the same --out) to continue: finished games are kept and not replayed.
     """
     try:
-        with contextlib.ExitStack() as held:  # the results folder's lock, held until the run ends
+        with ResultsFolder("run") as held:  # the results folder's lock, held until the run ends
             _run(held=held, **options)
     except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
         click.echo("referee run: interrupted", err=True)
         sys.exit(130)
-
-
-def _lock(held: contextlib.ExitStack, directory: Path) -> None:
-    hold_lock(held, directory, "run")
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
@@ -175,7 +170,7 @@ def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
 
 
 def _run(
-    held: contextlib.ExitStack,
+    held: ResultsFolder,
     bots: tuple[str, ...],
     manifest: Path | None,
     table_size: int | None,
@@ -271,7 +266,7 @@ def _run(
     stored = None
     secret = None
     if directory.exists():
-        _lock(held, directory)
+        held.lock(directory)
     if (directory / DB_NAME).exists():
         try:
             with ResultsStore(directory, create=False) as existing:
@@ -307,7 +302,7 @@ def _run(
                 f"results folder {directory}: entrant {entrant.name} is not the program that played its games so far "
                 f"({what}); put its files back as they were, or start a new tournament with another --out",
             )
-    _lock(held, directory)
+    held.lock(directory)
     try:
         store = ResultsStore(directory)
     except StoreError as e:
