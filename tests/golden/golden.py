@@ -1,0 +1,171 @@
+"""A seeded tournament whose stored results and game logs must not change when the code is only reorganised.
+
+``snapshot(folder)`` reads a finished results folder as plain data: every row of the results database and every
+line of every game log, minus what varies from run to run (timings, clock times, the temporary folder's path).
+The ``send`` events of the logs are the exact bytes each bot was sent, so equal snapshots mean equal wire bytes.
+
+The fixture ``tournament.json.gz`` beside this file was written by the referee at commit 8afb408 (before the
+records, store and faults refactoring): ``python tests/golden/golden.py --write`` with that checkout first on
+``PYTHONPATH``, e.g. ``git worktree add /tmp/old 8afb408 && PYTHONPATH=/tmp/old python tests/golden/golden.py
+--write``. The test ``test_golden.py`` runs the same tournament with the code under test and compares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FIXTURE = HERE / "tournament.json.gz"
+BOTS = HERE.parent / "bots"
+SAMPLE_BOTS = HERE.parent.parent / "sample_bots"
+
+#: The entrants: two honest strategies and three that fault in different ways (an illegal move, a line that is
+#: not JSON, a field of the wrong type), so forfeits, fault records and referee discards are all in the logs.
+MANIFEST = """
+[[bot]]
+name = "honest"
+command = "python3 honest.py"
+
+[[bot]]
+name = "greedy"
+command = "python3 greedy.py"
+
+[[bot]]
+name = "illegal"
+command = "python3 illegal.py"
+env = { ILLEGAL = "too_many" }
+
+[[bot]]
+name = "badjson"
+command = "python3 invalid_json.py"
+
+[[bot]]
+name = "badfields"
+command = "python3 bad_fields.py"
+"""
+
+#: Per-event fields that measure time; they differ between any two runs.
+_TIMINGS = {"t", "ms", "cpu_ms"}
+#: Database columns (table, column) that hold clock times or durations.
+_VARYING = {("games", "duration"), ("games", "finished_at")}
+_VARYING_META = {"created_at", "revealed_at"}
+
+#: The deal secret: fixed, so the deals (and so every game) are the same in every run.
+SECRET = "5eed" * 16
+
+
+def make_bots(folder: Path) -> Path:
+    """Copies of the entrants' programs and their manifest in ``folder``; the manifest's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("_base.py", "honest.py", "illegal.py", "invalid_json.py", "bad_fields.py"):
+        shutil.copy(BOTS / name, folder / name)
+    shutil.copy(SAMPLE_BOTS / "greedy.py", folder / "greedy.py")
+    shutil.copytree(SAMPLE_BOTS / "noise", folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = folder / "bots.toml"
+    manifest.write_text(MANIFEST, encoding="utf-8")
+    return manifest
+
+
+def run_tournament(work: Path, env: dict[str, str] | None = None) -> Path:
+    """Play the seeded tournament under ``work`` with ``python -m referee`` (the ``referee`` importable in ``env``);
+    the results folder."""
+    manifest = make_bots(work / "bots")
+    secret = work / "secret.hex"
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    out = work / "results"
+    command = [
+        sys.executable, "-m", "referee", "run", "--manifest", str(manifest), "--table-size", "4", "--games", "1",
+        "--seed", "23", "--deal-secret", str(secret), "--jobs", "1", "--sandbox", "none", "--out", str(out),
+        "--move-time", "5", "--startup-time", "20",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600, cwd=work)
+    if done.returncode != 0:
+        raise RuntimeError(f"referee run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return out
+
+
+def _clean(value: Any, root: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(root, "<DIR>")
+    if isinstance(value, list):
+        return [_clean(v, root) for v in value]
+    if isinstance(value, dict):
+        return {_clean(k, root): _clean(v, root) for k, v in value.items()}
+    return value
+
+
+def snapshot(results: Path, root: Path) -> dict[str, Any]:
+    """The results folder as data: database rows and game-log events, without timings or ``root``'s path."""
+    top = str(root.resolve())
+    db = sqlite3.connect(f"file:{results / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        tables: dict[str, Any] = {}
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        for table in names:
+            cursor = db.execute(f"SELECT * FROM {table} ORDER BY rowid")
+            columns = [c[0] for c in cursor.description]
+            rows = []
+            for row in cursor:
+                record = {c: v for c, v in zip(columns, row, strict=True) if (table, c) not in _VARYING}
+                if table == "meta" and record["key"] in _VARYING_META:
+                    continue
+                if table == "meta" and record["key"] in ("params", "compare"):
+                    record["value"] = json.loads(record["value"])
+                rows.append(_clean(record, top))
+            tables[table] = rows
+    finally:
+        db.close()
+    logs: dict[str, Any] = {}
+    for path in sorted((results / "games").glob("*.jsonl")):
+        # The deal goes to every seat at once, so the order of send/recv lines across seats varies from run to run;
+        # each seat's own exchange is in a fixed order, and so is every other event.
+        events: list[Any] = []
+        wire: dict[str, list[Any]] = {}
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            if line:
+                event = _clean({k: v for k, v in json.loads(line).items() if k not in _TIMINGS}, top)
+                if event["event"] in ("send", "recv"):
+                    wire.setdefault(str(event["seat"]), []).append(event)
+                else:
+                    events.append(event)
+        logs[path.name] = {"events": events, "wire": wire}
+    return {"tables": tables, "logs": logs}
+
+
+def load_fixture() -> dict[str, Any]:
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        data: dict[str, Any] = json.load(f)
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help=f"write the fixture {FIXTURE.name}")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/referee-golden"), help="scratch folder")
+    args = parser.parse_args()
+    if args.work.exists():
+        shutil.rmtree(args.work)
+    args.work.mkdir(parents=True)
+    results = run_tournament(args.work, env=dict(os.environ))
+    data = snapshot(results, args.work)
+    if args.write:
+        with gzip.GzipFile(FIXTURE, "wb", mtime=0) as f:
+            f.write(json.dumps(data, sort_keys=True, indent=0).encode())
+        print(f"wrote {FIXTURE} ({len(data['logs'])} game logs)")
+    else:
+        same = data == load_fixture()
+        print("identical to the fixture" if same else "DIFFERENT from the fixture")
+        sys.exit(0 if same else 1)
+
+
+if __name__ == "__main__":
+    main()
