@@ -20,13 +20,13 @@ if TYPE_CHECKING:
         seeded_deal,
         validate_deal,
     )
+    from referee.engine.discards import discard_options
     from referee.engine.errors import DealError, IllegalMove, RefereeError, RulesetError
     from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
     from referee.engine.observation import Observation, observation_for
     from referee.engine.rules import (
         OPENING,
         apply,
-        discard_options,
         final_scores,
         forfeit,
         legal_actions,
@@ -78,7 +78,7 @@ _WHERE: dict[str, str] = {
     "apply": "referee.engine.rules",
     "deal_from_json": "referee.engine.deck",
     "deal_to_json": "referee.engine.deck",
-    "discard_options": "referee.engine.rules",
+    "discard_options": "referee.engine.discards",
     "final_scores": "referee.engine.rules",
     "forfeit": "referee.engine.rules",
     "legal_actions": "referee.engine.rules",

@@ -7,11 +7,11 @@ random state; a seeded deal comes from ``deck.seeded_deal``.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import combinations
 from typing import Any
 
 from referee.engine.actions import DROP, PASS, PASS_FORCE, Action, Discard, Drop, Pass, Play
 from referee.engine.deck import Deal, Hand, seeded_deal, validate_deal
+from referee.engine.discards import discard_options
 from referee.engine.errors import DealError, IllegalMove
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.ruleset import STANDARD, Ruleset
@@ -142,49 +142,6 @@ def _plays(key: tuple[int, int, int, int]) -> tuple[Play, ...]:
     if chips <= 64:  # bounded: values, copies and chip counts of real rulesets are small
         _PLAYS[key] = plays
     return plays
-
-
-def discard_options(hand: Hand, discard: int) -> list[tuple[int, ...]]:
-    """The distinct discards (sorted multisets of ``discard`` cards, never the 1), lexicographically.
-
-    ``hand`` is sorted, as every hand of a State is.
-    """
-    pool = hand[1:] if hand[:1] == (1,) else hand  # sorted: the 1 comes first
-    if pool[:1] == (1,):  # not a hand of the deck (it has one 1), but answered all the same
-        pool = tuple(c for c in pool if c != 1)
-    if discard == 3:
-        return _three_card_discards(pool)
-    return list(dict.fromkeys(combinations(pool, discard)))
-
-
-def _three_card_discards(pool: Hand) -> list[tuple[int, ...]]:
-    """``discard_options`` for the standard three cards, from the distinct values and their copies, in the same
-    lexicographic order (a fifth faster than de-duplicating every combination of the hand's cards)."""
-    values: list[int] = []
-    copies: list[int] = []
-    for card in pool:
-        if values and values[-1] == card:
-            copies[-1] += 1
-        else:
-            values.append(card)
-            copies.append(1)
-    out: list[tuple[int, ...]] = []
-    add = out.append
-    n = len(values)
-    for i in range(n):
-        a = values[i]
-        if copies[i] >= 2:
-            if copies[i] >= 3:
-                add((a, a, a))
-            for k in range(i + 1, n):
-                add((a, a, values[k]))
-        for j in range(i + 1, n):
-            b = values[j]
-            if copies[j] >= 2:
-                add((a, b, b))
-            for k in range(j + 1, n):
-                add((a, b, values[k]))
-    return out
 
 
 @lru_cache(maxsize=8)
