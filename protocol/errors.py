@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from referee.engine.errors import RefereeError
+from referee.engine.errors import BotError
 
 #: Every ``ProtocolViolation.kind``.
 KINDS: Final = frozenset(
@@ -20,17 +20,16 @@ KINDS: Final = frozenset(
 )
 
 
-class ProtocolViolation(RefereeError):
+class ProtocolViolation(BotError):
     """A bot sent a line protocol v1 does not allow; the bot forfeits its game.
 
-    ``kind`` is one of ``KINDS``; ``detail`` says what was wrong, in one line, for the bot's author.
-    ``str(exc)`` is ``"protocol violation: <detail>"``.
+    ``kind`` is one of ``KINDS``; ``detail`` says what was wrong, in one line, for the bot's author; ``line`` is
+    the offending line (or its start) when the one who read it passes it. ``str(exc)`` is
+    ``"protocol violation: <detail>"``.
     """
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: str, detail: str, *, line: bytes | str | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown protocol violation kind {kind!r}")
         detail = " ".join(detail.split())
-        super().__init__(f"protocol violation: {detail}")
-        self.kind = kind
-        self.detail = detail
+        super().__init__(kind, detail, line=line, message=f"protocol violation: {detail}")

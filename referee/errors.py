@@ -1,18 +1,28 @@
 """Every error the referee raises on purpose, in one place (import from here, never the other way round).
 
     RefereeError                      referee.engine.errors: the root
-    ├── IllegalMove                   an action the rules forbid (a bot's: a forfeit)
+    ├── BotError                      a bot's fault, a forfeit: ``kind``, ``detail``, ``line`` from its constructor
+    │   ├── IllegalMove               referee.engine.errors: an action the rules forbid
+    │   ├── ProtocolViolation         protocol.errors: a bot line the protocol does not allow
+    │   └── BotFault                  referee.runner.errors: a bot broke the runner's rules
+    │       ├── BotCrashed            exited, closed its output, could not start
+    │       ├── BotTimeout            missed a deadline
+    │       ├── UnsolicitedOutput     wrote when no reply was awaited
+    │       └── StartupFailed         no good hello
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
-    ├── ProtocolViolation             protocol.errors: a bot line protocol v1 does not allow (``kind``)
-    ├── BotFault                      referee.runner.errors: a bot broke the runner's rules (``kind``, ``line``)
-    │   ├── BotCrashed                exited, closed its output, could not start
-    │   ├── BotTimeout                missed a deadline
-    │   ├── UnsolicitedOutput         wrote when no reply was awaited
-    │   └── StartupFailed             no good hello
     ├── BotSpecError                  a BOT argument names nothing runnable
     ├── ConfigError                   an impossible runner option
     ├── LogError                      a file that is not a readable game log
+    ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
+    ├── ScheduleError                 referee.tournament.schedule: options that make no schedule
+    ├── ManifestError                 referee.tournament.entrants: a bots.toml that cannot be used
+    ├── StoreError                    referee.tournament.store: a results database that cannot be used
+    ├── DealSecretError               referee.tournament.deals: an unusable deal secret
+    ├── FolderBusy                    referee.tournament.lock: another referee holds the results folder
+    ├── ClusterError                  referee.tournament.cluster_worker: a Dask cluster that cannot play
+    │   └── WorkerSetupError          a worker that cannot set up the bots
     ├── ReportError, ReplayError      referee.report.errors
+    │   └── NoTournament              a folder without a tournament
     └── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
         └── DesignError               impossible test parameters (alpha, beta, d0, d1)
 
@@ -21,7 +31,7 @@ Bot faults become recorded forfeits; the others become one-line messages. Anythi
 
 from protocol.errors import ProtocolViolation
 from referee.compare.errors import CompareError, DesignError
-from referee.engine.errors import DealError, IllegalMove, RefereeError, RulesetError
+from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.config import ConfigError
 from referee.runner.errors import (
@@ -33,24 +43,40 @@ from referee.runner.errors import (
     UnsolicitedOutput,
 )
 from referee.runner.gamelog import LogError
+from referee.tournament.cluster_worker import ClusterError, WorkerSetupError
+from referee.tournament.deals import DealSecretError
+from referee.tournament.entrants import ManifestError
+from referee.tournament.lock import FolderBusy
+from referee.tournament.params import ParamsError
+from referee.tournament.schedule import ScheduleError
+from referee.tournament.store import StoreError
 
 __all__ = [
     "BotCrashed",
+    "BotError",
     "BotFault",
     "BotSpecError",
     "BotTimeout",
+    "ClusterError",
     "CompareError",
     "ConfigError",
     "DealError",
+    "DealSecretError",
     "DesignError",
+    "FolderBusy",
     "IllegalMove",
     "LogError",
+    "ManifestError",
     "NoTournament",
+    "ParamsError",
     "ProtocolViolation",
     "RefereeError",
     "ReplayError",
     "ReportError",
     "RulesetError",
+    "ScheduleError",
     "StartupFailed",
+    "StoreError",
     "UnsolicitedOutput",
+    "WorkerSetupError",
 ]

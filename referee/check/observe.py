@@ -17,6 +17,7 @@ import trio
 from protocol import AnyReply, Expect, HelloReply, PassReply, ProtocolViolation
 from referee.check.situations import Situation, situations_of_turn
 from referee.runner import BotCrashed, BotFault, Player
+from referee.runner.safe_text import line_text as _text
 
 #: What a tolerance game adds to each message and sends as messages of unknown type.
 EXTRA_FIELD = "x_check_extension"
@@ -96,14 +97,6 @@ def _stall_detail(passes: int, alone: bool, max_turns: int) -> str:
         "your own last pass (and always when you are alone), play or drop instead (the stalled-table rule); "
         "the check stopped this game here"
     )
-
-
-def _text(line: bytes | str | None) -> str | None:
-    if line is None:
-        return None
-    if isinstance(line, bytes):
-        return line.decode("utf-8", "replace").rstrip("\n")
-    return line.rstrip("\n")
 
 
 def dress(line: bytes) -> bytes:
@@ -203,8 +196,8 @@ class ObservedBot:
         try:
             reply, raw = await self.player.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
-            ex.error = getattr(exc, "kind", "fault")
-            ex.received = _text(getattr(exc, "line", None))
+            ex.error = exc.kind
+            ex.received = _text(exc.line)
             raise
         ex.ms = (trio.current_time() - start) * 1000
         cpu_end = self.player.cpu_seconds()

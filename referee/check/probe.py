@@ -14,6 +14,7 @@ from protocol import Expect, ProtocolViolation, parse_reply
 from referee.check.observe import EXTRA_FIELD, unknown_message
 from referee.runner import BotFault, BotSpec, RunnerConfig
 from referee.runner.process import BotProcess, LineTooLong
+from referee.runner.safe_text import line_text as _text
 from referee.runner.sandbox import resolve_mode
 
 HELLO_WITH_EXTRAS = (
@@ -35,10 +36,6 @@ class ProbeResult:
     problem_sent: str | None = None
     problem_line: str | None = None
     exited: bool | None = None
-
-
-def _text(data: bytes | None) -> str | None:
-    return None if data is None else data.decode("utf-8", "replace").rstrip("\n")
 
 
 async def probe_bot(spec: BotSpec, config: RunnerConfig, stderr_path: Path | None = None) -> ProbeResult:
@@ -66,9 +63,7 @@ async def _session(proc: BotProcess, config: RunnerConfig) -> ProbeResult:
     except LineTooLong as exc:
         return ProbeResult(True, "a hello with an unknown field got an over-long line", hello, _text(exc.head))
     except (BotFault, ProtocolViolation) as exc:
-        detail = getattr(exc, "detail", str(exc))
-        line = getattr(exc, "line", None)
-        return ProbeResult(True, f"a hello with an unknown field went wrong: {detail}", hello, line)
+        return ProbeResult(True, f"a hello with an unknown field went wrong: {exc.detail}", hello, _text(exc.line))
     notice = unknown_message("probe")
     try:
         await proc.send(notice, trio.current_time() + 1.0)

@@ -6,15 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol import HelloReply, ProtocolViolation
+from protocol import HelloReply
 from referee.check.latency import latency
 from referee.check.model import CheckResult, Evidence, Outcome
 from referee.check.observe import Exchange, GameRecord
 from referee.check.plan import SEATS, PlannedGame
 from referee.check.probe import BYE, ProbeResult
 from referee.check.situations import Situation
-from referee.runner import BotFault, Fault, GameResult
+from referee.engine import BotError
+from referee.runner import Fault, GameResult
 from referee.runner.player import ANSWERED_NO_REPLY
+from referee.runner.safe_text import line_text
 
 #: Which fault kinds fail which check (faults in the tolerance game count for ``tolerates-unknown`` only).
 FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
@@ -58,7 +60,7 @@ class Observations:
 
     move_time: float
     grace: float
-    startup_fault: BotFault | ProtocolViolation | None = None
+    startup_fault: BotError | None = None
     hello: HelloReply | None = None
     probe: ProbeResult | None = None
     games: list[PlayedGame] = field(default_factory=list)
@@ -146,8 +148,8 @@ def _handshake(obs: Observations, by_check: dict[str, list[Evidence]]) -> list[C
     title_h, title_v = FAULT_CHECKS["handshake"][0], FAULT_CHECKS["protocol-version"][0]
     fault = obs.startup_fault
     hello_line = '{"type":"hello","protocol":1}'
-    if fault is not None and getattr(fault, "kind", "") != "protocol_version":
-        e = Evidence(f"startup: {getattr(fault, 'detail', str(fault))}", None, 0, None, hello_line, fault_line(fault))
+    if fault is not None and fault.kind != "protocol_version":
+        e = Evidence(f"startup: {fault.detail}", None, 0, None, hello_line, fault_line(fault))
         return [
             _result("handshake", title_h, [e], ""),
             _skip("protocol-version", title_v, "not reached: the bot did not complete its hello"),
@@ -156,17 +158,14 @@ def _handshake(obs: Observations, by_check: dict[str, list[Evidence]]) -> list[C
     handshake = _result("handshake", title_h, by_check["handshake"], f"answered hello as {name!r}")
     if fault is not None:
         e = Evidence(
-            f"protocol version: {getattr(fault, 'detail', str(fault))}", None, 0, None, hello_line, fault_line(fault)
+            f"protocol version: {fault.detail}", None, 0, None, hello_line, fault_line(fault)
         )
         return [handshake, _result("protocol-version", title_v, [e], "")]
     return [handshake, _result("protocol-version", title_v, by_check["protocol-version"], "protocol 1")]
 
 
-def fault_line(fault: BaseException) -> str | None:
-    line = getattr(fault, "line", None)
-    if isinstance(line, bytes):
-        return line.decode("utf-8", "replace")
-    return line
+def fault_line(fault: BotError) -> str | None:
+    return line_text(fault.line)
 
 
 def _gated(obs: Observations, name: str, title: str, evidence: list[Evidence], ok: str) -> CheckResult:

@@ -176,7 +176,7 @@ def _safe(name: str) -> str:
 
 def _print_summary(result: GameResult) -> None:
     """The readable result; names, fault details and offending lines are shown literally (``visible``)."""
-    from referee.runner.safe_text import visible
+    from referee.runner.safe_text import line_text, visible
 
     how = f"seed {result.seed}" if result.seed is not None else "dealt from file"
     click.echo(f"Game {result.game_id} ({how})")
@@ -192,6 +192,6 @@ def _print_summary(result: GameResult) -> None:
         for fault in result.faults:
             click.echo(f"  {visible(fault.describe(result.names))}")
             if fault.line:
-                click.echo(f"      line: {visible(fault.line[:100])}")
+                click.echo(f"      line: {visible(line_text(fault.line, 100) or '')}")
     click.echo(f"Log: {visible(str(result.log_path))}")
     sys.stdout.flush()

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         validate_deal,
     )
     from referee.engine.discards import discard_options
-    from referee.engine.errors import DealError, IllegalMove, RefereeError, RulesetError
+    from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
     from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
     from referee.engine.observation import Observation, observation_for
     from referee.engine.rules import (
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 #: that needs only the actions, or only the errors, does not load the whole engine at start-up.
 _WHERE: dict[str, str] = {
     "Action": "referee.engine.actions",
+    "BotError": "referee.engine.errors",
     "COPIES": "referee.engine.deck",
     "DECK": "referee.engine.deck",
     "DECK_SIZE": "referee.engine.ruleset",
@@ -119,6 +120,7 @@ __all__ = [
     "PASS_FORCE",
     "STANDARD",
     "Action",
+    "BotError",
     "Deal",
     "DealError",
     "Discard",

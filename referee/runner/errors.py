@@ -1,40 +1,34 @@
 """The runner's own errors: bot faults found by the process layer, and a BOT argument that names nothing.
 
-Every bot fault the runner raises is a ``BotFault`` with a ``kind`` (the fault kind recorded in game logs) and,
-when a line of the bot is to blame, that ``line`` (truncated). ``play_game`` turns each into a forfeit; none
-escapes it. Protocol faults are ``protocol.ProtocolViolation``; illegal moves are ``engine.IllegalMove``.
+Every bot fault the runner raises is a ``BotFault``, a ``BotError`` with a ``kind`` (the fault kind recorded in
+game logs), a ``detail`` and, when a line of the bot is to blame, that ``line`` (its start, as text).
+``play_game`` turns each into a forfeit; none escapes it. Protocol faults are ``protocol.ProtocolViolation``;
+illegal moves are ``engine.IllegalMove``: ``BotError`` too.
 """
 
 from __future__ import annotations
 
-from referee.engine.errors import RefereeError
+from referee.engine.errors import BotError, RefereeError
+from referee.runner.safe_text import line_text
 
 #: How much of an offending line a fault keeps.
 LINE_KEPT = 200
 
 
-def shorten(line: bytes | str | None, keep: int = LINE_KEPT) -> str | None:
-    """The start of an offending line as text (bytes decoded leniently), with the cut marked."""
-    if line is None:
-        return None
-    if isinstance(line, bytes):
-        cut = len(line) > keep
-        text = line[:keep].decode("utf-8", "replace")
-    else:
-        cut = len(line) > keep
-        text = line[:keep]
-    return text + "…" if cut else text
+def shorten(line: bytes | str | None) -> str | None:
+    """The start of an offending line as a fault keeps it: at most ``LINE_KEPT`` bytes, the cut marked."""
+    return line_text(line, LINE_KEPT, mark="…")
 
 
-class BotFault(RefereeError):
-    """A bot broke the rules of the runner; ``kind`` names how, ``line`` is the offending output, if any."""
+class BotFault(BotError):
+    """A bot broke the rules of the runner; ``kind`` names how, ``line`` is the offending output (its start), if
+    any."""
 
     kind = "fault"
+    line: str | None
 
     def __init__(self, detail: str, *, line: bytes | str | None = None) -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.line = shorten(line)
+        super().__init__(self.kind, detail, line=shorten(line))
 
 
 class BotCrashed(BotFault):

@@ -26,6 +26,7 @@ from protocol import (
 from protocol.wire import GameWire
 from referee.engine import (
     STANDARD,
+    BotError,
     Deal,
     IllegalMove,
     Pass,
@@ -41,7 +42,7 @@ from referee.engine import (
     observation_for,
 )
 from referee.runner.config import CPU_BACKSTOP
-from referee.runner.errors import BotCrashed, BotFault, BotTimeout
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
 from referee.runner.gamelog import LOG_FORMAT, GameLogWriter, applied_events
 
@@ -73,7 +74,7 @@ class Entrant(Protocol):
 
 #: What ``_Game._request`` gives back: the parsed reply, its raw line, the seconds it took, and the bot's fault
 #: (reply and line are None when there is a fault).
-_Answer = tuple[AnyReply | None, bytes | None, float, BaseException | None]
+_Answer = tuple[AnyReply | None, bytes | None, float, BotError | None]
 
 
 @dataclass(frozen=True)
@@ -219,10 +220,10 @@ class _Game:
             )
             if not p.ready:
                 # A bot that answered hello and then exited has no start-up fault: its exit is a crash.
-                exc: BaseException | None = p.startup_fault or p.exited()
+                exc: BotError | None = p.startup_fault or p.exited()
                 if exc is None:  # pragma: no cover - a referee bug: not ready, yet neither a fault nor an exit
                     raise AssertionError(f"seat {seat} ({p.name}) did not start, and its player does not say why")
-                await self._fault(seat, exc, kind=getattr(exc, "kind", "startup"))
+                await self._fault(seat, exc)
 
     async def _announce_rounds(self) -> None:
         done = self.state.rounds_done
@@ -267,7 +268,7 @@ class _Game:
             try:
                 self.state = apply(self.state, action)
             except IllegalMove as err:
-                await self._fault(seat, err, kind="illegal_discard", line=raw)
+                await self._fault(seat, IllegalMove(err.detail, kind="illegal_discard", line=raw))
                 continue
             self.log.write(
                 "discard", t=self.log.ms(), round=state.round + 1, seat=seat, cards=list(action.cards), by="bot"
@@ -283,8 +284,8 @@ class _Game:
             if exc is not None:
                 await self._fault(seat, exc)
             elif isinstance(reply, DiscardReply) and reply.cards:
-                wrong = IllegalMove(f"a discard names exactly 0 cards, got {len(reply.cards)}")
-                await self._fault(seat, wrong, kind="illegal_discard", line=raw)
+                wrong = f"a discard names exactly 0 cards, got {len(reply.cards)}"
+                await self._fault(seat, IllegalMove(wrong, kind="illegal_discard", line=raw))
 
     async def _deal(self, seats: list[int]) -> dict[int, _Answer]:
         """Send this round's ``deal`` to ``seats`` at once; each seat's ``_request`` answer, in seat order."""
@@ -318,7 +319,7 @@ class _Game:
         try:
             new = apply(state, action)
         except IllegalMove as err:
-            await self._fault(seat, err, kind="illegal_move", line=raw, turn=turn)
+            await self._fault(seat, IllegalMove(err.detail, line=raw), turn=turn)
             return
         self.state = new
         self.log.write(
@@ -355,9 +356,8 @@ class _Game:
             reply, raw = await p.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
             elapsed = trio.current_time() - start
-            bad = getattr(exc, "line", None)
-            if bad is not None:
-                self.log.received(seat, bad, elapsed, _used(p, cpu_start))
+            if exc.line is not None:
+                self.log.received(seat, exc.line, elapsed, _used(p, cpu_start))
             if cpu_start is not None and isinstance(exc, BotTimeout):
                 exc = BotTimeout(f"no reply within the wall-clock backstop ({backstop:g}x its CPU time)")
             return None, None, elapsed, exc
@@ -393,17 +393,10 @@ class _Game:
             if seat not in self.out and (exc := p.exited()) is not None:
                 await self._fault(seat, exc)
 
-    async def _fault(
-        self, seat: int, exc: BaseException, *, kind: str | None = None, line: bytes | None = None, turn: int = 0
-    ) -> None:
+    async def _fault(self, seat: int, exc: BotError, *, turn: int = 0) -> None:
         state = self.state
-        if kind is None:
-            kind = getattr(exc, "kind", "crash")
-        detail = getattr(exc, "detail", None) or getattr(exc, "reason", None) or str(exc)
-        bad = line if line is not None else getattr(exc, "line", None)
-        if isinstance(bad, bytes):
-            bad = bad[:200].decode("utf-8", "replace") + ("…" if len(bad) > 200 else "")
-        fault = Fault(seat=seat, kind=kind, round=self.current_round, turn=turn, detail=detail, line=bad)
+        kind, detail = exc.kind, exc.detail
+        fault = Fault(seat=seat, kind=kind, round=self.current_round, turn=turn, detail=detail, line=shorten(exc.line))
         self.faults.append(fault)
         self.log.write("fault", t=self.log.ms(), **fault.to_dict())
         self.out.add(seat)

@@ -109,7 +109,7 @@ class Player:
             if exc.kind == "protocol_version":
                 self.startup_fault = exc
             else:
-                self.startup_fault = StartupFailed(f"bad hello reply: {exc.detail}", line=getattr(exc, "line", None))
+                self.startup_fault = StartupFailed(f"bad hello reply: {exc.detail}", line=exc.line)
         except BotTimeout:
             got = self._proc.pending() if self._proc is not None else None
             self.startup_fault = StartupFailed(_hello_timeout(self.config.startup_time, got), line=got)
@@ -150,16 +150,13 @@ class Player:
         try:
             raw = await proc.read_line(deadline)
         except LineTooLong as exc:
-            violation = ProtocolViolation("line_too_long", f"a reply line over {MAX_LINE} bytes")
-            violation.line = exc.head  # type: ignore[attr-defined]
-            raise violation from None
+            raise ProtocolViolation("line_too_long", f"a reply line over {MAX_LINE} bytes", line=exc.head) from None
         try:
             return _parse_reply(raw, expect), raw
         except ProtocolViolation as exc:
             if quiet and exc.kind in _ANSWER_LIKE:
                 exc = _after_quiet(exc, quiet, expect)
-            exc.line = raw[:400]  # type: ignore[attr-defined]
-            raise exc from None
+            raise ProtocolViolation(exc.kind, exc.detail, line=raw[:400]) from None
 
     def exited(self) -> BotCrashed | None:
         """A ``BotCrashed`` saying how the process ended when it has exited on its own, else None (it is

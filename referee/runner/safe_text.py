@@ -14,9 +14,12 @@ JSON outputs do not need this: JSON escapes control characters itself.
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
-__all__ = ["literal", "visible"]
+if TYPE_CHECKING:
+    from rich.text import Text
+
+__all__ = ["line_text", "literal", "visible"]
 
 _SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
@@ -41,4 +44,21 @@ def visible(text: str) -> str:
 
 def literal(text: str, style: str = "") -> Text:
     """``text`` for a rich console or table, exactly as written: no markup parsed, unprintables as escapes."""
+    from rich.text import Text  # here: the runner's errors use this module, and need no rich
+
     return Text(visible(text), style=style)
+
+
+def line_text(line: bytes | str | None, keep: int | None = None, *, mark: str = "") -> str | None:
+    """A line of the wire as text: bytes decoded leniently (an invalid byte becomes U+FFFD), without its newline,
+    cut to its first ``keep`` bytes (or characters) when longer, with ``mark`` added where it was cut. None stays
+    None.
+
+    The one place a bot's (offending) line or a message is turned into text, for a fault record, a log, a check
+    report or the terminal (which still shows it through ``visible``)."""
+    if line is None:
+        return None
+    cut = keep is not None and len(line) > keep
+    head = line[:keep] if cut else line
+    text = (head.decode("utf-8", "replace") if isinstance(head, bytes) else head).rstrip("\n")
+    return text + mark if cut else text

@@ -137,7 +137,7 @@ class _Checker:
         try:
             self.state = apply(state, Discard(seat, cards))
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"seat {seat}'s discard {list(cards)} is illegal: {exc.reason}") from None
+            raise _Disagree(ev["_line"], f"seat {seat}'s discard {list(cards)} is illegal: {exc.detail}") from None
         self.discards += 1
 
     def _on_action(self, ev: dict[str, Any]) -> None:
@@ -158,7 +158,7 @@ class _Checker:
         try:
             new = apply(state, action)
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"seat {seat}'s move {action} is illegal: {exc.reason}") from None
+            raise _Disagree(ev["_line"], f"seat {seat}'s move {action} is illegal: {exc.detail}") from None
         entries = [e.to_dict() for e in applied_events(state, new)]
         if entries != ev["entries"]:
             raise _Disagree(ev["_line"], f"the engine records {entries}, the log {ev['entries']}")
@@ -198,7 +198,7 @@ class _Checker:
         try:
             self.state = forfeit(before, seat)
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"the forfeit of seat {seat} is not possible: {exc.reason}") from None
+            raise _Disagree(ev["_line"], f"the forfeit of seat {seat} is not possible: {exc.detail}") from None
         entries = [e.to_dict() for e in applied_events(before, self.state)]
         if "entries" in ev and entries != ev["entries"]:
             raise _Disagree(ev["_line"], f"the engine records {entries} for the forfeit, the log {ev['entries']}")

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from referee.engine import Ruleset
+from referee.engine import RefereeError, Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch
 from referee.tournament.params import EntrantInfo
@@ -62,7 +62,7 @@ STDERR_CHUNK = 256 * 1024
 T = TypeVar("T")
 
 
-class ClusterError(Exception):
+class ClusterError(RefereeError):
     """A cluster run cannot go on: no Dask, an unreachable scheduler, no workers, a batch lost with its workers."""
 
 

@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
+from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 
 __all__ = [
@@ -40,7 +41,7 @@ __all__ = [
 _KEYS = ("name", "command", "cwd", "env", "challenger")
 
 
-class ManifestError(ValueError):
+class ManifestError(RefereeError, ValueError):
     """A bots.toml manifest cannot be used; the message names the file, the entrant and the field."""
 
 

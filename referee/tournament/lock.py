@@ -14,12 +14,14 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from referee.engine.errors import RefereeError
+
 __all__ = ["LOCK_NAME", "FolderBusy", "ResultsLock"]
 
 LOCK_NAME = ".referee.lock"
 
 
-class FolderBusy(Exception):
+class FolderBusy(RefereeError):
     """Another referee holds the results folder; the message names the folder and the holder's pid."""
 
 

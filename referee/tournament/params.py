@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from protocol import check_line_bound
-from referee.engine import Ruleset
+from referee.engine import RefereeError, Ruleset
 from referee.runner import BotSpec, Limits, RunnerConfig, entrant_paths
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.schedule import default_table_size
@@ -36,7 +36,7 @@ FORMATS = ("round-robin", "balanced", "gauntlet", "race")
 DEFAULT_MAX_GAMES = 100_000
 
 
-class ParamsError(ValueError):
+class ParamsError(RefereeError, ValueError):
     """The requested tournament cannot be run (no entrants, or it differs from the one it would continue)."""
 
 

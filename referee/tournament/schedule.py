@@ -18,13 +18,13 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+from referee.engine import MAX_PLAYERS, MIN_PLAYERS, RefereeError
 from referee.tournament.deals import DealSecret
 
 __all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
 
 
-class ScheduleError(ValueError):
+class ScheduleError(RefereeError, ValueError):
     """The entrants and options cannot make a schedule (too few entrants, bad table size or repeats)."""
 
 

@@ -54,6 +54,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.engine import RefereeError
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame
@@ -95,7 +96,7 @@ CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
 """
 
 
-class StoreError(Exception):
+class StoreError(RefereeError):
     """The results directory or database cannot be used (not a tournament, newer schema, unreadable)."""
 
 

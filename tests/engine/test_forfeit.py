@@ -182,4 +182,4 @@ def test_forfeit_refuses_what_cannot_forfeit(make, seat, reason) -> None:  # typ
     s = make()
     with pytest.raises(IllegalMove) as err:
         forfeit(s, seat)
-    assert err.value.reason == reason
+    assert err.value.detail == reason

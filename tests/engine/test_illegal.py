@@ -66,7 +66,7 @@ def test_illegal_action_is_refused_with_a_reason_and_the_state_is_unchanged(make
     snapshot = tuple(state)
     with pytest.raises(IllegalMove) as err:
         apply(state, action)
-    assert err.value.reason.startswith(reason)
+    assert err.value.detail.startswith(reason)
     assert tuple(state) == snapshot
 
 

@@ -124,7 +124,7 @@ def test_a_lower_card_without_a_bonus_chip_is_refused() -> None:
     s = run(two(), OPENING, Play(9))
     with pytest.raises(IllegalMove) as err:
         apply(s, Play(5))
-    assert err.value.reason == "5 is lower than last 9 and no bonus chip was spent"
+    assert err.value.detail == "5 is lower than last 9 and no bonus chip was spent"
 
 
 def test_too_few_bonus_chips_are_refused_with_the_number_needed() -> None:
@@ -133,7 +133,7 @@ def test_too_few_bonus_chips_are_refused_with_the_number_needed() -> None:
     assert s.penalty == (0, 1)  # 13 - (1 + 10) - 1
     with pytest.raises(IllegalMove) as err:
         apply(s, Play(2, 1, 2))
-    assert err.value.reason == "2 is lower than last 13 even with 2 bonus chips (it needs 3)"
+    assert err.value.detail == "2 is lower than last 13 even with 2 bonus chips (it needs 3)"
     s = apply(s, Play(2, 1, 3))
     assert s.history[-1] == PlayEvent(0, 2, 1, 3, 0)
     assert s.bonus == (0, 1)
@@ -183,7 +183,7 @@ def test_pass_and_force_costs_2_and_forces_the_next_playing_seat() -> None:
     for wrong in (PASS, PASS_FORCE):
         with pytest.raises(IllegalMove) as err:
             apply(s, wrong)
-        assert err.value.reason == "you are forced: you must play or drop, not pass"
+        assert err.value.detail == "you are forced: you must play or drop, not pass"
     s = apply(s, Play(2))
     assert not s.forced
     assert PASS in legal_actions(s)
@@ -212,7 +212,7 @@ def test_force_is_not_allowed_when_nobody_else_is_playing() -> None:
     assert PASS_FORCE not in actions
     with pytest.raises(IllegalMove) as err:
         apply(s, PASS_FORCE)
-    assert err.value.reason == "pass and force needs another player still playing"
+    assert err.value.detail == "pass and force needs another player still playing"
 
 
 def test_drop_costs_one_chip_per_card_and_the_seat_is_skipped() -> None:

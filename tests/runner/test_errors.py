@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import referee.errors as errors
 from referee.runner import FAULT_KINDS
+from referee.runner.safe_text import line_text
 
 
 def test_every_exported_error_is_a_referee_error() -> None:
@@ -16,3 +17,32 @@ def test_bot_fault_kinds_are_fault_kinds() -> None:
         assert issubclass(cls, errors.BotFault) and cls.kind in FAULT_KINDS
     fault = errors.BotCrashed("the bot exited", line=b"x" * 500)
     assert fault.detail == "the bot exited" and fault.line is not None and len(fault.line) == 201
+
+
+def test_every_bot_fault_has_kind_detail_and_line_from_its_constructor() -> None:
+    faults: list[errors.BotError] = [
+        errors.ProtocolViolation("invalid_json", "not  JSON", line=b'{"type": '),
+        errors.IllegalMove("you discard 2 but hold no 2", kind="illegal_discard", line=b'{"type":"discard"}'),
+        errors.UnsolicitedOutput("a line when no reply was awaited", line="hello"),
+        errors.BotTimeout("no reply before the deadline"),
+    ]
+    assert [(f.kind, f.detail, f.line) for f in faults] == [
+        ("invalid_json", "not JSON", b'{"type": '),
+        ("illegal_discard", "you discard 2 but hold no 2", b'{"type":"discard"}'),
+        ("unsolicited", "a line when no reply was awaited", "hello"),
+        ("timeout", "no reply before the deadline", None),
+    ]
+    assert str(faults[0]) == "protocol violation: not JSON" and errors.IllegalMove("x").kind == "illegal_move"
+
+
+def test_tournament_errors_are_referee_errors() -> None:
+    for cls in (errors.ParamsError, errors.ScheduleError, errors.ManifestError, errors.StoreError, errors.FolderBusy):
+        assert issubclass(cls, errors.RefereeError)
+    assert issubclass(errors.WorkerSetupError, errors.ClusterError)
+
+
+def test_line_text_cuts_and_decodes_an_offending_line_once() -> None:
+    assert line_text(None) is None
+    assert line_text(b"ab\xffc\n") == "ab\ufffdc"
+    assert line_text("x" * 10, 4, mark="…") == "xxxx…"
+    assert line_text(b"x" * 4, 4, mark="…") == "xxxx"
