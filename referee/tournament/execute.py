@@ -91,6 +91,11 @@ class PlayerPool:
             self._dealt[n].add(seed)
         return players
 
+    def fits(self, game: ScheduledGame) -> bool:
+        """True when no live process of the game's entrants in this pool has played its deal yet (so ``for_game``
+        would restart none of them)."""
+        return not any(n in self._players and game.seed in self._dealt[n] for n in game.seats)
+
     def get(self, name: str) -> PlayerLike:
         player = self._players.get(name)
         if player is None:
@@ -185,7 +190,9 @@ def rotation_order(batches: Sequence[TableBatch]) -> list[TableBatch]:
     then the second of every deal, and so on (schedule order within a rotation).
 
     Played in this order by bots that stay up, a bot process meets a deal again only when a new pass over the
-    deals begins; ``PlayerPool.for_game`` restarts it then (never between the rotations of each deal).
+    deals begins; ``PlayerPool.for_game`` restarts it then (never between the rotations of each deal). With
+    several lanes, each lane prefers the games its own processes have not dealt yet (``DealQueue.take``), so
+    at a pass boundary a lane first plays the deals the other lanes played in the pass before.
     """
     units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
     units.sort(key=lambda u: (u.games[0].rotation, u.batch))
@@ -198,22 +205,42 @@ class DealQueue:
     Two processes of one entrant playing two rotations of a deal at the same time (on two lanes) could pass each
     other the hands they were dealt; so ``take`` hands a lane the first game whose deal no lane is playing, and
     waits while every remaining game's deal is being played. The deals in play are at most one per lane, so the
-    game taken is always among the first few.
+    first free game is always among the first few.
+
+    ``take(fits)`` looks up to ``LOOKAHEAD`` games further for one that ``fits`` the lane (its bot processes
+    have not played that deal), so that a lane restarts its bots only when no such game is near: at ``--jobs
+    2`` with every entrant at every table, each process then plays two passes over the deals instead of one
+    (half the bot starts).
     """
+
+    #: How many queued games ``take`` looks through for one that fits the lane, past the first free one.
+    LOOKAHEAD = 64
 
     def __init__(self, units: Iterable[TableBatch]) -> None:
         self._pending = deque(units)
         self._playing: set[int] = set()
         self._changed = trio.Event()
 
-    async def take(self) -> TableBatch | None:
-        """The next game whose deal is free (marked as being played), or None when no game is left."""
+    async def take(self, fits: Callable[[ScheduledGame], bool] | None = None) -> TableBatch | None:
+        """The next game whose deal is free (marked as being played): the first one that ``fits`` within
+        ``LOOKAHEAD`` games of the first free one, else the first free one; None when no game is left."""
         while self._pending:
+            first = None
             for i, unit in enumerate(self._pending):
-                if unit.batch not in self._playing:
-                    del self._pending[i]
-                    self._playing.add(unit.batch)
-                    return unit
+                if unit.batch in self._playing:
+                    continue
+                if first is None:
+                    first = i
+                if fits is None or fits(unit.games[0]):
+                    first = i
+                    break
+                if i - first >= self.LOOKAHEAD:
+                    break
+            if first is not None:
+                unit = self._pending[first]
+                del self._pending[first]
+                self._playing.add(unit.batch)
+                return unit
             await self._changed.wait()
         return None
 
@@ -240,8 +267,10 @@ async def run_local(
 ) -> None:
     """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
 
-    The games go out in ``rotation_order``, so a bot is restarted once per pass over the deals, and never two
-    rotations of one deal at the same time (``DealQueue``).
+    The games go out in ``rotation_order``, each lane preferring deals its bots have not played, so a bot
+    process is restarted only when it has played every deal near the front of the queue (once per pass over
+    the deals with one lane, once per two passes with two), and never two rotations of one deal run at the same
+    time (``DealQueue``).
 
     Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
     bot process is closed before this returns.
@@ -255,7 +284,7 @@ async def run_local(
     async def lane(number: int) -> None:
         pool = PlayerPool(specs, config, bots_dir, number, fresh=fresh, factory=factory)
         try:
-            while (batch := await queue.take()) is not None:
+            while (batch := await queue.take(None if fresh else pool.fits)) is not None:
                 try:
                     await play_batch(
                         batch, pool, ruleset=ruleset, games_dir=games_dir, skip=skip, on_game=on_game, play=play

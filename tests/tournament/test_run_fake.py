@@ -80,6 +80,20 @@ def test_a_bot_process_never_plays_a_deal_twice_but_carries_on_to_the_next_deal(
     assert all(p.closed for p in created)
 
 
+def test_two_lanes_swap_deals_between_passes_so_each_process_plays_two_passes(tmp_path: Path) -> None:
+    """Four entrants at one table, 30 deals, four rotations, two lanes: a lane's processes play the deals the other
+    lane played in the pass before, so each process plays two rotations of different deals and is restarted once:
+    4 entrants x 2 lanes x 2 processes (one process per pass and lane would be 32)."""
+    created: list[FakePlayer] = []
+    store, params = start(tmp_path, ["a", "b", "c", "d"], repeats=30)
+    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    assert store.game_count() == 120
+    assert all(len(set(p.deals)) == len(p.deals) for p in created)
+    assert len(created) == 16
+    assert sum(p.games for p in created) == 120 * 4
+    assert all(p.closed for p in created)
+
+
 def test_fresh_processes_start_one_player_per_seat_per_game(tmp_path: Path) -> None:
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b", "c"], repeats=2)
