@@ -6,7 +6,7 @@ import importlib.util
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trio
@@ -18,11 +18,12 @@ from referee.check.probe import probe_bot
 from referee.check.verdicts import Observations, PlayedGame, evaluate
 from referee.runner import (
     BotFault,
+    BotSettings,
     BotSpec,
     BotSpecError,
-    Limits,
     Player,
     RunnerConfig,
+    SandboxMode,
     UnsolicitedOutput,
     parse_bot_spec,
     play_game,
@@ -38,21 +39,18 @@ Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
-class CheckOptions:
-    """How to run the suite. ``games`` regular games (plus one with unknown fields), ``jobs`` at once.
+class CheckOptions(BotSettings):
+    """How to run the suite: how the bot under check runs (``BotSettings``), ``games`` regular games (plus one
+    with unknown fields), ``jobs`` at once.
 
     ``logs``: folder for game logs and stderr logs (a temporary folder, removed afterwards, when None).
     """
 
     games: int = DEFAULT_GAMES
-    move_time: float = 1.0
-    startup_time: float = 10.0
-    sandbox: str = "auto"
     seed: int = 23
     jobs: int = 2
     opponents: tuple[BotSpec, ...] = ()
     logs: Path | None = None
-    limits: Limits = field(default_factory=Limits)
 
 
 def sample_bot_spec(name: str) -> BotSpec:
@@ -161,18 +159,18 @@ async def run_check(
     shown = spec.name
     if spec.name in specs:  # a sample bot checked against itself: keep the seats' names apart
         spec = replace(spec, name=f"{spec.name}-under-check")
-    opp_config = RunnerConfig(move_time=max(options.move_time, 1.0), startup_time=options.startup_time, sandbox="none")
+    # The sample bots are trusted: bare, and given at least the default move time.
+    opp_config = RunnerConfig(
+        move_time=max(options.move_time, BotSettings.move_time),
+        startup_time=options.startup_time,
+        sandbox=SandboxMode.NONE,
+    )
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="referee-check-") as tmp:
         logs = options.logs or Path(tmp)
         logs.mkdir(parents=True, exist_ok=True)
-        config = RunnerConfig(
-            move_time=options.move_time,
-            startup_time=options.startup_time,
-            sandbox=options.sandbox,  # type: ignore[arg-type]
-            limits=options.limits,
-            hidden=(str(logs),),  # the bot under check cannot read the opponents' hands in the logs
-        )
+        # The bot under check cannot read the opponents' hands in the logs.
+        config = RunnerConfig.of(options, hidden=(str(logs),))
         obs = await _collect(spec, options, config, opp_config, specs, logs, progress or (lambda _: None))
         checks = evaluate(obs)
         tail = stderr_tail(sorted(logs.glob("bot-stderr-*.log"))) if any(c.failed for c in checks) else ()

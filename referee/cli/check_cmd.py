@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from referee.cli.options import limit_option, sandbox_option
+if TYPE_CHECKING:
+    from referee.settings import SandboxMode
+
+from referee.cli.options import limit_option, move_time_option, sandbox_option, startup_time_option
 
 #: Exit codes: every check passed / the bot failed a check / bad options or arguments (click's own code) /
 #: stopped by Ctrl-C (``referee.cli.interrupt.EXIT_INTERRUPTED``).
@@ -26,8 +30,8 @@ DEFAULT_GAMES = 24
     show_default=True,
     help="Games against the sample bots (2, 3 and 4 seats in turn), plus one with unknown fields.",
 )
-@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds the bot has per reply.")
-@click.option("--startup-time", type=float, default=10.0, show_default=True, help="Seconds for the bot's hello.")
+@move_time_option()
+@startup_time_option()
 @sandbox_option()
 @click.option("--seed", type=int, default=23, show_default=True, help="Seed of the suite's deals.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=2, show_default=True, help="Games at once.")
@@ -60,7 +64,7 @@ def check_cmd(
     games: int,
     move_time: float,
     startup_time: float,
-    sandbox: str,
+    sandbox: SandboxMode,
     seed: int,
     jobs: int,
     opponents: tuple[str, ...],
@@ -91,23 +95,22 @@ def check_cmd(
         opponent_specs = tuple(resolve_opponent(o) for o in opponents)
     except BotSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="BOT" if "opponent" not in str(exc) else "--opponent") from None
-    options = CheckOptions(
-        games=games,
-        move_time=move_time,
-        startup_time=startup_time,
-        sandbox=sandbox,
-        seed=seed,
-        jobs=jobs,
-        opponents=opponent_specs,
-        logs=logs,
-        limits=Limits(**limits),
-    )
-
     def progress(line: str) -> None:
         if verbose:
             click.echo(visible(line), err=True)
 
     try:
+        options = CheckOptions(
+            move_time,
+            startup_time,
+            sandbox=sandbox,
+            limits=Limits(**limits),
+            games=games,
+            seed=seed,
+            jobs=jobs,
+            opponents=opponent_specs,
+            logs=logs,
+        )
         report = run_unless_interrupted(lambda: run_check(spec, options, progress))
     except (RefereeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None

@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 import click
 
-from referee.cli.options import limit_option, rules_option, sandbox_option
+from referee.cli.options import limit_option, move_time_option, rules_option, sandbox_option
 from referee.cli.results_folder import ResultsFolder, fail, storage_failed
 
 #: The panel when none is given: the Python sample bots.
@@ -60,7 +60,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     help="H1: NEW is better by this much per game, the gain worth detecting.  [default: 1.0 points, 0.1 ranks]",
 )
 @click.option("--jobs", "-j", type=int, default=2, show_default=True, help="Games played at the same time.")
-@click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
+@move_time_option(stored=True)
 @sandbox_option(stored=True)
 @rules_option
 @limit_option

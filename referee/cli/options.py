@@ -1,55 +1,95 @@
-"""Options shared by several commands: resource limits of bots (``--limit``) and ruleset files (``--rules``)."""
+"""Options shared by several commands: how bots run (``referee.settings.BotSettings``, whose defaults they show)
+and ruleset files (``--rules``)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+from referee.settings import BotSettings, ClockMode, Limits, SandboxMode
 
 if TYPE_CHECKING:
     from referee.engine import Ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-# The two tables below are spelled out so that the options (and ``--help``) need no import of the runner; a
-# test checks them against ``referee.runner.Limits`` and ``referee.runner.config.SandboxMode``.
 #: ``--limit`` names → ``Limits`` fields (``memory`` is the address-space limit).
-LIMIT_NAMES = {
-    name: name for name in ("address_space", "cpu_seconds", "processes", "open_files", "file_size", "tmp_size")
-} | {"memory": "address_space"}
-#: ``--sandbox`` values (``SandboxMode``).
-SANDBOX_MODES = ("auto", "bwrap", "none")
+LIMIT_NAMES = {f.name: f.name for f in fields(Limits)} | {"memory": "address_space"}
+#: ``--sandbox`` values.
+SANDBOX_MODES = tuple(m.value for m in SandboxMode)
 _SIZE = re.compile(r"^(\d+)\s*([kmg]i?b?|b)?$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
 
 
+def _default(value: object, stored: bool) -> dict[str, Any]:
+    """The keywords of an option whose default is ``value`` (from ``BotSettings``): ``stored``, no default value
+    (None), so that a resumed tournament keeps its own, and the default is said in the help."""
+    if stored:
+        return {"default": None, "show_default": False}
+    return {"default": value, "show_default": True}
+
+
+def _said(value: object, stored: bool) -> str:
+    return f"  [default: {value}]" if stored else ""
+
+
+def move_time_option(*, stored: bool = False) -> Callable[[F], F]:
+    """Add ``--move-time SECONDS``. ``stored``: no default value (see ``sandbox_option``)."""
+    default = BotSettings.move_time
+    return click.option(
+        "--move-time", type=float, **_default(default, stored), help="Seconds per reply." + _said(default, stored)
+    )
+
+
+def startup_time_option(*, stored: bool = False) -> Callable[[F], F]:
+    """Add ``--startup-time SECONDS``. ``stored``: no default value (see ``sandbox_option``)."""
+    default = BotSettings.startup_time
+    return click.option(
+        "--startup-time",
+        type=float,
+        **_default(default, stored),
+        help="Seconds a bot has to answer hello." + _said(default, stored),
+    )
+
+
+def time_bank_option(f: F) -> F:
+    """Add ``--time-bank SECONDS`` (no bank unless given)."""
+    return click.option(
+        "--time-bank", type=float, default=None, help="Extra seconds per game a bot may spend beyond --move-time."
+    )(f)
+
+
 def sandbox_option(*, stored: bool = False) -> Callable[[F], F]:
-    """Add ``--sandbox auto|bwrap|none``. ``stored``: no default value, so a resumed tournament keeps its own
-    (a new one takes auto)."""
+    """Add ``--sandbox auto|bwrap|none`` (a ``SandboxMode``). ``stored``: no default value, so a resumed
+    tournament keeps its own (a new one takes auto)."""
+    default = BotSettings.sandbox
     return click.option(
         "--sandbox",
         type=click.Choice(SANDBOX_MODES),
-        default=None if stored else "auto",
-        show_default=not stored,
+        callback=lambda ctx, param, value: None if value is None else SandboxMode(value),
+        **_default(default.value, stored),
         help="Run bots inside bubblewrap (auto: when installed) or with rlimits and process groups only."
-        + ("  [default: auto]" if stored else ""),
+        + _said(default, stored),
     )
 
 
 def clock_option(*, stored: bool = False) -> Callable[[F], F]:
-    """Add ``--clock wall|cpu``. ``stored``: no default value, so a resumed tournament keeps its own."""
+    """Add ``--clock wall|cpu`` (a ``ClockMode``). ``stored``: no default value, so a resumed tournament keeps
+    its own."""
+    default = BotSettings.clock
     return click.option(
         "--clock",
-        type=click.Choice(("wall", "cpu")),
-        default=None if stored else "wall",
-        show_default=not stored,
+        type=click.Choice(tuple(m.value for m in ClockMode)),
+        callback=lambda ctx, param, value: None if value is None else ClockMode(value),
+        **_default(default.value, stored),
         help="Charge a bot the wall time of each reply, or the CPU time its processes used for it (cpu: a loaded "
-        "machine costs it nothing; the reply may take up to 3x its time of wall clock)."
-        + ("  [default: wall]" if stored else ""),
+        "machine costs it nothing; the reply may take up to 3x its time of wall clock)." + _said(default, stored),
     )
 
 
@@ -63,9 +103,19 @@ def limit_option(f: F) -> F:
         metavar="NAME=VALUE",
         callback=_parse_limits,
         help=f"A resource limit of each bot process; repeatable. NAME: {names}. VALUE: a number (sizes may "
-        "end in K, M or G) or 'none'. Defaults: memory=8G, cpu_seconds=86400, processes=256, open_files=256, "
-        "file_size=64M, tmp_size=256M.",
+        f"end in K, M or G) or 'none'. Defaults: {_limit_defaults()}.",
     )(f)
+
+
+def _limit_defaults() -> str:
+    """``Limits``' defaults as ``--limit`` takes them: memory=8G, cpu_seconds=86400, ..."""
+    said = []
+    for f in fields(Limits):
+        value = f.default
+        if isinstance(value, int) and value % _UNITS["m"] == 0:
+            value = f"{value // _UNITS['g']}G" if value % _UNITS["g"] == 0 else f"{value // _UNITS['m']}M"
+        said.append(f"{'memory' if f.name == 'address_space' else f.name}={value}")
+    return ", ".join(said)
 
 
 def _parse_limits(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict[str, int | None]:

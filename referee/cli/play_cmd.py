@@ -12,13 +12,24 @@ from typing import TYPE_CHECKING
 
 import click
 
-from referee.cli.options import clock_option, limit_option, load_ruleset, read_json_file, rules_option, sandbox_option
+from referee.cli.options import (
+    clock_option,
+    limit_option,
+    load_ruleset,
+    move_time_option,
+    read_json_file,
+    rules_option,
+    sandbox_option,
+    startup_time_option,
+    time_bank_option,
+)
 
 if TYPE_CHECKING:
     from referee.engine import Deal, Ruleset
     from referee.runner import GameResult
     from referee.runner.game import Entrant
     from referee.runner.human import HumanPlayer
+    from referee.settings import ClockMode, SandboxMode
 
 
 @click.command("play")
@@ -38,9 +49,9 @@ if TYPE_CHECKING:
     default=None,
     help='Deal from a JSON file {"rounds":[{"hands":[[...],...]},...]} instead of a seed.',
 )
-@click.option("--move-time", type=float, default=1.0, show_default=True, help="Seconds per reply.")
-@click.option("--startup-time", type=float, default=10.0, show_default=True, help="Seconds for a bot's hello.")
-@click.option("--time-bank", type=float, default=None, help="Extra seconds per bot per game beyond the move time.")
+@move_time_option()
+@startup_time_option()
+@time_bank_option
 @click.option(
     "--log",
     "log_file",
@@ -63,8 +74,8 @@ def play_cmd(
     time_bank: float | None,
     log_file: Path | None,
     as_json: bool,
-    sandbox: str,
-    clock: str,
+    sandbox: SandboxMode,
+    clock: ClockMode,
     rules_file: Path | None,
     limits: dict[str, int | None],
 ) -> None:
@@ -79,7 +90,15 @@ def play_cmd(
     from protocol import check_line_bound
     from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
     from referee.engine import RefereeError
-    from referee.runner import Limits, Player, RunnerConfig, check_results_hidden, entrant_paths, parse_bot_spec
+    from referee.runner import (
+        BotSettings,
+        Limits,
+        Player,
+        RunnerConfig,
+        check_results_hidden,
+        entrant_paths,
+        parse_bot_spec,
+    )
     from referee.runner.safe_text import visible
 
     seats = len(bots) + (1 if human else 0)
@@ -99,16 +118,9 @@ def play_cmd(
         game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
         log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)
-        config = RunnerConfig(
-            move_time=move_time,
-            startup_time=startup_time,
-            time_bank=time_bank,
-            sandbox=sandbox,  # type: ignore[arg-type]
-            clock=clock,  # type: ignore[arg-type]
-            limits=Limits(**limits),
-            hidden=(str(log_path.parent),),  # no bot reads the game's log
-            entrants=entrant_paths(specs),
-        )
+        settings = BotSettings(move_time, startup_time, time_bank, sandbox, clock, Limits(**limits))
+        # No bot reads the game's log.
+        config = RunnerConfig.of(settings, hidden=(str(log_path.parent),), entrants=entrant_paths(specs))
         check_results_hidden(specs, config)
         entrants: list[Entrant] = [_human(as_json)] if human else []
         for seat, spec in enumerate(specs, start=len(entrants)):

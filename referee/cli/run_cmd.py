@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from referee.cli.options import clock_option, limit_option, load_ruleset, rules_option, sandbox_option
+from referee.cli.options import (
+    clock_option,
+    limit_option,
+    load_ruleset,
+    move_time_option,
+    rules_option,
+    sandbox_option,
+    startup_time_option,
+    time_bank_option,
+)
 from referee.cli.results_folder import ResultsFolder, storage_failed
 from referee.cli.results_folder import fail as _fail
 
@@ -106,9 +115,9 @@ def _entrants(
     help="File holding the deal secret in hex (e.g. revealed by an earlier run) to deal the same cards again.  "
     "[default: a new random secret; only its SHA-256 is shown until the last game]",
 )
-@click.option("--move-time", type=float, help="Seconds per reply.  [default: 1.0]")
-@click.option("--startup-time", type=float, help="Seconds a bot has to answer hello.  [default: 10]")
-@click.option("--time-bank", type=float, help="Extra seconds per game a bot may spend beyond --move-time.")
+@move_time_option(stored=True)
+@startup_time_option(stored=True)
+@time_bank_option
 @sandbox_option(stored=True)
 @clock_option(stored=True)
 @click.option(

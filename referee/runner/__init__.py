@@ -6,7 +6,7 @@ never raise out of ``play_game``; they become forfeits. Game logs are read back 
 with ``verify_log`` and told with ``render_log``; ``HumanPlayer`` seats a person at the terminal.
 """
 
-from referee.runner.config import ConfigError, Limits, RunnerConfig
+from referee.runner.config import BotSettings, ClockMode, ConfigError, Limits, RunnerConfig, SandboxMode
 from referee.runner.errors import (
     BotCrashed,
     BotFault,
@@ -29,9 +29,11 @@ __all__ = [
     "FAULT_KINDS",
     "BotCrashed",
     "BotFault",
+    "BotSettings",
     "BotSpec",
     "BotSpecError",
     "BotTimeout",
+    "ClockMode",
     "ConfigError",
     "Entrant",
     "Fault",
@@ -41,6 +43,7 @@ __all__ = [
     "LogError",
     "Player",
     "RunnerConfig",
+    "SandboxMode",
     "StartupFailed",
     "UnsolicitedOutput",
     "Verdict",

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
-from referee.runner.config import RunnerConfig
+from referee.runner.config import RunnerConfig, SandboxMode
 from referee.runner.errors import BotSpecError
 from referee.runner.spec import BotSpec
 from referee.runner.syscall_filter import filter_fd, filter_problem
@@ -121,22 +121,22 @@ def seccomp_usable() -> bool:
     return bwrap is not None and bwrap_problem(bwrap, seccomp=True) is None
 
 
-def resolve_mode(config: RunnerConfig) -> str:
-    """``"bwrap"`` or ``"none"`` for ``config.sandbox``.
+def resolve_mode(config: RunnerConfig) -> SandboxMode:
+    """``SandboxMode.BWRAP`` or ``SandboxMode.NONE`` for ``config.sandbox``.
 
     ``auto`` uses bubblewrap when it is installed and works here; otherwise it says once on stderr that bots
     run with resource limits and process groups only. Raises ``BotSpecError`` when ``bwrap`` is required but
     absent or not working.
     """
     global _notice_given
-    if config.sandbox == "none":
-        return "none"
+    if config.sandbox == SandboxMode.NONE:
+        return SandboxMode.NONE
     bwrap = bwrap_path()
     problem = "not found" if bwrap is None else bwrap_problem(bwrap)
     if problem is None:
         _check_filter(config)
-        return "bwrap"
-    if config.sandbox == "bwrap":
+        return SandboxMode.BWRAP
+    if config.sandbox == SandboxMode.BWRAP:
         if bwrap is None:
             raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
         raise BotSpecError(f"--sandbox bwrap: bubblewrap cannot make a sandbox here ({problem}); use --sandbox none")
@@ -147,7 +147,7 @@ def resolve_mode(config: RunnerConfig) -> str:
             f"referee: bubblewrap (bwrap) {why}; bots run with resource limits and process groups only",
             file=sys.stderr,
         )
-    return "none"
+    return SandboxMode.NONE
 
 
 def _check_filter(config: RunnerConfig) -> None:

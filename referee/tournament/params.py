@@ -16,7 +16,8 @@ from typing import Any
 
 from protocol import check_line_bound
 from referee.engine import RefereeError, Ruleset
-from referee.runner import BotSpec, Limits, RunnerConfig, entrant_paths
+from referee.runner import BotSettings, BotSpec, ClockMode, Limits, RunnerConfig, SandboxMode, entrant_paths
+from referee.settings import settings_fields
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.schedule import default_table_size
 
@@ -80,12 +81,13 @@ class TournamentParams:
     move_time: float
     startup_time: float
     time_bank: float | None
-    sandbox: str
+    sandbox: SandboxMode
+    #: The ``--limit`` values given (a field of ``Limits`` each); the others take ``Limits``' defaults.
     limits: dict[str, int | None] = field(default_factory=dict)
     #: Files of the contest no bot may read besides the entrants' own (the manifest); not part of what defines
     #: the games, so a resume never compares them.
     concealed: tuple[str, ...] = ()
-    clock: str = "wall"
+    clock: ClockMode = ClockMode.WALL
     format: str = "round-robin"
     max_games: int = DEFAULT_MAX_GAMES
     tables_per_entrant: int | None = None  # balanced
@@ -93,9 +95,19 @@ class TournamentParams:
     top: int = 3  # race: the places to settle
     confidence: float = 0.95  # race
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sandbox", SandboxMode(self.sandbox))
+        object.__setattr__(self, "clock", ClockMode(self.clock))
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self.entrants)
+
+    def bot_settings(self) -> BotSettings:
+        """How its bots run. Raises the runner's ``ConfigError`` for impossible values."""
+        return BotSettings(
+            self.move_time, self.startup_time, self.time_bank, self.sandbox, self.clock, Limits(**self.limits)
+        )
 
     def bot_specs(self) -> dict[str, BotSpec]:
         """Entrant name → how the runner starts its bot."""
@@ -104,13 +116,8 @@ class TournamentParams:
     def runner_config(self, results: Path | None = None) -> RunnerConfig:
         """The runner's settings, with the ``results`` folder (when given) hidden from every bot. Raises the
         runner's ``ConfigError`` for impossible values."""
-        return RunnerConfig(
-            move_time=self.move_time,
-            startup_time=self.startup_time,
-            time_bank=self.time_bank,
-            sandbox=self.sandbox,  # type: ignore[arg-type]
-            clock=self.clock,  # type: ignore[arg-type]
-            limits=Limits(**self.limits),
+        return RunnerConfig.of(
+            self.bot_settings(),
             hidden=() if results is None else (str(results),),
             entrants=entrant_paths(self.bot_specs().values()) + self.concealed,
         )
@@ -148,8 +155,8 @@ class TournamentParams:
             move_time=float(data["move_time"]),
             startup_time=float(data["startup_time"]),
             time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
-            sandbox=str(data["sandbox"]),
-            clock=str(data.get("clock") or "wall"),
+            sandbox=SandboxMode(data["sandbox"]),
+            clock=ClockMode(data.get("clock") or ClockMode.WALL),
             limits=dict(data.get("limits") or {}),
             concealed=tuple(data.get("concealed") or ()),
             format=str(data.get("format", "round-robin")),
@@ -260,17 +267,18 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         return stored
     if not requested.entrants:
         raise ParamsError("no entrants: give bot files (e.g. bots/*.py) or --manifest bots.toml")
+    bots = BotSettings(**{k: v for k, v in given.items() if k in settings_fields() and k != "limits"})
     return TournamentParams(
         entrants=requested.entrants,
         table_size=_table_size(requested),
         repeats=1 if requested.repeats is None else requested.repeats,
         seed=secrets.randbelow(2**31) if requested.seed is None else requested.seed,
         ruleset=Ruleset().to_dict() if requested.ruleset is None else requested.ruleset,
-        move_time=1.0 if requested.move_time is None else requested.move_time,
-        startup_time=10.0 if requested.startup_time is None else requested.startup_time,
-        time_bank=requested.time_bank,
-        sandbox=requested.sandbox or "auto",
-        clock=requested.clock or "wall",
+        move_time=bots.move_time,
+        startup_time=bots.startup_time,
+        time_bank=bots.time_bank,
+        sandbox=bots.sandbox,
+        clock=bots.clock,
         limits={} if requested.limits is None else requested.limits,
         concealed=requested.concealed or (),
         format=requested.format or "round-robin",

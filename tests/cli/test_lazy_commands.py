@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 from dataclasses import fields
-from typing import get_args
 
 import click
 import pytest
@@ -67,6 +66,6 @@ def test_every_listed_command_loads_under_its_own_name() -> None:
 def test_the_spelled_out_constants_match_their_sources() -> None:
     assert set(options.LIMIT_NAMES) - {"memory"} == {f.name for f in fields(Limits)}
     assert set(options.LIMIT_NAMES.values()) == {f.name for f in fields(Limits)}
-    assert get_args(SandboxMode) == options.SANDBOX_MODES
+    assert tuple(SandboxMode) == options.SANDBOX_MODES
     assert check_cmd.DEFAULT_GAMES == DEFAULT_GAMES
     assert tuple(MESSAGES) == protocol_cmd.MESSAGE_NAMES
