@@ -17,7 +17,7 @@ from referee.engine import Deal, DealError, Discard, Ruleset, RulesetError, Turn
 from referee.report.errors import ReplayError
 from referee.report.replay import Forfeit, Step
 
-_SKIP = ('{"event":"send"', '{"event":"recv"')
+_SKIP = (b'{"event":"send"', b'{"event":"recv"')
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ def read_game_log(path: Path) -> LoggedGame:
     or holds an event a replay cannot use.
     """
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as exc:
         raise ReplayError(f"cannot read game log {path}: {exc.strerror or exc}") from None
     header: dict[str, Any] | None = None
@@ -47,9 +47,10 @@ def read_game_log(path: Path) -> LoggedGame:
     scores: tuple[int, ...] | None = None
     with handle:
         try:
-            for number, line in enumerate(handle, start=1):
-                if line.startswith(_SKIP) or not line.strip():
+            for number, raw in enumerate(handle, start=1):
+                if raw.startswith(_SKIP) or not raw.strip():
                     continue
+                line = raw.decode("utf-8")
                 try:
                     obj = json.loads(line)
                     kind = obj["event"]
@@ -81,10 +82,23 @@ def read_game_log(path: Path) -> LoggedGame:
     return LoggedGame(names, ruleset, None if seed is None else int(seed), deal, tuple(steps), scores)
 
 
+#: Logged actions already read, by their fields with the fields' types (a game has a few dozen actions, and the
+#: same few hundred recur across a tournament's logs); engine actions are immutable, so they can be shared.
+_ACTIONS: dict[tuple[tuple[str, type, Any], ...], TurnAction] = {}
+
+
 def _action(data: Any) -> TurnAction:
     """The engine action of a logged ``action`` (the bot's reply, as protocol v1 reads it)."""
+    key = None
+    if type(data) is dict and all(type(v) in (int, str, bool) for v in data.values()):
+        key = tuple((k, type(v), v) for k, v in data.items())
+        known = _ACTIONS.get(key)
+        if known is not None:
+            return known
     try:
         action = reply_to_action(parse_reply(json.dumps(data).encode(), Expect.TURN))  # type: ignore[arg-type]
     except ProtocolViolation as exc:
         raise ValueError(f"not a turn reply: {exc}") from None
+    if key is not None and len(_ACTIONS) < 4096:
+        _ACTIONS[key] = action
     return action

@@ -36,15 +36,19 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class GameLogWriter:
-    """Writes one game's log (or nothing, for ``path=None``). Use as a context manager."""
+    """Writes one game's log (or nothing, for ``path=None``). Use as a context manager.
+
+    The file is written as bytes: every line is ASCII JSON (``_encode`` escapes the rest) except the ``msg`` of a
+    ``send``, which is the UTF-8 line sent to the bot, copied as it is.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
         self._t0 = time.monotonic()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
 
     def __enter__(self) -> GameLogWriter:
         return self
@@ -58,14 +62,14 @@ class GameLogWriter:
     def write(self, event: str, **fields: Any) -> None:
         if self._file is None:
             return
-        self._file.write(_encode({"event": event, **fields}) + "\n")
+        self._file.write(_encode({"event": event, **fields}).encode() + b"\n")
 
     def sent(self, seat: int, line: bytes) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
         if self._file is None:
             return
-        body = line.decode("utf-8").rstrip("\n")
-        self._file.write(f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":{body}}}\n')
+        head = f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":'.encode()
+        self._file.write(head + line.rstrip(b"\n") + b"}\n")
 
     def received(self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None) -> None:
         """A line from ``seat`` (raw text), ``elapsed`` seconds after the request; ``cpu``: the CPU seconds the
@@ -75,7 +79,8 @@ class GameLogWriter:
         text = line[:_RAW_KEPT].decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")[:_RAW_KEPT]
         ms = round(elapsed * 1000, 3)
         used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1000, 3)}'
-        self._file.write(f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{_encode(text)}}}\n')
+        entry = f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{_encode(text)}}}\n'
+        self._file.write(entry.encode())
 
     def close(self) -> None:
         if self._file is not None:

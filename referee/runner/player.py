@@ -160,9 +160,10 @@ class Player:
 
     def exited(self) -> BotCrashed | None:
         """A ``BotCrashed`` saying how the process ended when it has exited on its own, else None (it is
-        running, or was never started or already ended by the referee). Looks without waiting."""
+        running, or was never started or already ended by the referee). Looks without waiting, and without a
+        system call (the game asks before every turn): the process's exit watcher reaps it as soon as it exits."""
         proc = self._proc
-        if proc is None or proc.closed or proc.process.poll() is None:
+        if proc is None or proc.closed or (not proc.exited and proc.process.returncode is None):
             return None
         return BotCrashed(proc.exit_detail("exited"))
 
