@@ -6,6 +6,7 @@ random state; a seeded deal comes from ``deck.seeded_deal``.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
@@ -14,7 +15,7 @@ from referee.engine.deck import Deal, Hand, seeded_deal, validate_deal
 from referee.engine.discards import discard_options
 from referee.engine.errors import DealError, IllegalMove
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
-from referee.engine.ruleset import STANDARD, Ruleset
+from referee.engine.ruleset import MAX_PLAYERS, STANDARD, Ruleset
 from referee.engine.state import Phase, RoundRecord, State, Status
 
 #: ``tuple.__new__``: makes a State from its 20 fields in order, skipping NamedTuple's Python-level __new__.
@@ -225,7 +226,7 @@ def _play(state: State, action: Play) -> State:
         if state.ruleset.chip_floor and new < 0:
             new = 0
         status = _put(status, seat, FINISHED)
-    event = PlayEvent(seat, value, count, bonus, new - old, finished)
+    event = _tuple_new(PlayEvent, (seat, value, count, bonus, new - old, finished, False))
     return _after_turn(state, seat, hands, bonuses, _put(state.penalty, seat, new), status, value, False, event)
 
 
@@ -239,10 +240,13 @@ def _pass(state: State, force: bool) -> State:
         raise IllegalMove("you are forced: you must play or drop, not pass")
     if force and not _others_playing(state.status, seat):
         raise IllegalMove("pass and force needs another player still playing")
-    penalty = 2 if force else 1
-    event = PassEvent(seat, force, penalty)
-    pen = _put(state.penalty, seat, state.penalty[seat] + penalty)
+    event = _PASS_EVENTS[seat][force]
+    pen = _put(state.penalty, seat, state.penalty[seat] + event.penalty)
     return _after_turn(state, seat, state.hands, state.bonus, pen, state.status, state.last, force, event)
+
+
+#: ``_PASS_EVENTS[seat][force]``: the PassEvent of every seat's pass (1 chip) and pass and force (2 chips), shared.
+_PASS_EVENTS = tuple((PassEvent(s, False, 1), PassEvent(s, True, 2)) for s in range(MAX_PLAYERS))
 
 
 def _drop(state: State) -> State:
@@ -250,7 +254,7 @@ def _drop(state: State) -> State:
     if state.last is None:
         raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
     penalty = len(state.hands[seat])
-    event = DropEvent(seat, penalty)
+    event = _tuple_new(DropEvent, (seat, penalty, False, False))
     pen = _put(state.penalty, seat, state.penalty[seat] + penalty)
     status = _put(state.status, seat, DROPPED)
     return _after_turn(state, seat, state.hands, state.bonus, pen, status, state.last, False, event)
@@ -321,20 +325,23 @@ def _discard(state: State, action: Discard) -> State:
         raise IllegalMove(f"there is no seat {seat!r} in a game of {state.players}")
     if state.discards[seat] is not None:
         raise IllegalMove(f"seat {seat} has already discarded this round")
-    if not isinstance(cards, tuple | list) or any(type(c) is not int for c in cards):
+    if not isinstance(cards, tuple | list):
         raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
-    hand = state.hands[seat]
-    new_hand = _remove_discard(hand, tuple(cards), state.ruleset.discard)
-    return _set_discard(state, seat, tuple(sorted(cards)), new_hand)
+    for c in cards:
+        if type(c) is not int:
+            raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
+    cards = tuple(sorted(cards))
+    return _set_discard(state, seat, cards, _remove_discard(state.hands[seat], cards, state.ruleset.discard))
 
 
 def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
+    """``hand`` less the sorted ``cards``, or ``IllegalMove`` naming why they are not a discard of it."""
     if len(cards) != need:
         raise IllegalMove(f"a discard names exactly {need} cards, got {len(cards)}")
     if 1 in cards:
         raise IllegalMove("the 1 may not be discarded")
     rest = list(hand)
-    for value in sorted(cards):  # the smallest value the hand cannot supply is the one reported
+    for value in cards:  # sorted: the smallest value the hand cannot supply is the one reported
         try:
             rest.remove(value)
         except ValueError:
@@ -346,8 +353,9 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
 
 
 def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
-    state = state._replace(hands=_put(state.hands, seat, new_hand), discards=_put(state.discards, seat, cards))
-    if all(d is not None for d in state.discards):
+    discards = _put(state.discards, seat, cards)
+    state = _with(state, hands=_put(state.hands, seat, new_hand), discards=discards)
+    if None not in discards:
         return _settle(_begin_play(state))
     return state
 
@@ -374,7 +382,7 @@ def forfeit(state: State, seat: int) -> State:
         raise IllegalMove("the game is over")
     if state.forfeited[seat]:
         raise IllegalMove(f"seat {seat} has already forfeited")
-    state = state._replace(forfeited=_put(state.forfeited, seat, True))
+    state = _with(state, forfeited=_put(state.forfeited, seat, True))
     if state.phase is Phase.DISCARD:
         if state.discards[seat] is None:
             cards, rest = _auto_discard(state.hands[seat], state.ruleset.discard)
@@ -387,7 +395,7 @@ def forfeit(state: State, seat: int) -> State:
         return _end_round(state)
     if state.to_move == seat:
         # The forfeiter's turn ends, and with it any force on it.
-        state = state._replace(to_move=_next_playing(state.status, seat), forced=False)
+        state = _with(state, to_move=_next_playing(state.status, seat), forced=False)
     return state
 
 
@@ -401,7 +409,8 @@ def _forfeit_drop(state: State, seat: int) -> State:
         last = 1
         history = (*history, PlayEvent(seat, 1, 1, 0, 0, forfeit=True))
     penalty = len(hand)
-    return state._replace(
+    return _with(
+        state,
         hands=_put(state.hands, seat, hand),
         last=last,
         history=(*history, DropEvent(seat, penalty, forfeit=True)),
@@ -416,11 +425,25 @@ def _forfeit_drop(state: State, seat: int) -> State:
 def _start_round(state: State, r: int) -> State:
     n = state.players
     hands = state.deal[r]
-    state = state._replace(
+    need = state.ruleset.discard
+    discards: tuple[Hand | None, ...]
+    if need == 0:
+        discards = ((),) * n
+    elif True in state.forfeited:
+        hands_l = list(hands)
+        discards_l: list[Hand | None] = [None] * n
+        for s in range(n):
+            if state.forfeited[s]:
+                discards_l[s], hands_l[s] = _auto_discard(hands_l[s], need)
+        hands, discards = tuple(hands_l), tuple(discards_l)
+    else:
+        discards = (None,) * n
+    state = _with(
+        state,
         phase=Phase.DISCARD,
         round=r,
         hands=hands,
-        discards=(None,) * n,
+        discards=discards,
         status=(PLAYING,) * n,
         to_move=-1,
         last=None,
@@ -428,22 +451,16 @@ def _start_round(state: State, r: int) -> State:
         turns=0,
         history=(),
     )
-    need = state.ruleset.discard
-    hands_l = list(hands)
-    discards: list[Hand | None] = [None] * n
-    for s in range(n):
-        if need == 0:
-            discards[s] = ()
-        elif state.forfeited[s]:
-            discards[s], hands_l[s] = _auto_discard(hands_l[s], need)
-    state = state._replace(hands=tuple(hands_l), discards=tuple(discards))
-    if all(d is not None for d in discards):
+    if None not in discards:
         return _begin_play(state)
     return state
 
 
 def _begin_play(state: State) -> State:
-    state = state._replace(phase=Phase.PLAY)
+    if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens
+        hands = state.hands
+        return _with(state, phase=Phase.PLAY, to_move=next(s for s in range(state.players) if hands[s][:1] == (1,)))
+    state = _with(state, phase=Phase.PLAY)
     opener_forfeited = -1
     for s in range(state.players):
         if state.forfeited[s]:
@@ -456,7 +473,7 @@ def _begin_play(state: State) -> State:
         to_move = next(s for s in range(state.players) if state.hands[s][:1] == (1,))
         if state.status[to_move] is not PLAYING:  # pragma: no cover - the holder is a forfeiter above
             to_move = -1
-    return state._replace(to_move=to_move)
+    return _with(state, to_move=to_move)
 
 
 def _settle(state: State) -> State:
@@ -471,11 +488,13 @@ def _end_round(state: State) -> State:
     player forfeited, rounds end as soon as they begin."""
     while True:
         discards = tuple(d if d is not None else () for d in state.discards)
-        record = RoundRecord(state.round + 1, state.deal[state.round], discards, state.history, state.table())
-        state = state._replace(rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
+        record = _tuple_new(
+            RoundRecord, (state.round + 1, state.deal[state.round], discards, state.history, state.table())
+        )
+        state = _with(state, rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
         if state.round + 1 >= state.ruleset.rounds:
             scores = final_scores(state.penalty, state.bonus, state.ruleset)
-            return state._replace(phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
+            return _with(state, phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
         state = _start_round(state, state.round + 1)
         if state.phase is not Phase.PLAY or state.to_move >= 0:
             return state
@@ -494,11 +513,25 @@ def final_scores(penalty: tuple[int, ...], bonus: tuple[int, ...], ruleset: Rule
 
 def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...]:
     """Shared competition ranks (1, 2, 2, 4): ascending score, every forfeiter below every non-forfeiter."""
-    keys = [(f, s) for f, s in zip(forfeited, scores, strict=True)]
-    return tuple(1 + sum(1 for other in keys if other < k) for k in keys)
+    keys = list(zip(forfeited, scores, strict=True))
+    ordered = sorted(keys)
+    return tuple(1 + bisect_left(ordered, k) for k in keys)  # 1 + how many keys are below k
 
 
 # --------------------------------------------------------------------------------------------- helpers
+
+
+#: The position of each field of State, for ``_with``.
+_AT: dict[str, int] = {name: i for i, name in enumerate(State._fields)}
+
+
+def _with(state: State, **changes: Any) -> State:
+    """``state._replace(**changes)`` without NamedTuple's overhead (the discard phase and every round use it)."""
+    items = list(state)
+    for name, value in changes.items():
+        items[_AT[name]] = value
+    new: State = _tuple_new(State, items)
+    return new
 
 
 def _put(t: tuple, i: int, v: object) -> tuple:  # type: ignore[type-arg]
@@ -509,9 +542,10 @@ def _put(t: tuple, i: int, v: object) -> tuple:  # type: ignore[type-arg]
 
 def _next_playing(status: tuple[Status, ...], seat: int) -> int:
     """The next seat up from ``seat`` (wrapping, ``seat`` itself last) still playing, or -1."""
-    n = len(status)
-    for k in range(1, n + 1):
-        s = (seat + k) % n
+    for s in range(seat + 1, len(status)):
+        if status[s] is PLAYING:
+            return s
+    for s in range(seat + 1):
         if status[s] is PLAYING:
             return s
     return -1

@@ -77,9 +77,9 @@ class State(NamedTuple):
 
     def table(self) -> tuple[PlayerView, ...]:
         """The public table: every player's card count, chips and status, indexed by seat."""
-        return tuple(
-            PlayerView(len(self.hands[s]), self.penalty[s], self.bonus[s], self.status[s]) for s in range(self.players)
-        )
+        new = tuple.__new__
+        seats = zip(self.hands, self.penalty, self.bonus, self.status, strict=True)
+        return tuple([new(PlayerView, (len(h), p, b, s)) for h, p, b, s in seats])
 
     @property
     def is_over(self) -> bool:
