@@ -25,7 +25,7 @@ class DiscardOptions(Sequence[Cards]):
     ``DiscardOptions`` of the same discards). Build it with ``discard_options(hand, discard)``.
     """
 
-    __slots__ = ("_copies", "_counts", "_k", "_len", "_listed", "_pool", "_values")
+    __slots__ = ("_copies", "_counts", "_k", "_len", "_listed", "_pairs", "_pool", "_values")
 
     _pool: Cards
     _k: int
@@ -33,6 +33,7 @@ class DiscardOptions(Sequence[Cards]):
     _copies: list[int]
     _counts: list[list[int]] | None
     _len: int
+    _pairs: int
     _listed: list[Cards] | None
 
     def __init__(self, pool: Cards, discard: int) -> None:
@@ -40,32 +41,28 @@ class DiscardOptions(Sequence[Cards]):
         values: list[int] = []
         copies: list[int] = []
         prev = None
-        for card in pool:
+        for card in pool:  # sorted: the copies of a value are adjacent
             if card == prev:
                 copies[-1] += 1
             else:
                 values.append(card)
                 copies.append(1)
                 prev = card
+        n = len(values)
         self._pool = pool
         self._k = discard
         self._values = values
         self._copies = copies
         self._listed = None
         if discard == 3:
-            n = len(values)
-            pairs = triples = 0
-            for c in copies:
-                if c >= 2:
-                    pairs += 1
-                    if c >= 3:
-                        triples += 1
+            pairs = n - copies.count(1)  # values held at least twice
+            triples = pairs - copies.count(2)  # values held at least three times
             # abc with a < b < c, aab and abb with a != b, aaa
             self._len = n * (n - 1) * (n - 2) // 6 + pairs * (n - 1) + triples
+            self._pairs = pairs
             self._counts = None
         else:
             # counts[i][m]: multisets of m cards from the values i.. (bounded by their copies)
-            n = len(values)
             counts = [[1] + [0] * discard for _ in range(n + 1)]
             for i in range(n - 1, -1, -1):
                 below, row, c = counts[i + 1], counts[i], copies[i]
@@ -101,7 +98,7 @@ class DiscardOptions(Sequence[Cards]):
         """The ``index``-th three-card discard, counting past whole blocks of discards with the same lowest cards."""
         values, copies = self._values, self._copies
         n = len(values)
-        pairs_after = sum(1 for c in copies if c >= 2)  # values with a pair among those after the current one
+        pairs_after = self._pairs  # values held twice or more among those after the current one
         for i in range(n):
             a = values[i]
             rest = n - 1 - i

@@ -110,19 +110,18 @@ def turn_actions(
     out: list[Action] = []
     cache = _PLAYS
     n = len(hand)
-    i = 0
+    lowest = last - step * chips  # a lower card needs more bonus chips than the player holds
+    i = bisect_left(hand, lowest) if n and hand[0] < lowest else 0
     while i < n:
         v = hand[i]
         j = i + 1
         while j < n and hand[j] == v:
             j += 1
-        bmin = 0 if v >= last else (last - v + step - 1) // step
-        if bmin <= chips:
-            key = (v, j - i, bmin, chips)
-            plays = cache.get(key)
-            if plays is None:
-                plays = _plays(key)
-            out.extend(plays)
+        key = (v, j - i, 0 if v >= last else (last - v + step - 1) // step, chips)
+        plays = cache.get(key)
+        if plays is None:
+            plays = _plays(key)
+        out += plays
         i = j
     if not forced:
         out.append(PASS)
@@ -178,8 +177,10 @@ def _play(state: State, action: Play) -> State:
     value, count, bonus = action
     if type(value) is not int or type(count) is not int or type(bonus) is not int:
         raise IllegalMove(f"value, count and bonus of a play are integers, got {value!r}, {count!r}, {bonus!r}")
-    hand = state.hands[seat]
+    hands = state.hands
+    hand = hands[seat]
     last = state.last
+    chips = state.bonus
     if last is None:
         if action != OPENING:
             raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
@@ -188,15 +189,15 @@ def _play(state: State, action: Play) -> State:
             raise IllegalMove(f"count must be at least 1, got {count}")
         if bonus < 0:
             raise IllegalMove(f"bonus must not be negative, got {bonus}")
-        held = state.bonus[seat]
+        held = chips[seat]
         if bonus > held:
             raise IllegalMove(f"you spend {bonus} bonus chips but hold {held}")
-    try:
-        i = hand.index(value)
-    except ValueError:
-        raise IllegalMove(f"you hold no {value}") from None
+    n = len(hand)
+    i = bisect_left(hand, value)  # hands are sorted: the copies of a value are adjacent
+    if i == n or hand[i] != value:
+        raise IllegalMove(f"you hold no {value}")
     end = i + count
-    if end > len(hand) or hand[end - 1] != value:  # hands are sorted: the copies of a value are adjacent
+    if end > n or hand[end - 1] != value:
         have = hand.count(value)
         raise IllegalMove(f"you play {count} cards of {value} but hold {have}")
     step = state.ruleset.bonus_step
@@ -215,9 +216,12 @@ def _play(state: State, action: Play) -> State:
         if penalty < 0:
             penalty = 0
     new_hand = hand[:i] + hand[end:]
-    hands = _put(state.hands, seat, new_hand)
-    bonuses = _put(state.bonus, seat, state.bonus[seat] - bonus) if bonus else state.bonus
-    old = state.penalty[seat]
+    hands_l = list(hands)
+    hands_l[seat] = new_hand
+    if bonus:
+        chips = _put(chips, seat, chips[seat] - bonus)
+    penalties = list(state.penalty)
+    old = penalties[seat]
     new = old + penalty
     status = state.status
     finished = not new_hand
@@ -226,8 +230,9 @@ def _play(state: State, action: Play) -> State:
         if state.ruleset.chip_floor and new < 0:
             new = 0
         status = _put(status, seat, FINISHED)
+    penalties[seat] = new
     event = _tuple_new(PlayEvent, (seat, value, count, bonus, new - old, finished, False))
-    return _after_turn(state, seat, hands, bonuses, _put(state.penalty, seat, new), status, value, False, event)
+    return _after_turn(state, seat, tuple(hands_l), chips, tuple(penalties), status, value, False, event)
 
 
 def _pass(state: State, force: bool) -> State:
