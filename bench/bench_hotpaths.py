@@ -3,7 +3,8 @@
 1. ``referee run --jobs 2`` against a naive blocking referee (``bench/naive_referee.py``) on the same four
    stdlib-only bots (``bench/bots/stdlib_random.py``) and the same four-player deals: games/s of each and their
    ratio, and each referee's own CPU time per game (its process only, not its bots'; start-up, imports, the
-   results database, game logs and the closing report included). Both run bots without a sandbox. The
+   results database, game logs and the closing report included), and the CPU time of its bots per game (their
+   start-ups included). Both run bots without a sandbox. The
    ``referee run`` goes first; the naive referee then plays the deals of its game logs with the bots in the
    same seats. Repeated ``--reps`` times, alternating, so both see the same machine.
 2. Start-up of a bot on the SDK (``sample_bots/random_bot.py``) against the stdlib-only bot: the wall time from
@@ -45,7 +46,8 @@ SDK_BOT = ROOT / "sample_bots" / "random_bot.py"
 NAIVE = ROOT / "bench" / "naive_referee.py"
 REFEREE = Path(sys.executable).with_name("referee")
 
-#: Runs ``referee`` in this process and writes its own CPU seconds (RUSAGE_SELF) to the file argv[1].
+#: Runs ``referee`` in this process and writes its own CPU seconds (RUSAGE_SELF) and its bots' (RUSAGE_CHILDREN: the
+#: bots are its children, reaped when they end) to the file argv[1].
 RUN_MEASURED = """
 import resource, sys
 out, sys.argv = sys.argv[1], ["referee", *sys.argv[2:]]
@@ -53,13 +55,13 @@ from referee.cli import main
 try:
     main()
 finally:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    open(out, "w").write(str(me.ru_utime + me.ru_stime))
+    me, bots = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    open(out, "w").write(f"{me.ru_utime + me.ru_stime} {bots.ru_utime + bots.ru_stime}")
 """
 
 
-def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float]:
-    """(games, wall seconds, referee CPU seconds) of one ``referee run --jobs 2``."""
+def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float, float]:
+    """(games, wall seconds, referee CPU seconds, bots' CPU seconds) of one ``referee run --jobs 2``."""
     cpu_file = folder / "cpu.txt"
     bots = [str(STDLIB_BOT)] * 4
     args = [*bots, "-n", str(deals), "--jobs", "2", "--sandbox", "none", "--seed", str(seed), "-o", str(folder)]
@@ -67,11 +69,13 @@ def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float]
     subprocess.run([sys.executable, "-c", RUN_MEASURED, str(cpu_file), "run", *args], check=True, capture_output=True)
     wall = time.perf_counter() - start
     games = len(list((folder / "games").glob("*.jsonl")))
-    return games, wall, float(cpu_file.read_text())
+    cpu, bots_cpu = map(float, cpu_file.read_text().split())
+    return games, wall, cpu, bots_cpu
 
 
-def naive_run(folder: Path) -> tuple[int, float, float]:
-    """(games, wall seconds, referee CPU seconds) of the naive referee on the deals of ``folder``'s game logs."""
+def naive_run(folder: Path) -> tuple[int, float, float, float]:
+    """(games, wall seconds, referee CPU seconds, bots' CPU seconds) of the naive referee on the deals of
+    ``folder``'s game logs."""
     logs = sorted(str(p) for p in (folder / "games").glob("*.jsonl"))
     start = time.perf_counter()
     done = subprocess.run(
@@ -79,7 +83,7 @@ def naive_run(folder: Path) -> tuple[int, float, float]:
     )
     wall = time.perf_counter() - start
     out = json.loads(done.stdout)
-    return out["games"], wall, out["cpu_s"]
+    return out["games"], wall, out["cpu_s"], out["bots_cpu_s"]
 
 
 def hello_time(bot: Path) -> float:
@@ -126,6 +130,28 @@ def turn_line_cpu(entries: int, turns: int = 200) -> tuple[float, float]:
     return 1e6 * models / turns, 1e6 * fast / turns
 
 
+def fixed_costs(args: argparse.Namespace, ref_cpu: float, naive_cpu: float) -> None:
+    """Split each referee's CPU into a fixed cost per run and a cost per game: a run of one deal (four games)
+    next to the median run above (``ref_cpu``, ``naive_cpu`` CPU seconds for ``4 * args.deals`` games)."""
+    small_ref, small_naive = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(args.reps):
+            folder = Path(tmp) / f"small{rep}"
+            games, _, cpu, _ = referee_run(folder, 1, args.seed + rep)
+            small_ref.append((games, cpu))
+            small_naive.append(naive_run(folder)[::2])
+    games = args.deals * 4
+    for name, small, full in (("referee run", small_ref, ref_cpu), ("naive", small_naive, naive_cpu)):
+        few = small[0][0]
+        cpu = statistics.median(c for _, c in small)
+        per_game = (full - cpu) / (games - few)
+        fixed = cpu - few * per_game
+        print(
+            f"   {name}: {1000 * fixed:.0f} ms of CPU a run + {1000 * per_game:.2f} ms a game"
+            f" (from runs of {few} and {games} games)"
+        )
+
+
 def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
@@ -141,20 +167,20 @@ def main() -> None:
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
 
     print(f"\n1. referee run --jobs 2 vs naive blocking referee, {args.deals * 4} four-player games each, stdlib bots")
-    print("rep   referee games/s  cpu ms/game   naive games/s  cpu ms/game   ratio")
+    print("rep   referee games/s  cpu ms/game  bots ms/game   naive games/s  cpu ms/game  bots ms/game   ratio")
     ratios, cpu_ref, cpu_naive = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(args.reps):
             folder = Path(tmp) / f"run{rep}"
-            g1, w1, c1 = referee_run(folder, args.deals, args.seed + rep)
-            g2, w2, c2 = naive_run(folder)
+            g1, w1, c1, b1 = referee_run(folder, args.deals, args.seed + rep)
+            g2, w2, c2, b2 = naive_run(folder)
             ratio = (g1 / w1) / (g2 / w2)
             ratios.append(ratio)
             cpu_ref.append(1000 * c1 / g1)
             cpu_naive.append(1000 * c2 / g2)
             print(
-                f"{rep + 1:>3} {g1 / w1:>17.1f} {cpu_ref[-1]:>12.2f} {g2 / w2:>15.1f} {cpu_naive[-1]:>12.2f}"
-                f" {ratio:>7.2f}"
+                f"{rep + 1:>3} {g1 / w1:>17.1f} {cpu_ref[-1]:>12.2f} {1000 * b1 / g1:>13.2f} {g2 / w2:>15.1f}"
+                f" {cpu_naive[-1]:>12.2f} {1000 * b2 / g2:>13.2f} {ratio:>7.2f}"
             )
     ratio, ref_ms, naive_ms = statistics.median(ratios), statistics.median(cpu_ref), statistics.median(cpu_naive)
     print(
@@ -163,6 +189,9 @@ def main() -> None:
     print(
         f"median referee CPU per game {ref_ms:.2f} ms vs naive {naive_ms:.2f} ms: "
         f"target referee <= naive {verdict(ref_ms <= naive_ms)}"
+    )
+    fixed_costs(
+        args, statistics.median(cpu_ref) * args.deals * 4 / 1000, statistics.median(cpu_naive) * args.deals * 4 / 1000
     )
 
     sdk, plain = [], []

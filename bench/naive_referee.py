@@ -2,8 +2,8 @@
 
 One table, one thread, no deadlines, no sandbox, no game log: the json module, a small mutable engine of the
 standard rules, and blocking pipes to persistent bot processes. It plays the deals of the game logs given (the
-games `referee run` played, with the bots in the same seats) and prints {"games", "wall_s", "cpu_s"} as JSON,
-where cpu_s is this process's own CPU time (not its bots').
+games `referee run` played, with the bots in the same seats) and prints {"games", "wall_s", "cpu_s", "bots_cpu_s"}
+as JSON, where cpu_s is this process's own CPU time and bots_cpu_s its bots' (once they have exited).
 
 Run: python bench/naive_referee.py BOT_COMMAND LOG... (the same BOT_COMMAND in every seat).
 """
@@ -117,8 +117,9 @@ def main():
     for bot in bots:
         bot.stdin.close()
         bot.wait()
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    print(json.dumps({"games": len(logs), "wall_s": time.perf_counter() - t0, "cpu_s": me.ru_utime + me.ru_stime}))
+    me, bots = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu, bots_cpu = me.ru_utime + me.ru_stime, bots.ru_utime + bots.ru_stime
+    print(json.dumps({"games": len(logs), "wall_s": time.perf_counter() - t0, "cpu_s": cpu, "bots_cpu_s": bots_cpu}))
 
 
 if __name__ == "__main__":
