@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from referee.engine.cards import HIGHEST as HIGHEST
@@ -53,13 +54,17 @@ def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
     The same draws, in the same order, as CPython 3.11's ``random.Random.shuffle``; written out here so that a
     seed deals the same cards whatever Python runs the referee (and without two calls per card).
     """
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, n, k in _fisher_yates_steps(len(cards)):
         j = bits(k)
         while j >= n:
             j = bits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+@lru_cache(maxsize=128)
+def _fisher_yates_steps(length: int) -> tuple[tuple[int, int, int], ...]:
+    """The shuffle's positions from the last down to 1, each with its choices and the bits a draw takes."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
 
 
 def validate_deal(deal: Deal, ruleset: Ruleset) -> None:

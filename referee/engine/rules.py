@@ -21,6 +21,10 @@ from referee.engine.state import Phase, RoundRecord, State, Status
 #: ``tuple.__new__``: makes a State from its 20 fields in order, skipping NamedTuple's Python-level __new__.
 _tuple_new: Any = tuple.__new__
 
+# Module constants: an enum member read from its class costs a lookup in the enum's own machinery each time.
+PLAY_PHASE = Phase.PLAY
+DISCARD_PHASE = Phase.DISCARD
+OVER_PHASE = Phase.OVER
 PLAYING = Status.PLAYING
 FINISHED = Status.FINISHED
 DROPPED = Status.DROPPED
@@ -52,7 +56,7 @@ def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = No
         players=n,
         deal=deal,
         seed=seed,
-        phase=Phase.DISCARD,
+        phase=DISCARD_PHASE,
         round=0,
         hands=(),
         discards=(),
@@ -82,17 +86,18 @@ def legal_actions(state: State) -> list[Action]:
     multisets in lexicographic order. Play phase: the actions of ``state.to_move``: plays ordered by
     (value, count, bonus), then ``Pass()``, then ``Pass(force=True)``, then ``Drop()``. Over: none.
     """
-    if state.phase is Phase.PLAY:
+    if state.phase is PLAY_PHASE:
         seat = state.to_move
+        status = state.status
         return turn_actions(
             state.hands[seat],
             state.bonus[seat],
             state.last,
             state.forced,
-            _others_playing(state.status, seat),
+            status.count(PLAYING) > (status[seat] is PLAYING),  # _others_playing, without the call
             state.ruleset.bonus_step,
         )
-    if state.phase is Phase.DISCARD:
+    if state.phase is DISCARD_PHASE:
         out: list[Action] = []
         for seat in range(state.players):
             if state.discards[seat] is None:
@@ -160,7 +165,7 @@ def apply(state: State, action: Action) -> State:
     """
     kind = type(action)
     if kind is Play or kind is Pass or kind is Drop:
-        if state.phase is not Phase.PLAY:
+        if state.phase is not PLAY_PHASE:
             raise IllegalMove(f"no turn is due: the game is in the {state.phase.value} phase")
         if kind is Play:
             return _play(state, action)  # type: ignore[arg-type]
@@ -276,15 +281,20 @@ def _after_turn(
     force: bool,
     event: Event,
 ) -> State:
-    turns = state.turns + 1
-    history = (*state.history, event)
+    # One unpacking of the state: cheaper than reading its fields one by one.
+    # fmt: off
+    (ruleset, players, deal, seed, phase, rnd, _, discards, _, _,
+     _, forfeited, _, _, _, turns, history, done, scores, ranks) = state
+    # fmt: on
+    turns += 1
+    history = (*history, event)
     nxt = _next_playing(status, seat)
-    if nxt >= 0 and turns >= state.ruleset.max_turns_per_round:
+    if nxt >= 0 and turns >= ruleset.max_turns_per_round:
         # Turn limit: every player still playing drops out, with the card penalty.
         penalty_l = list(penalty)
         status_l = list(status)
         events = list(history)
-        for s in range(state.players):
+        for s in range(players):
             if status_l[s] is PLAYING:
                 p = len(hands[s])
                 penalty_l[s] += p
@@ -292,38 +302,19 @@ def _after_turn(
                 events.append(DropEvent(s, p, limit=True))
         penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
     # The hot path: build the next State directly (same fields as state._replace, without its overhead).
-    new: State = _tuple_new(
-        State,
-        (
-            state.ruleset,
-            state.players,
-            state.deal,
-            state.seed,
-            state.phase,
-            state.round,
-            hands,
-            state.discards,
-            penalty,
-            bonus,
-            status,
-            state.forfeited,
-            nxt,
-            last,
-            force and nxt >= 0,
-            turns,
-            history,
-            state.rounds_done,
-            state.scores,
-            state.ranks,
-        ),
-    )
+    # fmt: off
+    new: State = _tuple_new(State, (
+        ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
+        status, forfeited, nxt, last, force and nxt >= 0, turns, history, done, scores, ranks,
+    ))
+    # fmt: on
     if nxt < 0:
         return _end_round(new)
     return new
 
 
 def _discard(state: State, action: Discard) -> State:
-    if state.phase is not Phase.DISCARD:
+    if state.phase is not DISCARD_PHASE:
         raise IllegalMove(f"discards are made at the start of a round, not in the {state.phase.value} phase")
     seat, cards = action
     if type(seat) is not int or not 0 <= seat < state.players:
@@ -383,12 +374,12 @@ def forfeit(state: State, seat: int) -> State:
     """
     if type(seat) is not int or not 0 <= seat < state.players:
         raise IllegalMove(f"there is no seat {seat!r}")
-    if state.phase is Phase.OVER:
+    if state.phase is OVER_PHASE:
         raise IllegalMove("the game is over")
     if state.forfeited[seat]:
         raise IllegalMove(f"seat {seat} has already forfeited")
     state = _with(state, forfeited=_put(state.forfeited, seat, True))
-    if state.phase is Phase.DISCARD:
+    if state.phase is DISCARD_PHASE:
         if state.discards[seat] is None:
             cards, rest = _auto_discard(state.hands[seat], state.ruleset.discard)
             return _set_discard(state, seat, cards, rest)
@@ -445,7 +436,7 @@ def _start_round(state: State, r: int) -> State:
         discards = (None,) * n
     state = _with(
         state,
-        phase=Phase.DISCARD,
+        phase=DISCARD_PHASE,
         round=r,
         hands=hands,
         discards=discards,
@@ -464,8 +455,8 @@ def _start_round(state: State, r: int) -> State:
 def _begin_play(state: State) -> State:
     if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens
         hands = state.hands
-        return _with(state, phase=Phase.PLAY, to_move=next(s for s in range(state.players) if hands[s][:1] == (1,)))
-    state = _with(state, phase=Phase.PLAY)
+        return _with(state, phase=PLAY_PHASE, to_move=next(s for s in range(state.players) if hands[s][:1] == (1,)))
+    state = _with(state, phase=PLAY_PHASE)
     opener_forfeited = -1
     for s in range(state.players):
         if state.forfeited[s]:
@@ -483,7 +474,7 @@ def _begin_play(state: State) -> State:
 
 def _settle(state: State) -> State:
     """End the round when play began with nobody left to move (every player forfeited)."""
-    if state.phase is Phase.PLAY and state.to_move < 0:
+    if state.phase is PLAY_PHASE and state.to_move < 0:
         return _end_round(state)
     return state
 
@@ -499,9 +490,9 @@ def _end_round(state: State) -> State:
         state = _with(state, rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
         if state.round + 1 >= state.ruleset.rounds:
             scores = final_scores(state.penalty, state.bonus, state.ruleset)
-            return _with(state, phase=Phase.OVER, scores=scores, ranks=rank(scores, state.forfeited))
+            return _with(state, phase=OVER_PHASE, scores=scores, ranks=rank(scores, state.forfeited))
         state = _start_round(state, state.round + 1)
-        if state.phase is not Phase.PLAY or state.to_move >= 0:
+        if state.phase is not PLAY_PHASE or state.to_move >= 0:
             return state
 
 
