@@ -7,7 +7,7 @@ the deal secret; a ``Race`` decides its rounds from the results so far; ``run_to
 """
 
 from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
-from referee.tournament.confseq import BettingCS
+from referee.tournament.confseq import BettingCSArray, MixtureTests
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
 from referee.tournament.dealstats import DealTally, block_outcomes, holm
 from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
@@ -56,7 +56,7 @@ __all__ = [
     "DEFAULT_MAX_GAMES",
     "FORMATS",
     "WINS_NOTE",
-    "BettingCS",
+    "BettingCSArray",
     "ClusterError",
     "DealSecret",
     "DealSecretError",
@@ -65,6 +65,7 @@ __all__ = [
     "EntrantStanding",
     "LiveProgress",
     "ManifestError",
+    "MixtureTests",
     "ParamsError",
     "PlayedGame",
     "PlayerPool",

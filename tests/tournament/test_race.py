@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from referee.tournament import BettingCS, Race
-from referee.tournament.race import BLOCKS_PER_ROUND
+from referee.tournament import BettingCSArray, MixtureTests, Race
+from referee.tournament.race import BLOCKS_PER_ROUND, PAIRWISE_FROM
 
 
 def test_confidence_sequence_covers_the_mean_at_every_step() -> None:
@@ -15,32 +15,67 @@ def test_confidence_sequence_covers_the_mean_at_every_step() -> None:
     misses = 0
     for seed in range(200):
         rng = random.Random(seed)
-        cs = BettingCS(0.1)
+        cs = BettingCSArray(1, 0.1)
         for _ in range(400):
-            cs.update(1.0 if rng.random() < 0.3 else 0.0)
-            if not cs.lower <= 0.3 <= cs.upper:
+            cs.update([0], [1.0 if rng.random() < 0.3 else 0.0])
+            if not cs.lower[0] <= 0.3 <= cs.upper[0]:
                 misses += 1
                 break
     assert misses <= 0.1 * 200
-    assert cs.upper - cs.lower < 0.25, "and it narrows"
+    assert cs.upper[0] - cs.lower[0] < 0.25, "and it narrows"
 
 
 def test_confidence_sequence_rejects_bad_input() -> None:
-    cs = BettingCS(0.05)
+    cs = BettingCSArray(2, 0.05)
     with pytest.raises(ValueError):
-        cs.update(1.5)
+        cs.update([0], [1.5])
     with pytest.raises(ValueError):
-        BettingCS(0)
+        cs.update([0], [0.5], 1.0)
+    with pytest.raises(ValueError):
+        BettingCSArray(1, 0)
 
 
-def simulate(n: int, top: int, seed: int, *, gap: float = 3.0, noise: float = 2.9, max_games: int = 10**5):
+def test_mixture_tests_keep_their_level_and_find_a_real_gap() -> None:
+    """Under "mean exactly 1/2" (the edge of the null) at most alpha of 300 streams of 600 ever reject either way;
+    with mean 0.65 every stream finds "above" and none "below"."""
+    rng = random.Random(7)
+    tests = MixtureTests(300, 0.1)
+    for _ in range(600):
+        tests.update(range(300), [rng.random() for _ in range(300)])
+    assert (tests.above | tests.below).sum() <= 0.1 * 300
+    gap = MixtureTests(20, 0.05)
+    for _ in range(300):
+        gap.update(range(20), [1.0 if rng.random() < 0.65 else 0.0 for _ in range(20)])
+    assert gap.above.all() and not gap.below.any()
+    with pytest.raises(ValueError):
+        gap.update([0], [1.5])
+
+
+def simulate(
+    n: int,
+    top: int,
+    seed: int,
+    *,
+    gap: float = 3.0,
+    noise: float = 2.9,
+    max_games: int = 10**5,
+    statistic: str = "difference",
+) -> tuple[Race, list[str]]:
     """A field of in-process entrants of known order, ``gap`` apart, shuffled: block total = -strength + normal deal
     noise (lower is better)."""
     rng = random.Random(seed)
     levels = [gap * i for i in range(n)]
     rng.shuffle(levels)
     strength = {f"e{i:02d}": level for i, level in enumerate(levels)}
-    race = Race(list(strength), table_size=4, seed=seed, top=top, confidence=0.95, max_games=max_games)
+    race = Race(
+        list(strength),
+        table_size=4,
+        seed=seed,
+        top=top,
+        confidence=0.95,
+        max_games=max_games,
+        pair_statistic=statistic,
+    )
     while (tables := race.next_tables()) is not None:
         assert race.next_tables() == tables, "asking twice gives the same round"
         race.record([{e: -strength[e] + rng.gauss(0, noise) for e in t} for t in tables])
@@ -61,16 +96,64 @@ def test_race_settles_the_right_top_k_on_simulated_fields() -> None:
     assert right >= 38, "at least 95% exactly right (the guarantee is 95%)"
 
 
-def test_every_survivor_plays_its_counted_blocks_every_round() -> None:
-    race = Race([f"e{i}" for i in range(11)], table_size=4, seed=1, top=2, confidence=0.95, max_games=10**5)
+@pytest.mark.parametrize("statistic", ["sign", "difference"])
+def test_both_head_to_head_statistics_settle_the_right_order(statistic: str) -> None:
+    right = 0
+    for seed in range(20):
+        race, truth = simulate(8, 3, seed, gap=2.0, statistic=statistic)
+        outcome = race.outcome()
+        right += outcome.settled and list(outcome.order[:3]) == truth
+    assert right >= 19
+
+
+def test_a_large_field_settles_through_both_phases() -> None:
+    """More than PAIRWISE_FROM entrants: random passes with the entrants' own sequences first, then head to head."""
+    for seed in range(3):
+        race, truth = simulate(PAIRWISE_FROM + 8, 2, seed, gap=1.0)
+        outcome = race.outcome()
+        assert race.pool is not None and len(race.pool) <= PAIRWISE_FROM
+        assert outcome.settled and list(outcome.order[:2]) == truth
+
+
+def test_every_survivor_plays_its_counted_blocks_every_round_of_the_field_phase() -> None:
+    n = PAIRWISE_FROM + 9
+    race = Race([f"e{i}" for i in range(n)], table_size=4, seed=1, top=2, confidence=0.95, max_games=10**6)
     rng = random.Random(3)
     for _ in range(5):
         tables = race.next_tables()
-        assert tables is not None
+        assert tables is not None and race.pool is None
         seen = [e for t in tables for e in t]
         assert set(race.survivors) <= set(seen) and all(len(set(t)) == len(t) == 4 for t in tables)
         race.record([{e: rng.random() for e in t} for t in tables])
-        assert all(race.cs[s].t == race.rounds * BLOCKS_PER_ROUND for s in race.survivors)
+        assert all(race.cs.t[race.names.index(s)] == race.rounds * BLOCKS_PER_ROUND for s in race.survivors)
+
+
+def test_head_to_head_tables_each_hold_an_undecided_pair_that_matters() -> None:
+    """Seats go where the order is not settled: every table of a pairwise round holds two survivors not yet ordered,
+    one of them among the estimated top K; every survivor outside it plays every pass."""
+    rng = random.Random(5)
+    strength = {f"e{i:02d}": 3.0 * i for i in range(14)}
+    race = Race(list(strength), table_size=4, seed=5, top=3, confidence=0.95, max_games=10**6)
+    while (tables := race.next_tables()) is not None:
+        best = race.outcome().order[:3]
+        for t in tables:
+            alive = [e for e in t if e in race.survivors]
+            assert any(
+                (a in best or b in best) and not race.ahead(a, b) and not race.ahead(b, a)
+                for i, a in enumerate(alive)
+                for b in alive[i + 1 :]
+            ), t
+        for s in race.survivors[3:]:
+            if s not in best:
+                assert sum(s in t for t in tables) >= BLOCKS_PER_ROUND
+        race.record([{e: -strength[e] + rng.gauss(0, 2.9) for e in t} for t in tables])
+    assert race.settled and race.survivors == ["e13", "e12", "e11"]
+    assert all(race.ahead("e13", e) for e in strength if e != "e13"), "ahead is closed transitively"
+
+
+def test_a_bad_head_to_head_statistic_is_refused() -> None:
+    with pytest.raises(ValueError, match="pair_statistic"):
+        Race(["a", "b", "c"], table_size=2, seed=1, top=1, confidence=0.95, max_games=10, pair_statistic="mean")
 
 
 def test_race_stops_at_max_games_with_a_reason() -> None:
