@@ -23,7 +23,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from protocol import action_to_reply
 from referee.engine import (
     STANDARD,
     Discard,
@@ -34,14 +33,14 @@ from referee.engine import (
     PlayEvent,
     State,
     apply,
-    deal_to_json,
     forfeit,
     legal_actions,
     new_game,
 )
 from referee.report import build_report
 from referee.runner import Fault, GameResult
-from referee.runner.gamelog import LOG_FORMAT, GameLogWriter
+from referee.runner.gamelog import GameLogWriter, applied_events
+from referee.runner.logrecords import ActionEvent, DiscardEvent, FaultEvent, ForfeitEvent, LogHeader, ResultEvent
 from referee.tournament import DealSecret, EntrantInfo, ResultsStore, ScheduledGame, TournamentParams, make_schedule
 
 TARGET = 10_000_000
@@ -81,15 +80,8 @@ def play_game(args: tuple[ScheduledGame, str]) -> tuple[ScheduledGame, GameResul
     faults: list[Fault] = []
     steps = 0
     with GameLogWriter(path) as log:
-        log.write(
-            "game",
-            format=LOG_FORMAT,
-            game=game.game_id,
-            names=list(game.seats),
-            rules=STANDARD.to_dict(),
-            seed=game.seed,
-            deal=deal_to_json(state.deal),
-            move_ms=[1000] * len(game.seats),
+        log.record(
+            LogHeader(game.game_id, tuple(game.seats), STANDARD, game.seed, state.deal, (1000,) * len(game.seats))
         )
         while not state.is_over:
             steps += 1
@@ -97,9 +89,11 @@ def play_game(args: tuple[ScheduledGame, str]) -> tuple[ScheduledGame, GameResul
                 seat = state.to_move
                 fault = Fault(seat, "timeout", state.round + 1, state.turns + 1, "no reply within 1000 ms")
                 faults.append(fault)
-                log.write("fault", t=log.ms(), **fault.to_dict())
-                state = forfeit(state, seat)
-                log.write("forfeit", t=log.ms(), seat=seat, forfeited=True)
+                log.record(FaultEvent(log.ms(), fault))
+                before, state = state, forfeit(state, seat)
+                log.record(
+                    ForfeitEvent(log.ms(), seat, True, tuple(e.to_dict() for e in applied_events(before, state)))
+                )
                 continue
             if state.phase is Phase.DISCARD:
                 for seat in range(state.players):
@@ -107,16 +101,16 @@ def play_game(args: tuple[ScheduledGame, str]) -> tuple[ScheduledGame, GameResul
                         keep = [c for c in state.hands[seat] if c != 1]
                         cards = tuple(sorted(keep[-STANDARD.discard :]))
                         state = apply(state, Discard(seat, cards))
-                        log.write("discard", t=log.ms(), seat=seat, cards=list(cards), by="bot")
+                        log.record(DiscardEvent(log.ms(), state.round + 1, seat, cards, "bot"))
                 continue
             action = _choose(state)
             seat, rnd, turn = state.to_move, state.round + 1, state.turns + 1
-            state = apply(state, action)
-            wire = action_to_reply(action).model_dump(mode="json")
-            log.write("action", t=log.ms(), round=rnd, turn=turn, seat=seat, action=wire)
+            before, state = state, apply(state, action)
+            entries = tuple(e.to_dict() for e in applied_events(before, state))
+            log.record(ActionEvent(log.ms(), rnd, turn, seat, action, entries))
         assert state.scores is not None and state.ranks is not None
         forfeits = tuple(s for s, f in enumerate(state.forfeited) if f)
-        log.write("result", t=log.ms(), scores=list(state.scores), ranks=list(state.ranks), forfeits=list(forfeits))
+        log.record(ResultEvent(log.ms(), state.scores, state.ranks, forfeits, tuple(faults)))
     result = GameResult(
         game.game_id, game.seats, state.scores, state.ranks, forfeits, tuple(faults), path, game.seed, state.deal
     )

@@ -42,7 +42,7 @@ from referee.runner.errors import (
     StartupFailed,
     UnsolicitedOutput,
 )
-from referee.runner.gamelog import LogError
+from referee.runner.logrecords import LogError
 from referee.tournament.cluster_worker import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError

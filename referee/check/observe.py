@@ -17,7 +17,7 @@ import trio
 from protocol import AnyReply, Expect, HelloReply, PassReply, ProtocolViolation
 from referee.check.situations import Situation, situations_of_turn
 from referee.runner import BotCrashed, BotFault, Player
-from referee.runner.safe_text import line_text as _text
+from referee.runner.safe_text import line_text
 
 #: What a tolerance game adds to each message and sends as messages of unknown type.
 EXTRA_FIELD = "x_check_extension"
@@ -189,7 +189,12 @@ class ObservedBot:
         if self.record.tolerance:
             line = dress(line)
         msg = json.loads(line)
-        ex = Exchange(str(msg.get("type")), int(msg.get("round") or 0), _text(line) or "", situations=_situations(msg))
+        ex = Exchange(
+            str(msg.get("type")),
+            int(msg.get("round") or 0),
+            line_text(line, bare=True) or "",
+            situations=_situations(msg),
+        )
         self.record.exchanges.append(ex)
         start = trio.current_time()
         cpu_start = self.player.cpu_seconds()
@@ -197,13 +202,13 @@ class ObservedBot:
             reply, raw = await self.player.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
             ex.error = exc.kind
-            ex.received = _text(exc.line)
+            ex.received = line_text(exc.line, bare=True)
             raise
         ex.ms = (trio.current_time() - start) * 1000
         cpu_end = self.player.cpu_seconds()
         if cpu_start is not None and cpu_end is not None:
             ex.cpu_ms = max(0.0, cpu_end - cpu_start) * 1000
-        ex.received = _text(raw)
+        ex.received = line_text(raw, bare=True)
         if ex.kind == "turn":
             self._watch_stall(msg, reply, ex, raw)
         return reply, raw
@@ -238,13 +243,13 @@ class ObservedBot:
         await self._notify(line, kind, int(msg.get("round") or 0), deadline)
 
     async def _notify(self, line: bytes, kind: str, round_: int, deadline: float) -> None:
-        ex = Exchange(kind, round_, _text(line) or "")
+        ex = Exchange(kind, round_, line_text(line, bare=True) or "")
         self.record.exchanges.append(ex)
         try:
             await self.player.notify(line, deadline)
         except BotFault as exc:
             ex.error = exc.kind
-            ex.received = _text(exc.line)
+            ex.received = line_text(exc.line, bare=True)
             raise
 
     async def end(self, message: str | None = None) -> None:

@@ -14,7 +14,7 @@ from protocol import Expect, ProtocolViolation, parse_reply
 from referee.check.observe import EXTRA_FIELD, unknown_message
 from referee.runner import BotFault, BotSpec, RunnerConfig
 from referee.runner.process import BotProcess, LineTooLong
-from referee.runner.safe_text import line_text as _text
+from referee.runner.safe_text import line_text
 from referee.runner.sandbox import resolve_mode
 
 HELLO_WITH_EXTRAS = (
@@ -55,28 +55,37 @@ async def probe_bot(spec: BotSpec, config: RunnerConfig, stderr_path: Path | Non
 
 
 async def _session(proc: BotProcess, config: RunnerConfig) -> ProbeResult:
-    hello = _text(HELLO_WITH_EXTRAS)
+    hello = line_text(HELLO_WITH_EXTRAS, bare=True)
     try:
         await proc.send(HELLO_WITH_EXTRAS, trio.current_time() + config.startup_time)
         raw = await proc.read_line(trio.current_time() + config.startup_time)
         parse_reply(raw, Expect.HELLO)
     except LineTooLong as exc:
-        return ProbeResult(True, "a hello with an unknown field got an over-long line", hello, _text(exc.head))
+        return ProbeResult(
+            True, "a hello with an unknown field got an over-long line", hello, line_text(exc.head, bare=True)
+        )
     except (BotFault, ProtocolViolation) as exc:
-        return ProbeResult(True, f"a hello with an unknown field went wrong: {exc.detail}", hello, _text(exc.line))
+        return ProbeResult(
+            True, f"a hello with an unknown field went wrong: {exc.detail}", hello, line_text(exc.line, bare=True)
+        )
     notice = unknown_message("probe")
     try:
         await proc.send(notice, trio.current_time() + 1.0)
     except BotFault as exc:
-        return ProbeResult(True, f"a message of unknown type went wrong: {exc.detail}", _text(notice))
+        return ProbeResult(True, f"a message of unknown type went wrong: {exc.detail}", line_text(notice, bare=True))
     await trio.sleep(QUIET_WAIT)
     extra = proc.pending()
     if extra is not None:
         return ProbeResult(
-            True, "the bot answered a message of unknown type (it needs no reply)", _text(notice), _text(extra)
+            True,
+            "the bot answered a message of unknown type (it needs no reply)",
+            line_text(notice, bare=True),
+            line_text(extra, bare=True),
         )
     if proc.process.returncode is not None:
-        return ProbeResult(True, proc.exit_detail("exited after a message of unknown type"), _text(notice))
+        return ProbeResult(
+            True, proc.exit_detail("exited after a message of unknown type"), line_text(notice, bare=True)
+        )
     with contextlib.suppress(BotFault):
         await proc.send(BYE, trio.current_time() + 1.0)
     await proc.close_input()

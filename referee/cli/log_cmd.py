@@ -12,14 +12,14 @@ import click
 @click.argument("log", type=click.Path(dir_okay=False, path_type=Path))
 def replay_cmd(log: Path) -> None:
     """Print a game log turn by turn: deals, discards, moves with reply times, faults, rounds, result."""
-    from referee.runner.gamelog import LogError, read_log
-    from referee.runner.replay import render_log
+    from referee.runner import LogError, read_log
+    from referee.runner.render import render_log
 
     try:
-        events = read_log(log)
+        lines = render_log(read_log(log))
     except LogError as exc:
-        raise click.ClickException(str(exc)) from None
-    for line in render_log(events):
+        raise click.ClickException(str(exc if exc.path else exc.at(log))) from None
+    for line in lines:
         click.echo(line)
 
 
@@ -31,7 +31,7 @@ def verify_cmd(log: Path, as_json: bool) -> None:
 
     Exits with status 1 when the log disagrees with the engine.
     """
-    from referee.runner.gamelog import LogError, read_log
+    from referee.runner import LogError, read_log
     from referee.runner.safe_text import visible
     from referee.runner.verify import verify_log
 

@@ -48,10 +48,9 @@ def transcript_cmd(log: Path, seat: int) -> None:
     from referee.runner import LogError, read_log
 
     try:
-        events = read_log(log)
+        lines = conversation(read_log(log), seat)
     except LogError as exc:
-        raise click.ClickException(str(exc)) from None
-    lines = conversation(events, seat)
+        raise click.ClickException(str(exc if exc.path else exc.at(log))) from None
     if not lines:
         raise click.ClickException(f"{log} has no messages for seat {seat}")
     for line in lines:
@@ -59,19 +58,19 @@ def transcript_cmd(log: Path, seat: int) -> None:
 
 
 def conversation(events: list[dict[str, Any]], seat: int) -> list[str]:
-    """The ``→``/``←`` lines of ``seat`` in a game log's events, in order."""
+    """The ``→``/``←`` lines of ``seat`` in a game log's events, in order. Raises ``LogError`` for an event that
+    is not one of a game log."""
     from protocol import Hello, encode
+    from referee.runner.logrecords import PlayerEvent, RecvEvent, SendEvent, parse_event
 
     out: list[str] = []
-    for event in events:
-        if event.get("seat") != seat:
-            continue
-        kind = event.get("event")
-        if kind == "player" and event.get("hello") is not None:
+    for obj in events[1:]:
+        event = parse_event(obj, obj.get("_line", 0))
+        if isinstance(event, PlayerEvent) and event.seat == seat and event.hello is not None:
             out.append("→ " + encode(Hello()).decode().rstrip("\n"))
-            out.append("← " + json.dumps(event["hello"], separators=(",", ":"), ensure_ascii=False))
-        elif kind == "send":
-            out.append("→ " + json.dumps(event["msg"], separators=(",", ":"), ensure_ascii=False))
-        elif kind == "recv":
-            out.append("← " + str(event["line"]).rstrip("\n"))
+            out.append("← " + json.dumps(event.hello, separators=(",", ":"), ensure_ascii=False))
+        elif isinstance(event, SendEvent) and event.seat == seat:
+            out.append("→ " + json.dumps(event.msg, separators=(",", ":"), ensure_ascii=False))
+        elif isinstance(event, RecvEvent) and event.seat == seat:
+            out.append("← " + event.text.rstrip("\n"))
     return out

@@ -17,10 +17,11 @@ from referee.runner.errors import (
 )
 from referee.runner.faults import FAULT_KINDS, Fault
 from referee.runner.game import Entrant, GameResult, play_game
-from referee.runner.gamelog import LogError, read_log
+from referee.runner.gamelog import read_log
 from referee.runner.human import HumanPlayer
+from referee.runner.logrecords import LogError
 from referee.runner.player import Player
-from referee.runner.replay import render_log
+from referee.runner.render import render_log
 from referee.runner.sandbox import check_results_hidden, entrant_paths
 from referee.runner.spec import BotSpec, parse_bot_spec
 from referee.runner.verify import Verdict, verify_log

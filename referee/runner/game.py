@@ -29,13 +29,10 @@ from referee.engine import (
     BotError,
     Deal,
     IllegalMove,
-    Pass,
     Phase,
-    Play,
     Ruleset,
     State,
     apply,
-    deal_to_json,
     forfeit,
     legal_actions,
     new_game,
@@ -44,7 +41,17 @@ from referee.engine import (
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
-from referee.runner.gamelog import LOG_FORMAT, GameLogWriter, applied_events
+from referee.runner.gamelog import GameLogWriter, applied_events
+from referee.runner.logrecords import (
+    ActionEvent,
+    DiscardEvent,
+    FaultEvent,
+    ForfeitEvent,
+    LogHeader,
+    PlayerEvent,
+    ResultEvent,
+    RoundEndEvent,
+)
 
 
 class Entrant(Protocol):
@@ -139,14 +146,7 @@ async def play_game(
             seed=seed,
             deal=final.deal,
         )
-        log.write(
-            "result",
-            t=log.ms(),
-            scores=list(result.scores),
-            ranks=list(result.ranks),
-            forfeits=list(result.forfeits),
-            faults=[f.to_dict() for f in result.faults],
-        )
+        log.record(ResultEvent(log.ms(), result.scores, result.ranks, result.forfeits, result.faults))
     return result
 
 
@@ -171,16 +171,8 @@ class _Game:
     async def run(self) -> None:
         s = self.state
         rules = s.ruleset.to_dict()
-        self.log.write(
-            "game",
-            format=LOG_FORMAT,
-            game=self.game_id,
-            names=self.names,
-            rules=rules,
-            seed=s.seed,
-            deal=deal_to_json(s.deal),
-            move_ms=[_ms(p.move_time) for p in self.players],
-        )
+        move_ms = tuple(_ms(p.move_time) for p in self.players)
+        self.log.record(LogHeader(self.game_id, tuple(self.names), s.ruleset, s.seed, s.deal, move_ms))
         await self._start_all()
         for seat, p in enumerate(self.players):
             if seat not in self.out:
@@ -212,12 +204,8 @@ class _Game:
             for p in self.players:
                 nursery.start_soon(p.ensure_started)
         for seat, p in enumerate(self.players):
-            self.log.write(
-                "player",
-                seat=seat,
-                name=p.name,
-                hello=p.hello.model_dump(mode="json") if p.hello is not None else None,
-            )
+            hello = p.hello.model_dump(mode="json") if p.hello is not None else None
+            self.log.record(PlayerEvent(seat, p.name, hello))
             if not p.ready:
                 # A bot that answered hello and then exited has no start-up fault: its exit is a crash.
                 exc: BotError | None = p.startup_fault or p.exited()
@@ -231,13 +219,8 @@ class _Game:
             record = done[self.rounds_announced]
             self.rounds_announced += 1
             self.current_round = record.round
-            self.log.write(
-                "round_end",
-                t=self.log.ms(),
-                round=record.round,
-                discards=[list(d) for d in record.discards],
-                table=[p._asdict() for p in record.players],
-            )
+            table = tuple(p._asdict() for p in record.players)
+            self.log.record(RoundEndEvent(self.log.ms(), record.round, tuple(record.discards), table))
             line = self.wire.round_end(record)
             for seat in range(len(self.players)):
                 await self._notify(seat, line)
@@ -251,9 +234,7 @@ class _Game:
             cards = st.discards[seat]
             if st.forfeited[seat] and cards is not None and (st.round, seat) not in self.referee_discards:
                 self.referee_discards.add((st.round, seat))
-                self.log.write(
-                    "discard", t=self.log.ms(), round=st.round + 1, seat=seat, cards=list(cards), by="referee"
-                )
+                self.log.record(DiscardEvent(self.log.ms(), st.round + 1, seat, tuple(cards), "referee"))
 
     async def _discards(self) -> None:
         self._log_referee_discards()
@@ -270,9 +251,7 @@ class _Game:
             except IllegalMove as err:
                 await self._fault(seat, IllegalMove(err.detail, kind="illegal_discard", line=raw))
                 continue
-            self.log.write(
-                "discard", t=self.log.ms(), round=state.round + 1, seat=seat, cards=list(action.cards), by="bot"
-            )
+            self.log.record(DiscardEvent(self.log.ms(), state.round + 1, seat, action.cards, "bot"))
         self._log_referee_discards()
 
     async def _empty_deals(self) -> None:
@@ -322,15 +301,8 @@ class _Game:
             await self._fault(seat, IllegalMove(err.detail, line=raw), turn=turn)
             return
         self.state = new
-        self.log.write(
-            "action",
-            t=self.log.ms(),
-            round=state.round + 1,
-            turn=turn,
-            seat=seat,
-            action=_action_json(action),
-            entries=[e.to_dict() for e in applied_events(state, new)],
-        )
+        entries = tuple(e.to_dict() for e in applied_events(state, new))
+        self.log.record(ActionEvent(self.log.ms(), state.round + 1, turn, seat, action, entries))
 
     # ------------------------------------------------------------------------------------------ I/O
 
@@ -398,15 +370,15 @@ class _Game:
         kind, detail = exc.kind, exc.detail
         fault = Fault(seat=seat, kind=kind, round=self.current_round, turn=turn, detail=detail, line=shorten(exc.line))
         self.faults.append(fault)
-        self.log.write("fault", t=self.log.ms(), **fault.to_dict())
+        self.log.record(FaultEvent(self.log.ms(), fault))
         self.out.add(seat)
         await self.players[seat].end(f"{kind.replace('_', ' ')}: {detail}; you forfeit game {self.game_id}")
         if state.is_over or state.forfeited[seat]:
-            self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=False)
+            self.log.record(ForfeitEvent(self.log.ms(), seat, False))
             return
         self.state = forfeit(state, seat)
-        entries = [e.to_dict() for e in applied_events(state, self.state)]
-        self.log.write("forfeit", t=self.log.ms(), seat=seat, forfeited=True, entries=entries)
+        entries = tuple(e.to_dict() for e in applied_events(state, self.state))
+        self.log.record(ForfeitEvent(self.log.ms(), seat, True, entries))
 
 
 def _cpu_now(p: Entrant) -> float | None:
@@ -425,12 +397,3 @@ def _used(p: Entrant, start: float | None) -> float | None:
 
 def _ms(seconds: float | None) -> int | None:
     return None if seconds is None else max(1, round(seconds * 1000))
-
-
-def _action_json(action: Any) -> dict[str, Any]:
-    """The wire form of an engine turn action (as the bot's reply would read: ``action_to_reply``'s fields)."""
-    if isinstance(action, Play):
-        return {"type": "play", "value": action.value, "count": action.count, "bonus": action.bonus}
-    if isinstance(action, Pass):
-        return {"type": "pass", "force": True} if action.force else {"type": "pass"}
-    return {"type": "drop"}

@@ -2,7 +2,8 @@
 
 Lines, each an object with an ``event`` field, in order:
 
-- ``game``: log format, game id, names, ruleset options, seed (or null), the deal (always), move time, sandbox.
+- ``game``: log format, game id, names, ruleset options, seed (or null), the deal (always), each seat's move time.
+- ``player``: each seat's bot after start-up, with its hello reply (or null).
 - ``send`` / ``recv``: every message to a bot (``msg``, the object sent) and every line from it (``line``, the
   raw text; ``ms``, milliseconds since the request). ``t`` is milliseconds since the game began; ``seat`` the
   bot's seat. An accepted reply line is kept whole (it is at most the protocol's ``MAX_LINE`` bytes), so
@@ -13,6 +14,9 @@ Lines, each an object with an ``event`` field, in order:
 - ``fault``: a recorded fault; ``forfeit``: the referee's forfeit of a seat (with ``forfeited: false`` when
   the game was already over and the result stands).
 - ``round_end``: a finished round with its table; ``result``: scores, ranks, forfeits, faults.
+
+Each kind of line has its frozen record in ``referee.runner.logrecords`` (the writer writes them, every reader
+gets them back from its parser); this module writes and reads the file.
 """
 
 from __future__ import annotations
@@ -22,12 +26,32 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from protocol import MAX_LINE
-from referee.engine import Event, RefereeError, State
+from referee.engine import Event, State
+from referee.runner.logrecords import LogError, LogEvent, LogHeader, NoHeader, parse_event, parse_header
+from referee.runner.safe_text import line_text
 
-LOG_FORMAT = 1
+__all__ = [
+    "GameLogWriter",
+    "LogError",
+    "NoHeader",
+    "applied_events",
+    "log_lines",
+    "read_header",
+    "read_log",
+    "read_records",
+]
+
+
+class _Record(Protocol):
+    """A record the writer writes through ``to_json`` (every one but ``send`` and ``recv``, which have their own
+    ways in)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
 #: The most of one received line the log keeps: a whole accepted reply line (a longer line is a fault, and the
 #: runner hands only its start to the log).
 _RAW_KEPT = MAX_LINE
@@ -59,10 +83,11 @@ class GameLogWriter:
     def ms(self) -> float:
         return round((time.monotonic() - self._t0) * 1000, 3)
 
-    def write(self, event: str, **fields: Any) -> None:
+    def record(self, record: _Record) -> None:
+        """Write one event (a record of ``referee.runner.logrecords`` that has ``to_json``)."""
         if self._file is None:
             return
-        self._file.write(_encode({"event": event, **fields}).encode() + b"\n")
+        self._file.write(_encode(record.to_json()).encode() + b"\n")
 
     def sent(self, seat: int, line: bytes) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
@@ -76,7 +101,7 @@ class GameLogWriter:
         bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
         if self._file is None:
             return
-        text = line[:_RAW_KEPT].decode("utf-8", "replace") if isinstance(line, bytes) else (line or "")[:_RAW_KEPT]
+        text = line_text(line, _RAW_KEPT) or ""
         ms = round(elapsed * 1000, 3)
         used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1000, 3)}'
         entry = f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{_encode(text)}}}\n'
@@ -88,10 +113,6 @@ class GameLogWriter:
             self._file = None
 
 
-class LogError(RefereeError, ValueError):
-    """A game log cannot be read; the message names the file and line."""
-
-
 #: The longest line a game log of this referee holds: an accepted reply of ``MAX_LINE`` bytes, every byte escaped
 #: (``\\u00XX``, 6 bytes), with room to spare. A longer line means the file is not a game log.
 MAX_LOG_LINE = 8 * 1024 * 1024
@@ -99,10 +120,11 @@ MAX_LOG_LINE = 8 * 1024 * 1024
 MAX_LOG_BYTES = 4 * 1024**3
 
 
-def log_lines(path: Path) -> Iterator[tuple[int, str]]:
+def log_lines(path: Path, skip: tuple[bytes, ...] = ()) -> Iterator[tuple[int, str]]:
     """The numbered, non-blank lines of the game log at ``path``, read a line at a time within ``MAX_LOG_LINE``
     bytes a line and ``MAX_LOG_BYTES`` a file, so that a device (``/dev/zero``) or a huge file ends quickly with
-    a ``LogError`` naming it instead of filling memory."""
+    a ``LogError`` naming it instead of filling memory. Lines after the first that start with one of ``skip`` are
+    passed by without being decoded."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
     except OSError as exc:
@@ -120,13 +142,15 @@ def log_lines(path: Path) -> Iterator[tuple[int, str]]:
             number += 1
             read += len(raw)
             if len(raw) > MAX_LOG_LINE:
-                raise LogError(f"{path}:{number}: a line longer than {MAX_LOG_LINE} bytes: not a game log")
+                raise LogError(f"a line longer than {MAX_LOG_LINE} bytes: not a game log", path=path, line=number)
             if read > MAX_LOG_BYTES:
                 raise LogError(f"{path} is longer than {MAX_LOG_BYTES} bytes: not a game log")
+            if skip and number > 1 and raw.startswith(skip):
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise LogError(f"{path}:{number}: not UTF-8 text: not a game log") from None
+                raise LogError("not UTF-8 text: not a game log", path=path, line=number) from None
             if line.strip():
                 yield number, line
 
@@ -137,18 +161,20 @@ def parse_log_line(path: Path, number: int, line: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise LogError(f"{path}:{number}: not JSON ({exc.msg})") from None
+        raise LogError(f"not JSON ({exc.msg})", path=path, line=number) from None
     except RecursionError:
-        raise LogError(f"{path}:{number}: JSON nested too deeply to be a game log event") from None
+        raise LogError("JSON nested too deeply to be a game log event", path=path, line=number) from None
     except ValueError:  # an integer of more digits than int() converts
-        raise LogError(f"{path}:{number}: a number too long to be in a game log event") from None
+        raise LogError("a number too long to be in a game log event", path=path, line=number) from None
     if not isinstance(obj, dict) or not isinstance(obj.get("event"), str):
-        raise LogError(f"{path}:{number}: not a game log event (an object with an 'event' field)")
+        raise LogError("not a game log event (an object with an 'event' field)", path=path, line=number)
     return obj
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:
-    """The events of a game log. Raises ``LogError`` for a missing file, bad JSON or a log without header."""
+    """The events of a game log as the JSON objects written (each with its line number as ``_line``): for
+    ``verify_log``, ``render_log`` and tools that read fields as they are. Raises ``LogError`` for a missing file,
+    bad JSON or a log without header."""
     events: list[dict[str, Any]] = []
     # Lines end with "\n" only (log_lines splits the bytes there): str.splitlines would also split inside a string
     # holding U+2028 or \x1c (a bot's declared name may), which the log writes unescaped.
@@ -157,18 +183,51 @@ def read_log(path: Path) -> list[dict[str, Any]]:
         obj["_line"] = number
         events.append(obj)
     if not events or events[0]["event"] != "game":
-        raise LogError(f"{path} is not a game log: its first line is not the 'game' header")
+        raise NoHeader(f"{path} is not a game log: its first line is not the 'game' header", empty=not events)
     return events
 
 
-def read_header(path: Path) -> dict[str, Any]:
+def read_header(path: Path) -> LogHeader:
     """The ``game`` header of a game log (its first line), read without the rest of the file."""
     for number, line in log_lines(path):
         obj = parse_log_line(path, number, line)
         if obj["event"] != "game":
             break
-        return obj
-    raise LogError(f"{path} is not a game log: its first line is not the 'game' header")
+        try:
+            return parse_header(obj, number)
+        except LogError as exc:
+            raise exc.at(path) from None
+    raise NoHeader(f"{path} is not a game log: its first line is not the 'game' header")
+
+
+#: How the writer starts the bulky lines (``GameLogWriter.sent`` / ``received``), so a reader that needs no wire
+#: can pass them by without decoding.
+_WIRE = (b'{"event":"send"', b'{"event":"recv"')
+
+
+def read_records(path: Path, *, wire: bool = True) -> tuple[LogHeader, list[LogEvent]]:
+    """The header and the event records of the game log at ``path``, in order; ``wire=False`` passes the ``send``
+    and ``recv`` lines by undecoded (a replay needs only the applied steps). Raises ``NoHeader`` for an empty file
+    or one that does not begin with the header, ``LogError`` (naming file and line) for any other line that is not
+    a game log event."""
+    header: LogHeader | None = None
+    events: list[LogEvent] = []
+    for number, line in log_lines(path, () if wire else _WIRE):
+        obj = parse_log_line(path, number, line)
+        try:
+            if header is None:
+                if obj["event"] != "game":
+                    raise NoHeader(f"{path} is not a game log: its first line is not the 'game' header")
+                header = parse_header(obj, number)
+            elif (event := parse_event(obj, number)) is not None:
+                events.append(event)
+        except NoHeader:
+            raise
+        except LogError as exc:
+            raise exc.at(path) from None
+    if header is None:
+        raise NoHeader(f"{path} is empty: no 'game' header", empty=True)
+    return header, events
 
 
 def applied_events(before: State, after: State) -> list[Event]:

@@ -49,10 +49,10 @@ def literal(text: str, style: str = "") -> Text:
     return Text(visible(text), style=style)
 
 
-def line_text(line: bytes | str | None, keep: int | None = None, *, mark: str = "") -> str | None:
-    """A line of the wire as text: bytes decoded leniently (an invalid byte becomes U+FFFD), without its newline,
-    cut to its first ``keep`` bytes (or characters) when longer, with ``mark`` added where it was cut. None stays
-    None.
+def line_text(line: bytes | str | None, keep: int | None = None, *, mark: str = "", bare: bool = False) -> str | None:
+    """A line of the wire as text: bytes decoded leniently (an invalid byte becomes U+FFFD), cut to its first
+    ``keep`` bytes (or characters) when longer, with ``mark`` added where it was cut; ``bare``: without the
+    newline that ends it. None stays None.
 
     The one place a bot's (offending) line or a message is turned into text, for a fault record, a log, a check
     report or the terminal (which still shows it through ``visible``)."""
@@ -60,5 +60,7 @@ def line_text(line: bytes | str | None, keep: int | None = None, *, mark: str = 
         return None
     cut = keep is not None and len(line) > keep
     head = line[:keep] if cut else line
-    text = (head.decode("utf-8", "replace") if isinstance(head, bytes) else head).rstrip("\n")
+    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+    if bare:
+        text = text.rstrip("\n")
     return text + mark if cut else text

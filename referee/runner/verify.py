@@ -2,29 +2,46 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-from protocol import Expect, ProtocolViolation, discard_to_action, parse_reply, reply_to_action
+from protocol import (
+    AnyReply,
+    DiscardReply,
+    DropReply,
+    Expect,
+    PassReply,
+    PlayReply,
+    ProtocolViolation,
+    discard_to_action,
+    parse_reply,
+    reply_to_action,
+)
 from referee.engine import (
+    Action,
     DealError,
     Discard,
-    Drop,
     IllegalMove,
-    Pass,
-    Play,
-    RefereeError,
-    Ruleset,
     RulesetError,
     State,
     apply,
-    deal_from_json,
     forfeit,
     new_game,
     seeded_deal,
 )
 from referee.runner.gamelog import applied_events
+from referee.runner.logrecords import (
+    ActionEvent,
+    DiscardEvent,
+    FaultEvent,
+    ForfeitEvent,
+    LogError,
+    RecvEvent,
+    ResultEvent,
+    RoundEndEvent,
+    parse_event,
+    parse_header,
+)
 
 
 @dataclass(frozen=True)
@@ -79,152 +96,160 @@ class _Checker:
         self.last_line: dict[int, str] = {}
 
     def run(self, events: list[dict[str, Any]]) -> None:
-        header = events[0]
         try:
-            ruleset = Ruleset.from_dict(header["rules"])
-            deal = deal_from_json(header["deal"], ruleset)
-            names = list(header["names"])
-            self.state = new_game(len(names), ruleset, deal=deal)
-        except (KeyError, TypeError) as exc:
-            raise _Disagree(header["_line"], f"the game header lacks {exc}") from None
+            header = parse_header(events[0], events[0].get("_line", 1))
+        except LogError as exc:
+            raise _Disagree(exc.line, exc.reason) from None
+        try:
+            self.state = new_game(len(header.names), header.ruleset, deal=header.deal)
         except (RulesetError, DealError) as exc:
-            raise _Disagree(header["_line"], f"the game header's rules or deal are invalid: {exc}") from None
-        seed = header.get("seed")
-        if seed is not None and seeded_deal(int(seed), len(names), ruleset) != deal:
-            raise _Disagree(header["_line"], f"the logged deal is not the deal of seed {seed}")
+            raise _Disagree(header.line, f"the game header's rules or deal are invalid: {exc}") from None
+        if header.seed is not None and seeded_deal(header.seed, len(header.names), header.ruleset) != header.deal:
+            raise _Disagree(header.line, f"the logged deal is not the deal of seed {header.seed}")
         result_seen = False
-        for ev in events[1:]:
-            kind = ev["event"]
-            handler = getattr(self, f"_on_{kind}", None)
-            if handler is not None:
-                try:
-                    handler(ev)
-                except _Disagree:
-                    raise
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise _Disagree(ev["_line"], f"malformed {kind} event: {exc}") from None
-            if kind == "result":
+        for obj in events[1:]:
+            try:
+                event = parse_event(obj, obj.get("_line", 0))
+            except LogError as exc:
+                raise _Disagree(exc.line, exc.reason) from None
+            if isinstance(event, RecvEvent):
+                self.last_line[event.seat] = event.text
+            elif isinstance(event, DiscardEvent):
+                self._discard(event)
+            elif isinstance(event, ActionEvent):
+                self._action(event)
+            elif isinstance(event, FaultEvent):
+                self._fault(event)
+            elif isinstance(event, ForfeitEvent):
+                self._forfeit(event)
+            elif isinstance(event, RoundEndEvent):
+                self._round_end(event)
+            elif isinstance(event, ResultEvent):
+                self._result(event)
                 result_seen = True
         if not result_seen:
             raise _Disagree(None, "the log ends before the result: the game did not finish")
 
     # ------------------------------------------------------------------------------------------ events
 
-    def _on_recv(self, ev: dict[str, Any]) -> None:
-        self.last_line[int(ev["seat"])] = str(ev["line"])
-
-    def _on_discard(self, ev: dict[str, Any]) -> None:
+    def _discard(self, ev: DiscardEvent) -> None:
         state = self._state()
-        seat = int(ev["seat"])
-        cards = tuple(sorted(int(c) for c in ev["cards"]))
-        if ev.get("by") == "referee":
+        seat, cards = ev.seat, ev.cards
+        if ev.by == "referee":
             # A forfeiter's discard: the engine makes it; the log must name the same cards.
             made = state.discards[seat] if not state.is_over else None
             if made is None or tuple(made) != cards:
                 raise _Disagree(
-                    ev["_line"],
+                    ev.line,
                     f"the log has the referee discard {list(cards)} for seat {seat}, "
                     f"the engine {list(made) if made is not None else 'none'}",
                 )
             return
-        if ev.get("by") == "bot":
-            reply = self._reply(ev, seat, Expect.DISCARD)
+        if ev.by == "bot":
+            reply = self._reply(ev.line, seat, Expect.DISCARD)
+            assert isinstance(reply, DiscardReply)
             said = discard_to_action(seat, reply)
             if said.cards != cards:
                 raise _Disagree(
-                    ev["_line"], f"seat {seat} replied discard {list(said.cards)}, the log applied {list(cards)}"
+                    ev.line, f"seat {seat} replied discard {list(said.cards)}, the log applied {list(cards)}"
                 )
         try:
             self.state = apply(state, Discard(seat, cards))
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"seat {seat}'s discard {list(cards)} is illegal: {exc.detail}") from None
+            raise _Disagree(ev.line, f"seat {seat}'s discard {list(cards)} is illegal: {exc.detail}") from None
         self.discards += 1
 
-    def _on_action(self, ev: dict[str, Any]) -> None:
+    def _action(self, ev: ActionEvent) -> None:
         state = self._state()
-        seat = int(ev["seat"])
+        seat = ev.seat
         if state.to_move != seat:
-            raise _Disagree(ev["_line"], f"the log has seat {seat} moving, the engine has seat {state.to_move} to move")
-        if int(ev["round"]) != state.round + 1 or int(ev["turn"]) != state.turns + 1:
+            raise _Disagree(ev.line, f"the log has seat {seat} moving, the engine has seat {state.to_move} to move")
+        if ev.round != state.round + 1 or ev.turn != state.turns + 1:
             raise _Disagree(
-                ev["_line"],
-                f"the log puts this move at round {ev['round']} turn {ev['turn']}, "
+                ev.line,
+                f"the log puts this move at round {ev.round} turn {ev.turn}, "
                 f"the engine at round {state.round + 1} turn {state.turns + 1}",
             )
-        action = _action(ev["action"])
-        said = reply_to_action(self._reply(ev, seat, Expect.TURN))
+        action = ev.action
+        reply = self._reply(ev.line, seat, Expect.TURN)
+        assert isinstance(reply, PlayReply | PassReply | DropReply)
+        said = reply_to_action(reply)
         if said != action:
-            raise _Disagree(ev["_line"], f"seat {seat} replied {said}, the log applied {action}")
+            raise _Disagree(ev.line, f"seat {seat} replied {said}, the log applied {action}")
         try:
             new = apply(state, action)
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"seat {seat}'s move {action} is illegal: {exc.detail}") from None
+            raise _Disagree(ev.line, f"seat {seat}'s move {action} is illegal: {exc.detail}") from None
         entries = [e.to_dict() for e in applied_events(state, new)]
-        if entries != ev["entries"]:
-            raise _Disagree(ev["_line"], f"the engine records {entries}, the log {ev['entries']}")
+        if entries != list(ev.entries):
+            raise _Disagree(ev.line, f"the engine records {entries}, the log {list(ev.entries)}")
         self.state = new
         self.actions += 1
 
-    def _on_fault(self, ev: dict[str, Any]) -> None:
+    def _fault(self, ev: FaultEvent) -> None:
         self.faults += 1
-        kind = ev["kind"]
-        seat = int(ev["seat"])
+        kind, seat = ev.fault.kind, ev.fault.seat
         if kind not in ("illegal_move", "illegal_discard"):
             return
         state = self._state()
         # The fault keeps only the start of the line; the recv event before it has the whole reply.
-        line = self.last_line.pop(seat, None) or ev.get("line") or ""
+        line = self.last_line.pop(seat, None) or ev.fault.line or ""
         try:
-            if kind == "illegal_move":
-                action: Any = reply_to_action(parse_reply(line.encode(), Expect.TURN))  # type: ignore[arg-type]
+            reply = parse_reply(line.encode(), Expect.TURN if kind == "illegal_move" else Expect.DISCARD)
+            if isinstance(reply, PlayReply | PassReply | DropReply):
+                action: Action = reply_to_action(reply)
                 if state.to_move != seat:
                     raise _Disagree(
-                        ev["_line"], f"an illegal-move fault of seat {seat}, but seat {state.to_move} was to move"
+                        ev.line, f"an illegal-move fault of seat {seat}, but seat {state.to_move} was to move"
                     )
             else:
-                action = discard_to_action(seat, parse_reply(line.encode(), Expect.DISCARD))  # type: ignore[arg-type]
+                assert isinstance(reply, DiscardReply)
+                action = discard_to_action(seat, reply)
             apply(state, action)
         except IllegalMove:
             return
         except ProtocolViolation as exc:
-            raise _Disagree(ev["_line"], f"the {kind} fault's line is not a valid reply: {exc.detail}") from None
-        raise _Disagree(ev["_line"], f"seat {seat}'s {action} was recorded as {kind}, but the engine accepts it")
+            raise _Disagree(ev.line, f"the {kind} fault's line is not a valid reply: {exc.detail}") from None
+        raise _Disagree(ev.line, f"seat {seat}'s {action} was recorded as {kind}, but the engine accepts it")
 
-    def _on_forfeit(self, ev: dict[str, Any]) -> None:
-        if not ev.get("forfeited", True):
+    def _forfeit(self, ev: ForfeitEvent) -> None:
+        if not ev.forfeited:
             return
-        seat = int(ev["seat"])
+        seat = ev.seat
         before = self._state()
         try:
             self.state = forfeit(before, seat)
         except IllegalMove as exc:
-            raise _Disagree(ev["_line"], f"the forfeit of seat {seat} is not possible: {exc.detail}") from None
+            raise _Disagree(ev.line, f"the forfeit of seat {seat} is not possible: {exc.detail}") from None
         entries = [e.to_dict() for e in applied_events(before, self.state)]
-        if "entries" in ev and entries != ev["entries"]:
-            raise _Disagree(ev["_line"], f"the engine records {entries} for the forfeit, the log {ev['entries']}")
+        if ev.entries is not None and entries != list(ev.entries):
+            raise _Disagree(ev.line, f"the engine records {entries} for the forfeit, the log {list(ev.entries)}")
 
-    def _on_round_end(self, ev: dict[str, Any]) -> None:
+    def _round_end(self, ev: RoundEndEvent) -> None:
         state = self._state()
-        r = int(ev["round"])
+        r = ev.round
         if len(state.rounds_done) < r:
-            raise _Disagree(ev["_line"], f"the log ends round {r}, the engine has not finished it")
+            raise _Disagree(ev.line, f"the log ends round {r}, the engine has not finished it")
         table = [list(p) for p in state.rounds_done[r - 1].players]
-        logged = [[p["cards"], p["penalty"], p["bonus"], p["status"]] for p in ev["table"]]
+        try:
+            logged = [[p["cards"], p["penalty"], p["bonus"], p["status"]] for p in ev.table]
+        except KeyError as exc:
+            raise _Disagree(ev.line, f"malformed round_end event: {exc}") from None
         if [[c, p, b, str(s)] for c, p, b, s in table] != logged:
-            raise _Disagree(ev["_line"], f"round {r} ends with table {logged} in the log, {table} in the engine")
+            raise _Disagree(ev.line, f"round {r} ends with table {logged} in the log, {table} in the engine")
 
-    def _on_result(self, ev: dict[str, Any]) -> None:
+    def _result(self, ev: ResultEvent) -> None:
         state = self._state()
         if not state.is_over:
-            raise _Disagree(ev["_line"], "the log has a result, but the engine's game is not over")
+            raise _Disagree(ev.line, "the log has a result, but the engine's game is not over")
         forfeits = [s for s, f in enumerate(state.forfeited) if f]
         for name, engine, logged in (
-            ("scores", list(state.scores or ()), ev["scores"]),
-            ("ranks", list(state.ranks or ()), ev["ranks"]),
-            ("forfeits", forfeits, ev["forfeits"]),
+            ("scores", list(state.scores or ()), list(ev.scores)),
+            ("ranks", list(state.ranks or ()), list(ev.ranks)),
+            ("forfeits", forfeits, list(ev.forfeits)),
         ):
             if engine != logged:
-                raise _Disagree(ev["_line"], f"{name}: the log says {logged}, the engine {engine}")
+                raise _Disagree(ev.line, f"{name}: the log says {logged}, the engine {engine}")
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -232,22 +257,11 @@ class _Checker:
         assert self.state is not None
         return self.state
 
-    def _reply(self, ev: dict[str, Any], seat: int, expect: Expect) -> Any:
+    def _reply(self, at: int, seat: int, expect: Expect) -> AnyReply:
         line = self.last_line.pop(seat, None)
         if line is None:
-            raise _Disagree(ev["_line"], f"seat {seat}'s move has no reply line from the bot before it")
+            raise _Disagree(at, f"seat {seat}'s move has no reply line from the bot before it")
         try:
             return parse_reply(line.encode(), expect)
         except ProtocolViolation as exc:
-            raise _Disagree(ev["_line"], f"seat {seat}'s reply line is not a valid reply: {exc.detail}") from None
-
-
-def _action(data: Any) -> Play | Pass | Drop:
-    try:
-        return reply_to_action(parse_reply(_json_bytes(data), Expect.TURN))  # type: ignore[arg-type]
-    except (ProtocolViolation, RefereeError) as exc:
-        raise ValueError(f"not an action: {data!r} ({exc})") from None
-
-
-def _json_bytes(data: Any) -> bytes:
-    return json.dumps(data).encode()
+            raise _Disagree(at, f"seat {seat}'s reply line is not a valid reply: {exc.detail}") from None

@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from referee.runner import LogError, play_game, read_log
-from referee.runner.replay import render_log
+from referee.runner.render import render_log
 from referee.runner.verify import verify_log
 
 from .scripted import ScriptedEntrant
