@@ -85,9 +85,9 @@ def check_cmd(
     Exit status: 0 every check passed, 1 the bot failed a check, 2 bad arguments or options, 130 Ctrl-C.
     """
     from referee.check import CheckOptions, render_text, resolve_opponent, run_check, write_junit
-    from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
+    from referee.cli.interrupt import interrupted
     from referee.engine import RefereeError
-    from referee.runner import BotSpecError, Limits, parse_bot_spec
+    from referee.runner import BotSpecError, Limits, Stopped, parse_bot_spec, run_until_stopped
     from referee.runner.safe_text import visible
 
     try:
@@ -111,12 +111,11 @@ def check_cmd(
             opponents=opponent_specs,
             logs=logs,
         )
-        report = run_unless_interrupted(lambda: run_check(spec, options, progress))
+        report = run_until_stopped(lambda: run_check(spec, options, progress))
+    except Stopped:
+        interrupted("check")
     except (RefereeError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
-    if report is None:
-        click.echo("referee check: interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
     if junit_file is not None:
         try:
             write_junit(report, junit_file)

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 
 import click
 
+from referee.cli.interrupt import resume_hint, stops_cleanly
 from referee.cli.options import limit_option, move_time_option, rules_option, sandbox_option
 from referee.cli.results_folder import ResultsFolder, fail, storage_failed
 
@@ -84,12 +85,10 @@ def compare_cmd(**options: Any) -> None:
     it is not, 3 when --max-games runs out first, 2 for a usage error. Results are stored like a tournament's;
     Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
     """
-    try:
-        with ResultsFolder("compare") as held:  # the results folder's lock, held until the comparison ends
-            _compare(held=held, **options)
-    except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
-        click.echo("referee compare: interrupted", err=True)
-        sys.exit(130)
+    # The results folder's lock is held until the comparison ends; a Ctrl-C outside the games (they stop
+    # cleanly on their own) leaves nothing half-written.
+    with stops_cleanly("compare"), ResultsFolder("compare") as held:
+        _compare(held=held, **options)
 
 
 def _compare(
@@ -300,12 +299,8 @@ def _run(
                 )
             )
     if outcome.interrupted:
-        click.echo(
-            f"Interrupted after {state.blocks} block(s) ({outcome.played} game(s) played now; finished games are "
-            f"saved); continue with: referee compare --resume {directory}",
-            err=True,
-        )
-        sys.exit(130)
+        played = f"{state.blocks} block(s) ({outcome.played} game(s) played now; finished games are saved)"
+        resume_hint("compare", played, directory)
     verdict = state.verdict or "inconclusive"
     console.print(verdict_line(state))
     console.print(f"{outcome.played} games played in {seconds:.0f} s; results in {directory}")

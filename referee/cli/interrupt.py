@@ -1,38 +1,46 @@
-"""Ctrl-C for the commands that drive bots: cancel the work so its shielded clean-ups (closing every bot) finish."""
+"""Ctrl-C (SIGINT) and SIGTERM in every command: one line on stderr and exit status 130.
+
+The work itself stops through ``referee.runner.stopping`` (its clean-ups finish, finished games are kept); a
+command says what was kept with ``interrupted``, and ``stops_cleanly`` covers the rest of its body (a Ctrl-C
+while it resolves its options or writes its files: nothing is half-written).
+"""
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import NoReturn
 
-import trio
-
-T = TypeVar("T")
+import click
 
 #: The exit status of a command stopped by Ctrl-C.
 EXIT_INTERRUPTED = 130
 
 
-def run_unless_interrupted(work: Callable[[], Awaitable[T]]) -> T | None:
-    """``trio.run`` of ``work()``: its result, or None when Ctrl-C (SIGINT) stopped it. The work is cancelled as
-    ``referee run`` does, so its shielded clean-ups finish instead of a KeyboardInterrupt cutting through them;
-    a Ctrl-C before the watch begins also gives None."""
+def interrupted(command: str, kept: str = "") -> NoReturn:
+    """Say ``referee COMMAND: interrupted`` (with ``kept``, what was kept, after a semicolon) and exit 130."""
+    click.echo(f"referee {command}: interrupted" + (f"; {kept}" if kept else ""), err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
-    async def main() -> T | None:
-        with trio.CancelScope() as scope:
 
-            async def watch() -> None:  # a system task: it ends with the run, whenever work() ends
-                with trio.open_signal_receiver(signal.SIGINT) as signals:
-                    async for _ in signals:
-                        scope.cancel()
-                        return
-
-            trio.lowlevel.spawn_system_task(watch)
-            return await work()
-        return None
-
+@contextmanager
+def stops_cleanly(command: str) -> Iterator[None]:
+    """Around a command's body: a Ctrl-C or a ``Stopped`` work that nothing else reported ends it with
+    ``interrupted``."""
     try:
-        return trio.run(main)
+        yield
     except KeyboardInterrupt:
-        return None
+        interrupted(command)
+    except Exception as e:
+        from referee.runner.stopping import Stopped  # the runner only when there is something to catch
+
+        if isinstance(e, Stopped):
+            interrupted(command)
+        raise
+
+
+def resume_hint(command: str, after: str, directory: object) -> NoReturn:
+    """The line of a tournament or comparison stopped by Ctrl-C (``after``: how far it got), then exit 130."""
+    click.echo(f"Interrupted after {after}; continue with: referee {command} --resume {directory}", err=True)
+    sys.exit(EXIT_INTERRUPTED)

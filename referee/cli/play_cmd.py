@@ -88,16 +88,18 @@ def play_cmd(
     re-check it with "referee verify LOG".
     """
     from protocol import check_line_bound
-    from referee.cli.interrupt import EXIT_INTERRUPTED, run_unless_interrupted
+    from referee.cli.interrupt import interrupted
     from referee.engine import RefereeError
     from referee.runner import (
         BotSettings,
         Limits,
         Player,
         RunnerConfig,
+        Stopped,
         check_results_hidden,
         entrant_paths,
         parse_bot_spec,
+        run_until_stopped,
     )
     from referee.runner.safe_text import visible
 
@@ -127,14 +129,13 @@ def play_cmd(
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
             entrants.append(Player(spec, config, stderr))
         check_line_bound(ruleset, [e.name for e in entrants], game_id)
-        result = run_unless_interrupted(lambda: _play(entrants, game_id, ruleset, seed, deal, log_path))
+        result = run_until_stopped(lambda: _play(entrants, game_id, ruleset, seed, deal, log_path))
+    except Stopped:
+        interrupted("play", f"the game's log so far: {visible(str(log_path))}")
     except RefereeError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from None
-    if result is None:
-        click.echo(f"referee play: interrupted; the game's log so far: {visible(str(log_path))}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
     if as_json:
         click.echo(json.dumps(result.to_json()))
     else:

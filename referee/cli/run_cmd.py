@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import sys
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from referee.cli.interrupt import resume_hint, stops_cleanly
 from referee.cli.options import (
     clock_option,
     limit_option,
@@ -166,12 +166,10 @@ def run_cmd(**options: Any) -> None:
     games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
     (or the same --out) to continue: finished games are kept and not replayed.
     """
-    try:
-        with ResultsFolder("run") as held:  # the results folder's lock, held until the run ends
-            _run(held=held, **options)
-    except KeyboardInterrupt:  # Ctrl-C outside the games (they stop cleanly on their own): nothing half-written
-        click.echo("referee run: interrupted", err=True)
-        sys.exit(130)
+    # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
+    # cleanly on their own) leaves nothing half-written.
+    with stops_cleanly("run"), ResultsFolder("run") as held:
+        _run(held=held, **options)
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
@@ -378,12 +376,7 @@ def _run(
     report_after_run(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
-        click.echo(
-            f"Interrupted after {done} of {outcome.total} games (finished games are saved); "
-            f"continue with: referee run --resume {directory}",
-            err=True,
-        )
-        sys.exit(130)
+        resume_hint("run", f"{done} of {outcome.total} games (finished games are saved)", directory)
 
 
 def _describe(params: TournamentParams) -> str:

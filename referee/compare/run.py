@@ -18,13 +18,13 @@ from typing import Any, Literal
 from referee.compare.blocks import BlockResult, block_batches, block_result, games_per_block
 from referee.compare.errors import CompareError
 from referee.compare.sprt import BlockStats, Design, Verdict
+from referee.runner import Stopped, run_until_stopped
 from referee.tournament import (
     PlayedGame,
     ResultsStore,
     SeatRow,
     TournamentParams,
     run_local,
-    run_until_stopped,
     seat_rows,
 )
 from referee.tournament.execute import GameFn, PlayerFactory
@@ -240,7 +240,10 @@ def run_compare(
 
     interrupted = False
     if state.verdict is None:
-        interrupted = run_until_stopped(work)
+        try:
+            run_until_stopped(work)
+        except Stopped:
+            interrupted = True
     if state.verdict is not None:
         store.mark_revealed()  # the comparison is over: its deal secret may be shown
     return CompareOutcome(state, played, interrupted)

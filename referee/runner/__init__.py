@@ -24,6 +24,7 @@ from referee.runner.player import Player
 from referee.runner.render import render_log
 from referee.runner.sandbox import check_results_hidden, entrant_paths
 from referee.runner.spec import BotSpec, parse_bot_spec
+from referee.runner.stopping import Stopped, run_until_stopped
 from referee.runner.verify import Verdict, verify_log
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "RunnerConfig",
     "SandboxMode",
     "StartupFailed",
+    "Stopped",
     "UnsolicitedOutput",
     "Verdict",
     "check_results_hidden",
@@ -54,5 +56,6 @@ __all__ = [
     "play_game",
     "read_log",
     "render_log",
+    "run_until_stopped",
     "verify_log",
 ]

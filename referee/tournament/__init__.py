@@ -31,7 +31,7 @@ from referee.tournament.params import (
     resolve_params,
 )
 from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
-from referee.tournament.run import Progress, RunOutcome, run_tournament, run_until_stopped
+from referee.tournament.run import Progress, RunOutcome, run_tournament
 from referee.tournament.schedule import (
     ScheduledGame,
     ScheduleError,
@@ -108,7 +108,6 @@ __all__ = [
     "run_local",
     "run_on_cluster",
     "run_tournament",
-    "run_until_stopped",
     "schedule_for",
     "seat_rows",
     "standings_from_store",

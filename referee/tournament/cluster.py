@@ -18,7 +18,6 @@ import importlib
 import logging
 import os
 import re
-import signal
 import sys
 import uuid
 import zlib
@@ -27,13 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import trio
 
 from referee.engine import Ruleset
 from referee.runner import BotSpecError, Player, RunnerConfig
+from referee.runner.stopping import signals_deferred, stopped_by_signals
 from referee.tournament.cluster_worker import (
     BatchJob,
     BatchOut,
@@ -129,7 +128,7 @@ def _client(address: str) -> Iterator[Any]:
             ) from None
         yield client
     finally:
-        with _deferred_interrupts():
+        with signals_deferred():
             client.close()
             if cluster is not None:
                 cluster.close()
@@ -160,36 +159,6 @@ def startable_entrants(entrants: Sequence[EntrantInfo], config: RunnerConfig) ->
 
     trio.run(main)
     return frozenset(ok)
-
-
-class _Interrupted(Exception):
-    pass
-
-
-@contextmanager
-def _interruptible() -> Iterator[None]:
-    """SIGINT and SIGTERM raise ``_Interrupted`` in the main thread while the run waits for results."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise _Interrupted
-
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
-@contextmanager
-def _deferred_interrupts() -> Iterator[None]:
-    """While saving what finished and closing down, a second Ctrl-C waits: its signal is ignored."""
-    previous = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
 
 
 class _Writer:
@@ -231,8 +200,9 @@ def run_on_cluster(
     address: str,
     on_game: Callable[[PlayedGame], None],
     skip: frozenset[str] | set[str] = frozenset(),
-) -> bool:
-    """Play ``batches`` on the Dask cluster at ``address`` (or ``local:N``); True when SIGINT/SIGTERM stopped it.
+) -> None:
+    """Play ``batches`` on the Dask cluster at ``address`` (or ``local:N``). Raises ``Stopped`` when SIGINT or
+    SIGTERM stopped it.
 
     Every game of a completed batch reaches ``on_game`` exactly once (games in ``skip`` never), in the order the
     batches complete. Raises ``ClusterError`` for a missing Dask, an unreachable scheduler, a scheduler without
@@ -241,15 +211,12 @@ def run_on_cluster(
     """
     check_cluster_address(address)
     if not batches:
-        return False
+        return
     writer = _Writer(out_dir, on_game, skip)
-    try:
-        with _interruptible(), ThreadPoolExecutor(1) as pool:
-            probe = pool.submit(startable_entrants, entrants, config)  # runs while the cluster comes up
-            with _client(address) as client:
-                return _play(client, batches, entrants, config, ruleset, probe.result(), writer, skip)
-    except _Interrupted:
-        return True
+    with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
+        probe = pool.submit(startable_entrants, entrants, config)  # runs while the cluster comes up
+        with _client(address) as client:
+            _play(client, batches, entrants, config, ruleset, probe.result(), writer, skip)
 
 
 def _play(
@@ -261,9 +228,10 @@ def _play(
     startable: frozenset[str],
     writer: _Writer,
     skip: frozenset[str] | set[str],
-) -> bool:
+) -> None:
     """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and restart a
-    bot only when it would meet a deal again), hand each completed one to ``writer``; True when interrupted."""
+    bot only when it would meet a deal again), hand each completed one to ``writer``; on ``Stopped``, hand on the
+    batches already completed too."""
     python = sys.executable
     by_name = {e.name: e for e in entrants}
     files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in entrants}
@@ -289,7 +257,6 @@ def _play(
         futures.append(client.submit(play_batch_task, job, key=key, pure=False))
     waiting = {f.key: f for f in futures}
     failure: BaseException | None = None
-    interrupted = False
 
     def take(future: Any, out: BatchOut) -> None:
         writer.take(out)
@@ -303,10 +270,8 @@ def _play(
                 continue
             failure = _failure(future)
             break
-    except _Interrupted:
-        interrupted = True
     finally:
-        with _deferred_interrupts():
+        with signals_deferred():
             client.cancel([f for f in waiting.values() if not f.done()])
             for f in list(waiting.values()):
                 if f.status == "finished":
@@ -316,7 +281,6 @@ def _play(
                 client.run(release_run, run_key)
     if failure is not None:
         raise failure
-    return interrupted
 
 
 def _failure(future: Any) -> BaseException:

@@ -7,13 +7,10 @@ and every bot process is closed before it returns.
 
 from __future__ import annotations
 
-import signal
-import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import trio
-
+from referee.runner import Stopped, run_until_stopped
 from referee.tournament.designs import schedule_for
 from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
 from referee.tournament.params import TournamentParams
@@ -22,7 +19,7 @@ from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
 
-__all__ = ["Progress", "RunOutcome", "run_tournament", "run_until_stopped"]
+__all__ = ["Progress", "RunOutcome", "run_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,9 +134,8 @@ def run_tournament(
         from referee.tournament.cluster import run_on_cluster
 
         try:
-            interrupted = False
-            while batches and not interrupted:
-                interrupted = run_on_cluster(
+            while batches:
+                run_on_cluster(
                     pending(batches),
                     params.entrants,
                     config,
@@ -149,12 +145,18 @@ def run_tournament(
                     on_game=on_game,
                     skip=set(finished),
                 )
-                batches = [] if interrupted else next_round()
+                batches = next_round()
+            interrupted = False
+        except Stopped:
+            interrupted = True
         finally:
             progress.stop()
         return _finish(store, outcome(interrupted))
     try:
-        interrupted = run_until_stopped(work)
+        run_until_stopped(work)
+        interrupted = False
+    except Stopped:
+        interrupted = True
     finally:
         progress.stop()
     return _finish(store, outcome(interrupted))
@@ -167,41 +169,3 @@ def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:
     if over:
         store.mark_revealed()
     return outcome
-
-
-def run_until_stopped(work: Callable[[], Awaitable[None]]) -> bool:
-    """``trio.run`` of ``work()``, cancelled by SIGINT or SIGTERM: True when a signal stopped it. An error inside
-    that is alone in its exception group (or the same disk or database failure in several lanes) is raised as
-    itself."""
-
-    async def main() -> bool:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async with trio.open_nursery() as nursery:
-
-                async def watch() -> None:
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        return
-
-                nursery.start_soon(watch)
-                await work()
-                nursery.cancel_scope.cancel()
-                return False
-        return True
-
-    try:
-        return trio.run(main)
-    except BaseExceptionGroup as group:
-        leaves = _leaves(group)
-        # One failure, or the same failure in several lanes at once (a full or read-only disk): raise it alone.
-        if len(leaves) == 1 or all(isinstance(e, OSError | sqlite3.Error) for e in leaves):
-            raise leaves[0] from group
-        raise
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
-    """The exceptions inside a (nested) exception group."""
-    out: list[BaseException] = []
-    for e in group.exceptions:
-        out.extend(_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])
-    return out
