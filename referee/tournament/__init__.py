@@ -4,10 +4,15 @@
 the deal secret; a ``Race`` decides its rounds from the results so far; ``run_tournament`` plays what a
 ``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings (with the deal statistics of
 ``dealstats``) of what it holds.
+
+The race and its confidence sequences (``race``, ``confseq``: numpy) load on first use, so that a tournament of
+another format does not import numpy.
 """
 
+from typing import TYPE_CHECKING
+
+from referee.lazy import lazy_names
 from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
-from referee.tournament.confseq import BettingCSArray, MixtureTests
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
 from referee.tournament.dealstats import DealTally, block_outcomes, holm
 from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
@@ -30,7 +35,6 @@ from referee.tournament.params import (
     TournamentParams,
     resolve_params,
 )
-from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
 from referee.tournament.run import Progress, RunOutcome, run_tournament
 from referee.tournament.schedule import (
     ScheduledGame,
@@ -49,6 +53,23 @@ from referee.tournament.standings import (
     tally_from_store,
 )
 from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, StoreError, seat_rows
+
+if TYPE_CHECKING:
+    from referee.tournament.confseq import BettingCSArray, MixtureTests
+    from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
+
+__getattr__, __dir__ = lazy_names(
+    __name__,
+    {
+        "BettingCSArray": "referee.tournament.confseq",
+        "MixtureTests": "referee.tournament.confseq",
+        "Race": "referee.tournament.race",
+        "RaceOutcome": "referee.tournament.race",
+        "race_of": "referee.tournament.race",
+        "replay_race": "referee.tournament.race",
+    },
+    globals(),
+)
 
 __all__ = [
     "DB_NAME",

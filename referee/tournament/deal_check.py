@@ -17,7 +17,6 @@ from referee.runner.gamelog import read_header
 from referee.tournament.deals import DealSecret
 from referee.tournament.designs import schedule_for
 from referee.tournament.params import TournamentParams
-from referee.tournament.race import race_of, replay_race
 from referee.tournament.schedule import ScheduleError, TableBatch
 from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
@@ -57,6 +56,8 @@ def _schedule(
     """Every block the tournament's format schedules with ``secret``: a race's rounds replayed from the results."""
     if params.format != "race":
         return schedule_for(params, secret)
+    from referee.tournament.race import race_of, replay_race  # numpy: only for a race
+
     rounds: list[TableBatch] = []
     replay_race(race_of(params, secret), stored, rounds)
     return rounds

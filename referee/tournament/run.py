@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from referee.runner import Stopped, run_until_stopped
 from referee.tournament.designs import schedule_for
 from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
 from referee.tournament.params import TournamentParams
-from referee.tournament.race import RaceOutcome, race_of, replay_race
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
+
+if TYPE_CHECKING:
+    from referee.tournament.race import RaceOutcome
 
 __all__ = ["Progress", "RunOutcome", "run_tournament"]
 
@@ -67,7 +70,12 @@ def run_tournament(
     """
     progress = progress or Progress()
     secret = store.deal_secret()
-    race = race_of(params, secret) if params.format == "race" else None
+    if params.format == "race":
+        from referee.tournament.race import race_of, replay_race  # numpy: only for a race
+
+        race = race_of(params, secret)
+    else:
+        race = None
     config = params.runner_config(results=store.directory)
     ruleset = params.game_ruleset()
     specs = params.bot_specs()
@@ -104,7 +112,11 @@ def run_tournament(
 
     def next_round() -> list[TableBatch]:
         """After a round is played: the race's next round (nothing more for a fixed schedule)."""
-        return [] if race is None else replay_race(race, results)
+        if race is None:
+            return []
+        from referee.tournament.race import replay_race
+
+        return replay_race(race, results)
 
     async def work() -> None:
         nonlocal batches

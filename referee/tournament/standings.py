@@ -20,7 +20,6 @@ from openskill.models import PlackettLuce
 
 from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
 from referee.tournament.params import TournamentParams
-from referee.tournament.race import race_of, replay_race
 from referee.tournament.store import ResultsStore, SeatRow
 
 __all__ = [
@@ -277,6 +276,8 @@ def with_format(tally: Tally, params: TournamentParams, results: Mapping[str, Se
     tally.format = params.format
     if params.format != "race":
         return
+    from referee.tournament.race import race_of, replay_race  # numpy: only for a race
+
     race = race_of(params)
     replay_race(race, results)
     outcome = race.outcome()
