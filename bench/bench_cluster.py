@@ -27,8 +27,10 @@ from typing import Any
 
 from referee.runner import parse_bot_spec
 from referee.tournament import (
+    DaskExecutor,
     DealSecret,
     EntrantInfo,
+    LocalExecutor,
     PlayedGame,
     Progress,
     Requested,
@@ -72,7 +74,8 @@ def play(params: TournamentParams, cluster: str | None, jobs: int) -> tuple[int,
         store.initialise(params, DealSecret.new())
         clock = Clock()
         start = time.perf_counter()
-        outcome = run_tournament(store, params, jobs=jobs, progress=clock, cluster=cluster)
+        executor = LocalExecutor(jobs) if cluster is None else DaskExecutor(cluster)
+        outcome = run_tournament(store, params, executor, progress=clock)
         wall = time.perf_counter() - start
         if outcome.interrupted:
             sys.exit("interrupted")

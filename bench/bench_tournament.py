@@ -26,6 +26,7 @@ from referee.runner import parse_bot_spec
 from referee.tournament import (
     DealSecret,
     EntrantInfo,
+    LocalExecutor,
     PlayedGame,
     Progress,
     Requested,
@@ -99,7 +100,7 @@ def tournament(
         recorder = Recorder(marks)
         cpu_before = cpu_seconds()
         start = time.perf_counter()
-        outcome = run_tournament(store, params, jobs=jobs, progress=recorder, fresh=fresh)
+        outcome = run_tournament(store, params, LocalExecutor(jobs, fresh=fresh), progress=recorder)
         wall = time.perf_counter() - start
         cpu_after = cpu_seconds()
         if outcome.interrupted:

@@ -263,7 +263,7 @@ def _run(
     from referee.compare.display import BlockLines, verdict_line
     from referee.runner import BotSpecError, ConfigError
     from referee.runner.safe_text import literal
-    from referee.tournament import standings_from_store
+    from referee.tournament import LocalExecutor, standings_from_store
 
     new, old, *panel = params.entrants
     design = settings.design
@@ -277,7 +277,7 @@ def _run(
     )
     started = time.monotonic()
     try:
-        outcome = run_compare(store, params, settings, jobs=jobs, progress=BlockLines(console))
+        outcome = run_compare(store, params, settings, LocalExecutor(jobs), progress=BlockLines(console))
     except (ConfigError, BotSpecError) as e:  # e.g. --sandbox bwrap without bubblewrap: found when a bot starts
         _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}")
     except (OSError, sqlite3.Error) as e:

@@ -212,9 +212,12 @@ def _run(
     from referee.tournament import (
         DB_NAME,
         ClusterError,
+        DaskExecutor,
         DealSecret,
         DealSecretError,
+        Executor,
         LiveProgress,
+        LocalExecutor,
         ParamsError,
         Requested,
         ResultsStore,
@@ -329,14 +332,12 @@ def _run(
             soft_wrap=True,
         )
         try:
-            outcome = run_tournament(
-                store,
-                params,
-                jobs=jobs or len(os.sched_getaffinity(0)),
-                progress=LiveProgress(console),
-                fresh=fresh_bots,
-                cluster=cluster,
+            executor: Executor = (
+                DaskExecutor(cluster)
+                if cluster is not None
+                else LocalExecutor(jobs or len(os.sched_getaffinity(0)), fresh=fresh_bots)
             )
+            outcome = run_tournament(store, params, executor, progress=LiveProgress(console))
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts

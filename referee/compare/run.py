@@ -18,16 +18,17 @@ from typing import Any, Literal
 from referee.compare.blocks import BlockResult, block_batches, block_result, games_per_block
 from referee.compare.errors import CompareError
 from referee.compare.sprt import BlockStats, Design, Verdict
-from referee.runner import Stopped, run_until_stopped
+from referee.runner import Stopped
 from referee.tournament import (
+    LocalExecutor,
     PlayedGame,
+    PlaySetup,
     ResultsStore,
     SeatRow,
+    TableBatch,
     TournamentParams,
-    run_local,
     seat_rows,
 )
-from referee.tournament.execute import GameFn, PlayerFactory
 
 __all__ = [
     "META_KEY",
@@ -179,13 +180,12 @@ def run_compare(
     store: ResultsStore,
     params: TournamentParams,
     settings: Settings,
+    executor: LocalExecutor,
     *,
-    jobs: int,
     progress: CompareProgress | None = None,
-    play: GameFn | None = None,
-    factory: PlayerFactory | None = None,
 ) -> CompareOutcome:
-    """Replay the test over the blocks ``store`` holds, then play blocks until it ends (or SIGINT/SIGTERM).
+    """Replay the test over the blocks ``store`` holds, then play blocks with ``executor`` until it ends (or
+    SIGINT/SIGTERM), as many blocks at a time as it has lanes.
 
     ``params``' entrants are ``new``, ``old`` and then the panel; ``store`` must already be initialised with
     ``params`` and ``settings``. Bot faults are recorded forfeits, never raised; the runner's ``ConfigError`` and
@@ -193,9 +193,6 @@ def run_compare(
     """
     progress = progress or CompareProgress()
     k, panel = params.table_size, params.names[2:]
-    config = params.runner_config(results=store.directory)
-    ruleset = params.game_ruleset()
-    specs = params.bot_specs()
     secret = store.deal_secret()
     seats: dict[int, tuple[SeatRow, ...]] = {g.ordinal: g.seats for g in store.games()}
     finished = store.finished_game_ids()
@@ -204,7 +201,6 @@ def run_compare(
         state.add(result)
     progress.start(state)
     played = 0
-    wave = max(1, jobs)
 
     def on_game(p: PlayedGame) -> None:
         nonlocal played
@@ -213,35 +209,26 @@ def run_compare(
         finished.add(p.game.game_id)
         played += 1
 
-    async def work() -> None:
-        while state.verdict is None:
-            blocks = range(state.blocks, min(state.blocks + wave, state.max_blocks))
-            batches = [b for i in blocks for b in block_batches(i, panel, k, params.seed, secret)]
-            await run_local(
-                batches,
-                specs,
-                config,
-                ruleset,
-                store.directory,
-                jobs=jobs,
-                on_game=on_game,
-                skip=finished,
-                play=play,
-                factory=factory,
-            )
-            for i in blocks:
-                result = block_result(i, k, seats)
-                if result is None:  # cannot happen: run_local plays every game it is given
-                    raise RuntimeError(f"block {i} is incomplete after it was played")
-                state.add(result)
-                progress.block_done(state)
-                if state.verdict is not None:
-                    break
+    setup = PlaySetup.of(params, store.directory, finished, on_game)
+    wave: list[int] = []  # the blocks being played
+
+    def next_wave() -> list[TableBatch]:
+        """The blocks of the wave played go into the test in order, until one ends it; then the next wave's."""
+        for i in wave:
+            result = block_result(i, k, seats)
+            if result is None:  # cannot happen: the executor plays every game it is given
+                raise RuntimeError(f"block {i} is incomplete after it was played")
+            state.add(result)
+            progress.block_done(state)
+            if state.verdict is not None:
+                return []
+        wave[:] = range(state.blocks, min(state.blocks + max(1, executor.jobs), state.max_blocks))
+        return [b for i in wave for b in block_batches(i, panel, k, params.seed, secret)]
 
     interrupted = False
     if state.verdict is None:
         try:
-            run_until_stopped(work)
+            executor.run(setup, next_wave)
         except Stopped:
             interrupted = True
     if state.verdict is not None:

@@ -2,8 +2,8 @@
 
 ``schedule_for`` fixes every game of a round robin, balanced schedule or gauntlet from the parameters, the seed and
 the deal secret; a ``Race`` decides its rounds from the results so far; ``run_tournament`` plays what a
-``ResultsStore`` does not hold yet; ``standings_from_store`` computes the standings (with the deal statistics of
-``dealstats``) of what it holds.
+``ResultsStore`` does not hold yet with an ``Executor`` (``LocalExecutor``, ``DaskExecutor``);
+``standings_from_store`` computes the standings (with the deal statistics of ``dealstats``) of what it holds.
 
 The race and its confidence sequences (``race``, ``confseq``: numpy) load on first use, so that a tournament of
 another format does not import numpy.
@@ -12,7 +12,7 @@ another format does not import numpy.
 from typing import TYPE_CHECKING
 
 from referee.lazy import lazy_names
-from referee.tournament.cluster import ClusterError, WorkerSetupError, check_cluster_address, run_on_cluster
+from referee.tournament.cluster import ClusterError, DaskExecutor, WorkerSetupError, check_cluster_address
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
 from referee.tournament.dealstats import DealTally, block_outcomes, holm
 from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
@@ -25,7 +25,16 @@ from referee.tournament.entrants import (
     unique_names,
     with_unique_names,
 )
-from referee.tournament.execute import PlayedGame, PlayerPool, play_batch, play_table, run_local
+from referee.tournament.execute import (
+    Executor,
+    LocalExecutor,
+    PlayedGame,
+    PlayerPool,
+    PlaySetup,
+    Rounds,
+    play_batch,
+    play_table,
+)
 from referee.tournament.params import (
     DEFAULT_MAX_GAMES,
     FORMATS,
@@ -79,15 +88,19 @@ __all__ = [
     "WINS_NOTE",
     "BettingCSArray",
     "ClusterError",
+    "DaskExecutor",
     "DealSecret",
     "DealSecretError",
     "DealTally",
     "EntrantInfo",
     "EntrantStanding",
+    "Executor",
     "LiveProgress",
+    "LocalExecutor",
     "ManifestError",
     "MixtureTests",
     "ParamsError",
+    "PlaySetup",
     "PlayedGame",
     "PlayerPool",
     "Progress",
@@ -95,6 +108,7 @@ __all__ = [
     "RaceOutcome",
     "Requested",
     "ResultsStore",
+    "Rounds",
     "RunOutcome",
     "ScheduleError",
     "ScheduledGame",
@@ -126,8 +140,6 @@ __all__ = [
     "race_of",
     "replay_race",
     "resolve_params",
-    "run_local",
-    "run_on_cluster",
     "run_tournament",
     "schedule_for",
     "seat_rows",

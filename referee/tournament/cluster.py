@@ -21,16 +21,14 @@ import re
 import sys
 import uuid
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
-from dataclasses import replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
 import trio
 
-from referee.engine import Ruleset
 from referee.runner import BotSpecError, Player, RunnerConfig
 from referee.runner.stopping import signals_deferred, stopped_by_signals
 from referee.tournament.cluster_worker import (
@@ -42,11 +40,11 @@ from referee.tournament.cluster_worker import (
     release_run,
     required_files,
 )
-from referee.tournament.execute import PlayedGame, rotation_order
+from referee.tournament.execute import PlaySetup, Rounds, rotation_order
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
 
-__all__ = ["ClusterError", "WorkerSetupError", "check_cluster_address", "run_on_cluster"]
+__all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address"]
 
 _LOCAL = re.compile(r"local:(\d+)")
 #: Seconds to fetch a finished batch's result when the run stops early (its worker may be gone).
@@ -164,12 +162,12 @@ def startable_entrants(entrants: Sequence[EntrantInfo], config: RunnerConfig) ->
 class _Writer:
     """Writes what comes back from workers into the results folder and hands each game to ``on_game`` once."""
 
-    def __init__(self, out_dir: Path, on_game: Callable[[PlayedGame], None], skip: frozenset[str] | set[str]):
-        self.games_dir, self.bots_dir = out_dir / "games", out_dir / "bots"
+    def __init__(self, setup: PlaySetup):
+        self.games_dir, self.bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
         self.games_dir.mkdir(parents=True, exist_ok=True)
         self.bots_dir.mkdir(parents=True, exist_ok=True)
-        self.on_game = on_game
-        self.seen = set(skip)
+        self.on_game = setup.on_game
+        self.seen = set(setup.finished)
 
     def take(self, out: BatchOut) -> None:
         for entrant, label, data in out.stderr:
@@ -190,53 +188,43 @@ class _Writer:
             self.seen.add(game_id)
 
 
-def run_on_cluster(
-    batches: Sequence[TableBatch],
-    entrants: Sequence[EntrantInfo],
-    config: RunnerConfig,
-    ruleset: Ruleset,
-    out_dir: Path,
-    *,
-    address: str,
-    on_game: Callable[[PlayedGame], None],
-    skip: frozenset[str] | set[str] = frozenset(),
-) -> None:
-    """Play ``batches`` on the Dask cluster at ``address`` (or ``local:N``). Raises ``Stopped`` when SIGINT or
-    SIGTERM stopped it.
+@dataclass(frozen=True)
+class DaskExecutor:
+    """Plays on the Dask cluster at ``address`` (a scheduler's, or ``local:N`` for N worker processes here)."""
 
-    Every game of a completed batch reaches ``on_game`` exactly once (games in ``skip`` never), in the order the
-    batches complete. Raises ``ClusterError`` for a missing Dask, an unreachable scheduler, a scheduler without
-    workers, or a batch lost with the workers that ran it; ``WorkerSetupError`` for a worker without an entrant's
-    files or unable to start its bot. Before raising, the games of every batch already completed are handed on.
-    """
-    check_cluster_address(address)
-    if not batches:
-        return
-    writer = _Writer(out_dir, on_game, skip)
-    with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
-        probe = pool.submit(startable_entrants, entrants, config)  # runs while the cluster comes up
-        with _client(address) as client:
-            _play(client, batches, entrants, config, ruleset, probe.result(), writer, skip)
+    address: str
+
+    def run(self, setup: PlaySetup, rounds: Rounds) -> None:
+        """``Executor.run``; also raises ``ClusterError`` for a missing Dask, an unreachable scheduler, a scheduler
+        without workers, or a batch lost with the workers that ran it, and ``WorkerSetupError`` for a worker
+        without an entrant's files or unable to start its bot. Before raising, the games of every batch already
+        completed are handed on."""
+        check_cluster_address(self.address)
+        while batches := rounds():
+            self._play_round(setup, batches)
+
+    def _play_round(self, setup: PlaySetup, batches: Sequence[TableBatch]) -> None:
+        """Play ``batches``: every game of a completed batch reaches ``setup.on_game`` exactly once (finished
+        games never), in the order the batches complete."""
+        writer = _Writer(setup)
+        with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
+            probe = pool.submit(startable_entrants, setup.entrants, setup.config)  # runs while the cluster comes up
+            with _client(self.address) as client:
+                _play(client, batches, setup, probe.result(), writer)
 
 
 def _play(
-    client: Any,
-    batches: Sequence[TableBatch],
-    entrants: Sequence[EntrantInfo],
-    config: RunnerConfig,
-    ruleset: Ruleset,
-    startable: frozenset[str],
-    writer: _Writer,
-    skip: frozenset[str] | set[str],
+    client: Any, batches: Sequence[TableBatch], setup: PlaySetup, startable: frozenset[str], writer: _Writer
 ) -> None:
     """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and restart a
     bot only when it would meet a deal again), hand each completed one to ``writer``; on ``Stopped``, hand on the
     batches already completed too."""
     python = sys.executable
-    by_name = {e.name: e for e in entrants}
-    files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in entrants}
+    by_name = {e.name: e for e in setup.entrants}
+    files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in setup.entrants}
     run_key = uuid.uuid4().hex
-    rules = ruleset.to_dict()
+    rules = setup.ruleset.to_dict()
+    skip = setup.finished
     futures = []
     for b in rotation_order(batches):
         if all(g.game_id in skip for g in b.games):
@@ -246,7 +234,7 @@ def _play(
             run_key=run_key,
             batch=b,
             entrants=tuple(by_name[n] for n in names),
-            config=config,
+            config=setup.config,
             ruleset=rules,
             skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
             python=python,

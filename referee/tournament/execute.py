@@ -1,10 +1,11 @@
 """Playing scheduled games: a pool of live bot processes per table lane, table batches, the local executor.
 
 ``play_batch`` plays the games of one table batch with a ``PlayerPool`` (one persistent ``Player`` per entrant,
-which restarts its bot after a fault) and reports each finished game at once. ``run_local`` runs ``jobs`` lanes
-at the same time with trio, each with its own pool, and hands every finished game to a callback (the caller
-commits it). ``play_table`` is the same work as a plain synchronous function of picklable values, for executors
-that ship table batches to other processes or machines.
+which restarts its bot after a fault) and reports each finished game at once. An ``Executor`` plays the rounds of
+a run given its ``PlaySetup`` and hands every finished game to a callback (the caller commits it): the
+``LocalExecutor`` runs ``jobs`` lanes at the same time with trio, each with its own pool (``cluster.DaskExecutor``
+ships the batches to a Dask cluster). ``play_table`` is the same work as a plain synchronous function of
+picklable values, for executors that ship table batches to other processes or machines.
 """
 
 from __future__ import annotations
@@ -19,11 +20,21 @@ from typing import Any, Protocol
 import trio
 
 from referee.engine import Ruleset
-from referee.runner import BotSpec, Player, RunnerConfig, play_game
-from referee.tournament.params import TournamentParams
+from referee.runner import BotSpec, Player, RunnerConfig, play_game, run_until_stopped
+from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
-__all__ = ["DealQueue", "PlayedGame", "PlayerPool", "play_batch", "play_table", "run_local"]
+__all__ = [
+    "DealQueue",
+    "Executor",
+    "LocalExecutor",
+    "PlaySetup",
+    "PlayedGame",
+    "PlayerPool",
+    "Rounds",
+    "play_batch",
+    "play_table",
+]
 
 
 class PlayerLike(Protocol):
@@ -251,49 +262,108 @@ class DealQueue:
         self._changed = trio.Event()
 
 
-async def run_local(
-    batches: Sequence[TableBatch],
-    specs: Mapping[str, BotSpec],
-    config: RunnerConfig,
-    ruleset: Ruleset,
-    out_dir: Path,
-    *,
-    jobs: int,
-    on_game: Callable[[PlayedGame], None],
-    skip: frozenset[str] | set[str] = frozenset(),
-    fresh: bool = False,
-    play: GameFn | None = None,
-    factory: PlayerFactory | None = None,
-) -> None:
-    """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
+@dataclass(frozen=True, slots=True)
+class PlaySetup:
+    """What an executor plays a run's table batches with, and where each finished game goes.
 
-    The games go out in ``rotation_order``, each lane preferring deals its bots have not played, so a bot
-    process is restarted only when it has played every deal near the front of the queue (once per pass over
-    the deals with one lane, once per two passes with two), and never two rotations of one deal run at the same
-    time (``DealQueue``).
-
-    Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
-    bot process is closed before this returns.
+    ``out_dir`` is the results folder (game logs in ``games/``, bot stderr in ``bots/``); ``finished`` holds the
+    ids of the games stored already, never played again (the caller adds each game it commits); ``on_game``
+    takes every finished game, once.
     """
-    games_dir, bots_dir = out_dir / "games", out_dir / "bots"
-    games_dir.mkdir(parents=True, exist_ok=True)
-    bots_dir.mkdir(parents=True, exist_ok=True)
-    units = rotation_order(batches)
-    queue = DealQueue(units)
 
-    async def lane(number: int) -> None:
-        pool = PlayerPool(specs, config, bots_dir, number, fresh=fresh, factory=factory)
-        try:
-            while (batch := await queue.take(None if fresh else pool.fits)) is not None:
-                try:
-                    await play_batch(
-                        batch, pool, ruleset=ruleset, games_dir=games_dir, skip=skip, on_game=on_game, play=play
-                    )
-                finally:
-                    queue.release(batch)
-        finally:
-            await pool.aclose()
+    entrants: tuple[EntrantInfo, ...]
+    config: RunnerConfig
+    ruleset: Ruleset
+    out_dir: Path
+    finished: set[str]
+    on_game: Callable[[PlayedGame], None]
 
-    async with trio.open_nursery() as nursery:
-        for number in range(max(1, min(jobs, len(units)))):
-            nursery.start_soon(lane, number)
+    @classmethod
+    def of(
+        cls, params: TournamentParams, out_dir: Path, finished: set[str], on_game: Callable[[PlayedGame], None]
+    ) -> PlaySetup:
+        """The setup of ``params``' games, its results in ``out_dir`` hidden from every bot. Raises the runner's
+        ``ConfigError`` or ``RulesetError`` for impossible settings or an impossible ruleset."""
+        return cls(
+            params.entrants, params.runner_config(results=out_dir), params.game_ruleset(), out_dir, finished, on_game
+        )
+
+
+#: The next round of table batches to play, asked for once the round before is played (none left: the run is over).
+Rounds = Callable[[], Sequence[TableBatch]]
+
+
+class Executor(Protocol):
+    """Where a tournament's (or a comparison's) games are played: ``LocalExecutor`` (lanes in this process) or
+    ``cluster.DaskExecutor`` (a Dask cluster)."""
+
+    def run(self, setup: PlaySetup, rounds: Rounds) -> None:
+        """Play round after round of ``rounds()`` until it gives none, each finished game handed to
+        ``setup.on_game`` as it ends; the next round is asked for once every game of the one before is handed on.
+
+        Raises ``referee.runner.Stopped`` when SIGINT or SIGTERM stopped it: games in progress are abandoned (a
+        resume plays them again), the finished ones handed on, every bot process closed.
+        """
+        ...
+
+
+@dataclass(frozen=True)
+class LocalExecutor:
+    """Plays ``jobs`` tables at the same time in this process, each lane with its own ``PlayerPool``.
+
+    ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's ``play_game``) and ``factory``
+    (``Player``) may be replaced, as the tests do with in-process fakes.
+    """
+
+    jobs: int
+    fresh: bool = False
+    play: GameFn | None = None
+    factory: PlayerFactory | None = None
+
+    def run(self, setup: PlaySetup, rounds: Rounds) -> None:
+        async def work() -> None:
+            while batches := rounds():
+                await self.play_round(setup, batches)
+
+        run_until_stopped(work)
+
+    async def play_round(self, setup: PlaySetup, batches: Sequence[TableBatch]) -> None:
+        """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
+
+        The games go out in ``rotation_order``, each lane preferring deals its bots have not played, so a bot
+        process is restarted only when it has played every deal near the front of the queue (once per pass over
+        the deals with one lane, once per two passes with two), and never two rotations of one deal run at the
+        same time (``DealQueue``).
+
+        Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and
+        every bot process is closed before this returns.
+        """
+        games_dir, bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
+        games_dir.mkdir(parents=True, exist_ok=True)
+        bots_dir.mkdir(parents=True, exist_ok=True)
+        specs = {e.name: e.to_spec() for e in setup.entrants}
+        units = rotation_order(batches)
+        queue = DealQueue(units)
+
+        async def lane(number: int) -> None:
+            pool = PlayerPool(specs, setup.config, bots_dir, number, fresh=self.fresh, factory=self.factory)
+            try:
+                while (batch := await queue.take(None if self.fresh else pool.fits)) is not None:
+                    try:
+                        await play_batch(
+                            batch,
+                            pool,
+                            ruleset=setup.ruleset,
+                            games_dir=games_dir,
+                            skip=setup.finished,
+                            on_game=setup.on_game,
+                            play=self.play,
+                        )
+                    finally:
+                        queue.release(batch)
+            finally:
+                await pool.aclose()
+
+        async with trio.open_nursery() as nursery:
+            for number in range(max(1, min(self.jobs, len(units)))):
+                nursery.start_soon(lane, number)

@@ -1,6 +1,7 @@
-"""Running a tournament locally: schedule, skip what the store already holds, play the rest, commit each game.
+"""Running a tournament: schedule, skip what the store already holds, play the rest, commit each game.
 
-``run_tournament`` is what ``referee run`` calls once the parameters are settled. SIGINT and SIGTERM stop it
+``run_tournament`` is what ``referee run`` calls once the parameters are settled, with the executor that plays
+the games (``LocalExecutor`` or ``cluster.DaskExecutor``). SIGINT and SIGTERM stop it
 cleanly: games in progress are abandoned (a resume plays them again), every finished game is already committed,
 and every bot process is closed before it returns.
 """
@@ -11,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from referee.runner import Stopped, run_until_stopped
+from referee.runner import Stopped
 from referee.tournament.designs import schedule_for
-from referee.tournament.execute import GameFn, PlayedGame, PlayerFactory, run_local
+from referee.tournament.execute import Executor, PlayedGame, PlaySetup
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
@@ -50,23 +51,19 @@ class Progress:
 def run_tournament(
     store: ResultsStore,
     params: TournamentParams,
+    executor: Executor,
     *,
-    jobs: int,
     progress: Progress | None = None,
-    fresh: bool = False,
-    play: GameFn | None = None,
-    factory: PlayerFactory | None = None,
     on_committed: Callable[[PlayedGame], None] | None = None,
-    cluster: str | None = None,
 ) -> RunOutcome:
-    """Play every scheduled game of ``params`` that ``store`` does not hold yet, committing each as it ends.
+    """Play every scheduled game of ``params`` that ``store`` does not hold yet with ``executor``, committing each
+    as it ends (then ``on_committed`` sees it); a race is played round after round.
 
     ``store`` must already be initialised with ``params`` (and its deal secret); once every game is stored the
     secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule, ``RulesetError`` for a
     ruleset or names under which a line could exceed ``protocol.MAX_SENT_LINE``, and the
-    runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. With
-    ``cluster`` (a Dask scheduler address or ``local:N``) the batches are played there instead (``jobs``,
-    ``fresh``, ``play`` and ``factory`` do not apply) and ``ClusterError`` reports a cluster that cannot be used.
+    runner's ``ConfigError`` for impossible runner settings; bot faults are recorded, never raised. The executor
+    may raise errors of its own (``ClusterError``).
     """
     progress = progress or Progress()
     secret = store.deal_secret()
@@ -76,25 +73,10 @@ def run_tournament(
         race = race_of(params, secret)
     else:
         race = None
-    config = params.runner_config(results=store.directory)
-    ruleset = params.game_ruleset()
-    specs = params.bot_specs()
     finished = store.finished_game_ids()
     results: dict[str, tuple[SeatRow, ...]] = {}
-    if race is not None:
-        results = {g.game_id: g.seats for g in store.games()}
-        batches = replay_race(race, results)
-        total = params.max_games
-        params.check_line_length([f"g{params.max_games:06d}"])  # the longest game id the race may use
-    else:
-        batches = schedule_for(params, secret)
-        total = sum(len(b.games) for b in batches)
-        params.check_line_length(g.game_id for b in batches for g in b.games)
     tally = tally_from_store(store)
     played = 0
-
-    def pending(round_: list[TableBatch]) -> list[TableBatch]:
-        return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     def on_game(p: PlayedGame) -> None:
         nonlocal played
@@ -110,68 +92,34 @@ def run_tournament(
         if on_committed is not None:
             on_committed(p)
 
+    setup = PlaySetup.of(params, store.directory, finished, on_game)
+    if race is not None:
+        results.update((g.game_id, g.seats) for g in store.games())
+        upcoming = replay_race(race, results)
+        total = params.max_games
+        params.check_line_length([f"g{params.max_games:06d}"])  # the longest game id the race may use
+    else:
+        upcoming = schedule_for(params, secret)
+        total = sum(len(b.games) for b in upcoming)
+        params.check_line_length(g.game_id for b in upcoming for g in b.games)
+    rounds = [upcoming]
+
     def next_round() -> list[TableBatch]:
-        """After a round is played: the race's next round (nothing more for a fixed schedule)."""
-        if race is None:
-            return []
-        from referee.tournament.race import replay_race
-
-        return replay_race(race, results)
-
-    async def work() -> None:
-        nonlocal batches
-        while batches:
-            await run_local(
-                pending(batches),
-                specs,
-                config,
-                ruleset,
-                store.directory,
-                jobs=jobs,
-                on_game=on_game,
-                skip=finished,
-                fresh=fresh,
-                play=play,
-                factory=factory,
-            )
-            batches = next_round()
+        """The batches of the next round with a game to play: the schedule, then (a race) the race's next round."""
+        round_ = rounds.pop() if rounds else [] if race is None else replay_race(race, results)
+        return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     done_before = len(finished)
     progress.start(total, done_before, tally)
-
-    def outcome(interrupted: bool) -> RunOutcome:
-        return RunOutcome(total, done_before, played, interrupted, None if race is None else race.outcome())
-
-    if cluster is not None:
-        from referee.tournament.cluster import run_on_cluster
-
-        try:
-            while batches:
-                run_on_cluster(
-                    pending(batches),
-                    params.entrants,
-                    config,
-                    ruleset,
-                    store.directory,
-                    address=cluster,
-                    on_game=on_game,
-                    skip=set(finished),
-                )
-                batches = next_round()
-            interrupted = False
-        except Stopped:
-            interrupted = True
-        finally:
-            progress.stop()
-        return _finish(store, outcome(interrupted))
     try:
-        run_until_stopped(work)
+        executor.run(setup, next_round)
         interrupted = False
     except Stopped:
         interrupted = True
     finally:
         progress.stop()
-    return _finish(store, outcome(interrupted))
+    outcome = RunOutcome(total, done_before, played, interrupted, None if race is None else race.outcome())
+    return _finish(store, outcome)
 
 
 def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:

@@ -13,8 +13,10 @@ import pytest
 
 from referee.runner import parse_bot_spec
 from referee.tournament import (
+    DaskExecutor,
     DealSecret,
     EntrantInfo,
+    LocalExecutor,
     PlayedGame,
     Requested,
     ResultsStore,
@@ -66,7 +68,8 @@ def play(
     with ResultsStore(directory) as store:
         if store.params() is None:
             store.initialise(params, SECRET)
-        run_tournament(store, params, jobs=2, cluster=cluster, on_committed=on_committed)
+        executor = LocalExecutor(2) if cluster is None else DaskExecutor(cluster)
+        run_tournament(store, params, executor, on_committed=on_committed)
         return standings_from_store(store).to_dict()
 
 

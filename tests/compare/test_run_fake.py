@@ -8,7 +8,15 @@ import pytest
 
 from referee.compare import BlockResult, Design, Settings, run_compare
 from referee.compare.run import META_KEY, stored_settings
-from referee.tournament import DealSecret, EntrantInfo, Requested, ResultsStore, TournamentParams, resolve_params
+from referee.tournament import (
+    DealSecret,
+    EntrantInfo,
+    LocalExecutor,
+    Requested,
+    ResultsStore,
+    TournamentParams,
+    resolve_params,
+)
 from tests.tournament.fakes import FakePlayer, make_factory
 
 from .fakes import known_difference, ranks_of
@@ -35,7 +43,9 @@ def setup(
 def test_a_clear_difference_is_decided_at_the_first_allowed_block(tmp_path: Path, edge: float, verdict: str) -> None:
     created: list[FakePlayer] = []
     store, params, settings = setup(tmp_path)
-    outcome = run_compare(store, params, settings, jobs=2, play=known_difference(edge), factory=make_factory(created))
+    outcome = run_compare(
+        store, params, settings, LocalExecutor(2, play=known_difference(edge), factory=make_factory(created))
+    )
     state = outcome.state
     assert (state.verdict, state.blocks, state.games) == (verdict, 8, 64)
     assert state.points.mean == pytest.approx(edge, abs=1.5)
@@ -50,7 +60,7 @@ def test_a_clear_difference_is_decided_at_the_first_allowed_block(tmp_path: Path
 
 def test_new_and_old_play_the_same_deal_seats_and_opponents(tmp_path: Path) -> None:
     store, params, settings = setup(tmp_path)
-    run_compare(store, params, settings, jobs=1, play=known_difference(5.0), factory=make_factory([]))
+    run_compare(store, params, settings, LocalExecutor(1, play=known_difference(5.0), factory=make_factory([])))
     games = list(store.games())
     for block in range(8):
         new_games, old_games = games[block * 8 : block * 8 + 4], games[block * 8 + 4 : block * 8 + 8]
@@ -71,7 +81,7 @@ def test_new_and_old_play_the_same_deal_seats_and_opponents(tmp_path: Path) -> N
 
 def test_tables_cycle_through_the_panel(tmp_path: Path) -> None:
     store, params, settings = setup(tmp_path, panel=("p1", "p2", "p3"), k=3)
-    run_compare(store, params, settings, jobs=2, play=known_difference(5.0), factory=make_factory([]))
+    run_compare(store, params, settings, LocalExecutor(2, play=known_difference(5.0), factory=make_factory([])))
     games = list(store.games())
     tables = [frozenset(r.entrant for r in games[b * 6].seats) - {"new"} for b in range(3)]
     assert tables == [frozenset({"p1", "p2"}), frozenset({"p1", "p3"}), frozenset({"p2", "p3"})]
@@ -79,7 +89,9 @@ def test_tables_cycle_through_the_panel(tmp_path: Path) -> None:
 
 def test_no_difference_with_a_small_budget_is_inconclusive(tmp_path: Path) -> None:
     store, params, settings = setup(tmp_path, max_games=60)
-    outcome = run_compare(store, params, settings, jobs=2, play=known_difference(0.3), factory=make_factory([]))
+    outcome = run_compare(
+        store, params, settings, LocalExecutor(2, play=known_difference(0.3), factory=make_factory([]))
+    )
     assert (outcome.state.verdict, outcome.state.blocks, outcome.state.games) == ("inconclusive", 7, 56)
     assert store.game_count() == 56, "only whole blocks within --max-games are played"
 
@@ -90,7 +102,9 @@ class Stop(Exception):
 
 def test_an_interrupted_comparison_resumes_to_the_same_verdict(tmp_path: Path) -> None:
     whole, params, settings = setup(tmp_path / "whole")
-    expected = run_compare(whole, params, settings, jobs=2, play=known_difference(1.0), factory=make_factory([]))
+    expected = run_compare(
+        whole, params, settings, LocalExecutor(2, play=known_difference(1.0), factory=make_factory([]))
+    )
     assert expected.state.verdict is not None and expected.state.blocks > 8
 
     part, params2, settings2 = setup(tmp_path / "part")
@@ -106,17 +120,17 @@ def test_an_interrupted_comparison_resumes_to_the_same_verdict(tmp_path: Path) -
 
     created: list[FakePlayer] = []
     with pytest.raises(Stop):
-        run_compare(part, params2, settings2, jobs=2, play=failing, factory=make_factory(created))
+        run_compare(part, params2, settings2, LocalExecutor(2, play=failing, factory=make_factory(created)))
     assert all(p.closed for p in created), "bots are closed even when the run fails"
     assert 40 <= part.game_count() < 48, "stopped midway, in the sixth block"
     part.close()
     again = ResultsStore(tmp_path / "part")
     assert again.params() == params and stored_settings(again) == settings
-    outcome = run_compare(again, params, settings, jobs=2, play=inner, factory=make_factory([]))
+    outcome = run_compare(again, params, settings, LocalExecutor(2, play=inner, factory=make_factory([])))
     assert outcome.state.to_dict() == expected.state.to_dict()
     assert again.game_count() == whole.game_count()
     # a finished comparison replays its verdict and plays nothing
-    replay = run_compare(again, params, settings, jobs=2, play=inner, factory=make_factory([]))
+    replay = run_compare(again, params, settings, LocalExecutor(2, play=inner, factory=make_factory([])))
     assert replay.played == 0 and replay.state.to_dict() == expected.state.to_dict()
 
 
@@ -124,7 +138,7 @@ def test_an_interrupted_comparison_resumes_to_the_same_verdict(tmp_path: Path) -
 def test_forfeits_count_against_the_version_that_forfeits(tmp_path: Path, crash: str, verdict: str) -> None:
     store, params, settings = setup(tmp_path, panel=("p1", "p2"), k=3)
     play = known_difference(0.0, crash=frozenset({crash}))
-    outcome = run_compare(store, params, settings, jobs=2, play=play, factory=make_factory([]))
+    outcome = run_compare(store, params, settings, LocalExecutor(2, play=play, factory=make_factory([])))
     assert outcome.state.verdict == verdict
     assert outcome.state.forfeits == {"new": 0, "old": 0} | {crash: 8 * 3}
     assert outcome.state.ranks.mean == pytest.approx(-1.0 if crash == "new" else 1.0, abs=0.5)
@@ -133,7 +147,7 @@ def test_forfeits_count_against_the_version_that_forfeits(tmp_path: Path, crash:
 def test_a_panel_bot_that_forfeits_hurts_neither_version(tmp_path: Path) -> None:
     store, params, settings = setup(tmp_path, panel=("p1", "p2"), k=3)
     play = known_difference(5.0, crash=frozenset({"p2"}))
-    outcome = run_compare(store, params, settings, jobs=2, play=play, factory=make_factory([]))
+    outcome = run_compare(store, params, settings, LocalExecutor(2, play=play, factory=make_factory([])))
     assert outcome.state.forfeits == {"new": 0, "old": 0}
     assert outcome.state.verdict == "stronger"
 
@@ -145,6 +159,8 @@ def test_ranks_put_forfeiters_below_everyone() -> None:
 
 def test_state_refuses_blocks_after_the_verdict(tmp_path: Path) -> None:
     store, params, settings = setup(tmp_path)
-    state = run_compare(store, params, settings, jobs=2, play=known_difference(5.0), factory=make_factory([])).state
+    state = run_compare(
+        store, params, settings, LocalExecutor(2, play=known_difference(5.0), factory=make_factory([]))
+    ).state
     with pytest.raises(ValueError, match="already ended"):
         state.add(BlockResult(8, 1.0, 0.5, {"new": 0, "old": 0}))

@@ -12,6 +12,7 @@ import trio
 from referee.tournament import (
     DealSecret,
     EntrantInfo,
+    LocalExecutor,
     Requested,
     ResultsStore,
     resolve_params,
@@ -46,7 +47,7 @@ class Stop(Exception):
 def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None:
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b", "zed", "c"], table_size=3, repeats=2)
-    outcome = run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    outcome = run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory(created)))  # type: ignore[arg-type]
     assert outcome.total == 4 * 3 * 2 == outcome.played and not outcome.interrupted
     assert store.game_count() == 24
     # Processes stay up across deals, but none plays a deal twice (the rotations of a table share one deal, and
@@ -73,7 +74,7 @@ def test_a_bot_process_never_plays_a_deal_twice_but_carries_on_to_the_next_deal(
     second of every deal; each bot gets a new process once, when the second pass begins."""
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b"], repeats=3)
-    run_tournament(store, params, jobs=1, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    run_tournament(store, params, LocalExecutor(1, play=fake_play, factory=make_factory(created)))  # type: ignore[arg-type]
     for name in ("a", "b"):
         assert [p.games for p in created if p.name == name] == [3, 3]
     assert all(len(set(p.deals)) == p.games for p in created)
@@ -86,7 +87,7 @@ def test_two_lanes_swap_deals_between_passes_so_each_process_plays_two_passes(tm
     4 entrants x 2 lanes x 2 processes (one process per pass and lane would be 32)."""
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b", "c", "d"], repeats=30)
-    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory(created))  # type: ignore[arg-type]
+    run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory(created)))  # type: ignore[arg-type]
     assert store.game_count() == 120
     assert all(len(set(p.deals)) == len(p.deals) for p in created)
     assert len(created) == 16
@@ -97,7 +98,7 @@ def test_two_lanes_swap_deals_between_passes_so_each_process_plays_two_passes(tm
 def test_fresh_processes_start_one_player_per_seat_per_game(tmp_path: Path) -> None:
     created: list[FakePlayer] = []
     store, params = start(tmp_path, ["a", "b", "c"], repeats=2)
-    run_tournament(store, params, jobs=1, play=fake_play, factory=make_factory(created), fresh=True)  # type: ignore[arg-type]
+    run_tournament(store, params, LocalExecutor(1, play=fake_play, factory=make_factory(created), fresh=True))  # type: ignore[arg-type]
     assert len(created) == 6 * 3
     assert all(p.games == 1 and p.closed for p in created)
 
@@ -105,7 +106,7 @@ def test_fresh_processes_start_one_player_per_seat_per_game(tmp_path: Path) -> N
 def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
     names = ["a", "b", "zed", "c", "d"]
     whole, params = start(tmp_path / "whole", names, repeats=2)
-    run_tournament(whole, params, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    run_tournament(whole, params, LocalExecutor(2, play=fake_play, factory=make_factory([])))  # type: ignore[arg-type]
     expected = standings_from_store(whole).to_dict()
 
     part, params2 = start(tmp_path / "part", names, repeats=2)
@@ -119,7 +120,9 @@ def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
 
     created: list[FakePlayer] = []
     with pytest.raises(Stop):
-        run_tournament(part, params2, jobs=2, play=fake_play, factory=make_factory(created), on_committed=boom)  # type: ignore[arg-type]
+        run_tournament(
+            part, params2, LocalExecutor(2, play=fake_play, factory=make_factory(created)), on_committed=boom
+        )  # type: ignore[arg-type]
     assert all(p.closed for p in created), "bots are closed even when the run fails"
     stopped_at = part.game_count()
     assert 13 <= stopped_at < 40
@@ -128,18 +131,18 @@ def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
     part.close()
     again, params3 = start(tmp_path / "part", names)
     assert params3 == params2
-    outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    outcome = run_tournament(again, params3, LocalExecutor(2, play=fake_play, factory=make_factory([])))  # type: ignore[arg-type]
     assert (outcome.done_before, outcome.played, outcome.total) == (stopped_at, 40 - stopped_at, 40)
     assert standings_from_store(again).to_dict() == expected
     assert again.deals()["secret"] == SECRET.hex, "revealed once the last game is stored"
     # Nothing left: a third run plays nothing and changes nothing.
-    outcome = run_tournament(again, params3, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    outcome = run_tournament(again, params3, LocalExecutor(2, play=fake_play, factory=make_factory([])))  # type: ignore[arg-type]
     assert outcome.played == 0 and again.game_count() == 40
 
 
 def test_faults_are_attributed_to_the_entrant(tmp_path: Path) -> None:
     store, params = start(tmp_path, ["a", "crashy", "b"], repeats=1)
-    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory([]))  # type: ignore[arg-type]
+    run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory([])))  # type: ignore[arg-type]
     s = {e.name: e for e in standings_from_store(store).entrants}
     assert s["crashy"].forfeits == {"crash": 3}
     assert s["a"].forfeits == {} and s["b"].forfeits == {}
@@ -164,7 +167,7 @@ def test_live_progress_reports_every_game(tmp_path: Path, terminal: bool) -> Non
     console = Console(file=out, force_terminal=terminal, width=120)
     store, params = start(tmp_path, ["a", "b", "zed"], repeats=4)
     progress = LiveProgress(console, refresh=0.0)
-    run_tournament(store, params, jobs=2, play=fake_play, factory=make_factory([]), progress=progress)  # type: ignore[arg-type]
+    run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory([])), progress=progress)  # type: ignore[arg-type]
     text = out.getvalue()
     if terminal:
         assert "Live standings" in text and "ETA" in text and "12/12" in text
@@ -193,7 +196,7 @@ def test_two_rotations_of_one_deal_never_run_at_the_same_time(tmp_path: Path, na
         finally:
             playing[seed] -= 1
 
-    outcome = run_tournament(store, params, jobs=3, play=slow_play, factory=make_factory([]))  # type: ignore[arg-type]
+    outcome = run_tournament(store, params, LocalExecutor(3, play=slow_play, factory=make_factory([])))  # type: ignore[arg-type]
     assert outcome.played == outcome.total == len(names) * (len(names) - 1) // 2 * games * 2
     assert most["deal"] == 1
     assert most["all"] == min(3, len(names) * (len(names) - 1) // 2 * games)  # lanes run at once on other deals
