@@ -408,7 +408,7 @@ def standings_cmd(directory: Path, as_json: bool) -> None:
     from referee.tournament import ResultsStore, StoreError, standings_from_store
 
     try:
-        with ResultsStore(directory, create=False) as store:
+        with ResultsStore(directory, read_only=True) as store, store.snapshot():
             if store.params() is None:
                 _fail("standings", f"{directory} holds no tournament (its database is empty)")
             standings = standings_from_store(store)

@@ -70,7 +70,7 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
     was published (default: the stored one). Raises ``StoreError`` when the folder holds no tournament with a
     deal commitment; every disagreement is a line of the result.
     """
-    with ResultsStore(directory, create=False) as store:
+    with ResultsStore(directory, read_only=True) as store, store.snapshot():
         params = store.params()
         if params is None:
             raise StoreError(f"{directory} holds no tournament (its database is empty)")

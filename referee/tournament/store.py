@@ -46,6 +46,7 @@ Schema (version 1)::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -53,11 +54,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote
 
 from referee.engine import RefereeError
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
+from referee.tournament.designs import check_format, planned_games
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import ScheduledGame
+from referee.tournament.schedule import ScheduledGame, ScheduleError
 
 __all__ = [
     "DB_NAME",
@@ -67,6 +70,8 @@ __all__ = [
     "ResultsStore",
     "SeatRow",
     "StoreError",
+    "StoredEntrant",
+    "StoredFault",
     "StoredGame",
     "deals_record",
     "seat_rows",
@@ -75,6 +80,7 @@ __all__ = [
 DB_NAME = "results.sqlite"
 SCHEMA_VERSION = "1"
 
+_VERSION = "SELECT value FROM meta WHERE key='schema_version'"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entrants(
@@ -140,6 +146,31 @@ class StoredGame:
     ordinal: int
     seats: tuple[SeatRow, ...]
     batch: int | None = None  # the table batch (one deal at one table, every rotation)
+    seed: int | None = None  # the deal seed
+    log_path: str | None = None  # the game log, relative to the results folder (None: none kept)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEntrant:
+    """An entrant as stored: its tournament ``name``, its command, and the name its bot declared in hello."""
+
+    name: str
+    argv: tuple[str, ...]
+    declared: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFault:
+    """A recorded fault of ``entrant`` in seat ``seat`` of game ``game_id`` (the columns of ``faults``)."""
+
+    game_id: str
+    seat: int
+    entrant: str
+    kind: str
+    round: int | None
+    turn: int | None
+    detail: str
+    line: str | None
 
 
 def seat_rows(seats: Sequence[str], result: GameResultLike) -> tuple[SeatRow, ...]:
@@ -174,27 +205,53 @@ class ResultsStore:
 
     ``ResultsStore(directory)`` opens (creating the directory and an empty database if needed); raises
     ``StoreError`` when the file is not a results database of a schema this referee reads.
+    ``ResultsStore(directory, read_only=True)`` opens an existing database for reading only (SQLite's
+    ``mode=ro``: ``referee standings`` and the report), never writing to it, not even its schema; inside
+    ``with store.snapshot():`` every read sees one consistent state of a tournament that may still be running.
     """
 
-    def __init__(self, directory: Path | str, *, create: bool = True) -> None:
+    def __init__(self, directory: Path | str, *, create: bool = True, read_only: bool = False) -> None:
         self.directory = Path(directory)
         self.path = self.directory / DB_NAME
-        if not create and not self.path.exists():
+        self.read_only = read_only
+        if (read_only or not create) and not self.path.exists():
             raise StoreError(f"{self.directory} holds no tournament ({DB_NAME} not found)")
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.execute("PRAGMA busy_timeout=10000")
-            self._db.executescript(_SCHEMA)
-            row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            if read_only:
+                self._db = sqlite3.connect(
+                    f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True, isolation_level=None
+                )
+                self._db.execute("PRAGMA busy_timeout=10000")
+                tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                self._empty = not {"meta", "entrants", "games", "seats", "faults"} <= tables
+                row = None if self._empty else self._db.execute(_VERSION).fetchone()
+            else:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.execute("PRAGMA busy_timeout=10000")
+                self._db.executescript(_SCHEMA)
+                self._empty = False
+                row = self._db.execute(_VERSION).fetchone()
         except (sqlite3.Error, OSError) as e:
-            raise StoreError(f"cannot open the results database {self.path}: {e}") from e
+            raise StoreError(f"cannot {'read' if read_only else 'open'} the results database {self.path}: {e}") from e
         if row is not None and row[0] != SCHEMA_VERSION:
             self._db.close()
             raise StoreError(f"{self.path} has schema version {row[0]}; this referee reads version {SCHEMA_VERSION}")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one state of the database (one read transaction), while a run may go on writing."""
+        try:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot read the results database {self.path}: {e}") from e
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -209,6 +266,8 @@ class ResultsStore:
 
     def params(self) -> TournamentParams | None:
         """The stored tournament's parameters, or None for a new database. Raises ``StoreError`` if unreadable."""
+        if self._empty:
+            return None
         row = self._db.execute("SELECT value FROM meta WHERE key='params'").fetchone()
         if row is None:
             return None
@@ -358,25 +417,51 @@ class ResultsStore:
         return {entrant: (game_id, kind, detail) for entrant, game_id, kind, detail in rows}
 
     def games(self) -> Iterator[StoredGame]:
-        """Every stored game in schedule order, each with its seats (and the kind of each forfeit)."""
+        """Every stored game in schedule order, each with its seats (and the kind of each forfeit: the kind of the
+        seat's first fault, ``"unknown"`` when none was recorded)."""
         kinds: dict[tuple[str, int], str] = {}
         for game_id, seat, kind in self._db.execute("SELECT game_id, seat, kind FROM faults ORDER BY rowid"):
             kinds.setdefault((game_id, seat), kind)
         rows = self._db.execute(
-            "SELECT g.game_id, g.ordinal, g.batch, s.seat, s.entrant, s.score, s.rank, s.forfeit "
+            "SELECT g.game_id, g.ordinal, g.batch, g.seed, g.log_path, s.seat, s.entrant, s.score, s.rank, s.forfeit "
             "FROM games g JOIN seats s ON s.game_id = g.game_id ORDER BY g.ordinal, s.seat"
         )
-        current: tuple[str, int, int] | None = None
+        current: tuple[str, int, int, int, str | None] | None = None
         seats: list[SeatRow] = []
-        for game_id, ordinal, batch, seat, entrant, score, rank, forfeit in rows:
+        for game_id, ordinal, batch, seed, log_path, seat, entrant, score, rank, forfeit in rows:
             if current is not None and current[0] != game_id:
-                yield StoredGame(current[0], current[1], tuple(seats), current[2])
+                yield StoredGame(current[0], current[1], tuple(seats), *current[2:])
                 seats = []
-            current = (game_id, ordinal, batch)
+            current = (game_id, ordinal, batch, seed, log_path)
             kind = kinds.get((game_id, seat), "unknown") if forfeit else None
             seats.append(SeatRow(entrant, score, rank, kind))
         if current is not None:
-            yield StoredGame(current[0], current[1], tuple(seats), current[2])
+            yield StoredGame(current[0], current[1], tuple(seats), *current[2:])
+
+    def entrants(self) -> list[StoredEntrant]:
+        """The entrants in their given order."""
+        rows = self._db.execute("SELECT name, argv, declared_name FROM entrants ORDER BY position")
+        return [StoredEntrant(name, tuple(json.loads(argv)) if argv else (), declared) for name, argv, declared in rows]
+
+    def faults(self) -> list[StoredFault]:
+        """Every recorded fault, in the order recorded."""
+        rows = self._db.execute(
+            "SELECT game_id, seat, entrant, kind, round, turn, detail, line FROM faults ORDER BY rowid"
+        )
+        return [StoredFault(*row) for row in rows]
+
+    def planned_games(self) -> int | None:
+        """How many games the stored tournament's schedule holds (``designs.planned_games``, which counts what
+        ``schedule_for`` makes); None for a race (its rounds depend on the results) or when the stored parameters
+        make no schedule."""
+        params = self.params()
+        if params is None:
+            return None
+        try:
+            check_format(params)
+        except ScheduleError:
+            return None
+        return planned_games(params)
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)

@@ -138,3 +138,21 @@ def test_the_cli_offers_every_format() -> None:
     from referee.tournament import FORMATS
 
     assert OFFERED == FORMATS
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"format": "round-robin", "repeats": 2},
+        {"format": "round-robin", "table_size": 3},
+        {"format": "balanced", "tables_per_entrant": 4},
+        {"format": "gauntlet", "challengers": ("e000", "e001"), "table_size": 3, "repeats": 2},
+    ],
+)
+def test_the_planned_count_is_the_schedules_length(kw: dict[str, object]) -> None:
+    """The report and ``referee run`` announce ``planned_games``; the schedule is what is played."""
+    from referee.tournament import planned_games
+
+    p = params(8, **kw)
+    check_format(p)
+    assert planned_games(p) == sum(len(b.games) for b in schedule_for(p, SECRET))

@@ -86,3 +86,47 @@ def test_foreign_files_are_refused(tmp_path: Path) -> None:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     with pytest.raises(StoreError, match="schema version 99"):
         ResultsStore(newer)
+
+
+def test_a_read_only_store_reads_a_running_tournament_without_writing(tmp_path: Path) -> None:
+    p = params(repeats=2)
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        games = [
+            g
+            for b in make_schedule(NAMES, table_size=3, repeats=2, seed=9, secret=store.deal_secret())
+            for g in b.games
+        ]
+        fault = FakeFault(2, "crash")
+        store.record_game(
+            games[0], FakeResult("g", games[0].seats, (1, 2, 3), (1, 2, 3), (2,), (fault,), None, 0), duration=1
+        )
+        with ResultsStore(tmp_path, read_only=True) as reader, reader.snapshot():
+            assert reader.params() == p and reader.planned_games() == len(games) == 6
+            # A game finished while the reader is in its snapshot is not seen by it.
+            store.record_game(
+                games[1], FakeResult("h", games[1].seats, (0, 0, 0), (1, 1, 1), (), (), None, 0), duration=1
+            )
+            stored = list(reader.games())
+            assert [g.game_id for g in stored] == [games[0].game_id]
+            assert (stored[0].seed, stored[0].batch) == (games[0].seed, games[0].batch)
+            assert [(f.game_id, f.seat, f.entrant, f.kind) for f in reader.faults()] == [
+                (games[0].game_id, 2, games[0].seats[2], "crash")
+            ]
+            assert [e.name for e in reader.entrants()] == NAMES and reader.entrants()[0].argv == ("python3", "a.py")
+        with ResultsStore(tmp_path, read_only=True) as reader:
+            assert reader.game_count() == 2
+            with pytest.raises(sqlite3.OperationalError, match="readonly"):
+                reader.set_meta("x", "y")
+
+
+def test_a_read_only_store_refuses_what_is_not_a_tournament(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="holds no tournament"):
+        ResultsStore(tmp_path / "nothing", read_only=True)
+    assert not (tmp_path / "nothing").exists()
+    (tmp_path / "results.sqlite").write_text("not a database at all, just text" * 100)
+    with pytest.raises(StoreError, match="cannot read the results database"):
+        ResultsStore(tmp_path, read_only=True)
+    ResultsStore(tmp_path / "empty").close()
+    with ResultsStore(tmp_path / "empty", read_only=True) as reader:
+        assert reader.params() is None and reader.planned_games() is None
