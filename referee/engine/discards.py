@@ -190,8 +190,8 @@ def discard_options(hand: Cards, discard: int) -> Sequence[Cards]:
     ``hand`` is sorted, as every hand of a State is. The answer is an immutable sequence that equals the list of
     those discards and computes a discard only when asked for it (see ``DiscardOptions``).
     """
-    pool = hand[1:] if hand[:1] == (1,) else hand  # sorted: the 1 comes first
-    if pool[:1] == (1,):  # not a hand of the deck (it has one 1), but answered all the same
+    pool = hand[1:] if hand and hand[0] == 1 else hand  # sorted: the 1 comes first
+    if pool and pool[0] == 1:  # not a hand of the deck (it has one 1), but answered all the same
         pool = tuple(c for c in pool if c != 1)
     return DiscardOptions(pool, discard)
 

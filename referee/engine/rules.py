@@ -454,8 +454,7 @@ def _start_round(state: State, r: int) -> State:
 
 def _begin_play(state: State) -> State:
     if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens
-        hands = state.hands
-        return _with(state, phase=PLAY_PHASE, to_move=next(s for s in range(state.players) if hands[s][:1] == (1,)))
+        return _with(state, phase=PLAY_PHASE, to_move=_holder_of_the_1(state.hands))
     state = _with(state, phase=PLAY_PHASE)
     opener_forfeited = -1
     for s in range(state.players):
@@ -466,10 +465,17 @@ def _begin_play(state: State) -> State:
     if opener_forfeited >= 0:
         to_move = _next_playing(state.status, opener_forfeited)
     else:
-        to_move = next(s for s in range(state.players) if state.hands[s][:1] == (1,))
+        to_move = _holder_of_the_1(state.hands)
         if state.status[to_move] is not PLAYING:  # pragma: no cover - the holder is a forfeiter above
             to_move = -1
     return _with(state, to_move=to_move)
+
+
+def _holder_of_the_1(hands: tuple[Hand, ...]) -> int:
+    for s, hand in enumerate(hands):
+        if hand and hand[0] == 1:  # sorted: the 1 comes first
+            return s
+    raise AssertionError("the 1 is in no hand")  # pragma: no cover - every round deals it, forfeiters play it
 
 
 def _settle(state: State) -> State:
@@ -483,15 +489,25 @@ def _end_round(state: State) -> State:
     """Record the round and start the next one (or score the game). A loop, not recursion: with every
     player forfeited, rounds end as soon as they begin."""
     while True:
-        discards = tuple(d if d is not None else () for d in state.discards)
+        discards = state.discards
+        if None in discards:
+            discards = tuple(d if d is not None else () for d in discards)
         record = _tuple_new(
             RoundRecord, (state.round + 1, state.deal[state.round], discards, state.history, state.table())
         )
-        state = _with(state, rounds_done=(*state.rounds_done, record), to_move=-1, forced=False)
+        rounds_done = (*state.rounds_done, record)
         if state.round + 1 >= state.ruleset.rounds:
             scores = final_scores(state.penalty, state.bonus, state.ruleset)
-            return _with(state, phase=OVER_PHASE, scores=scores, ranks=rank(scores, state.forfeited))
-        state = _start_round(state, state.round + 1)
+            return _with(
+                state,
+                rounds_done=rounds_done,
+                to_move=-1,
+                forced=False,
+                phase=OVER_PHASE,
+                scores=scores,
+                ranks=rank(scores, state.forfeited),
+            )
+        state = _start_round(_with(state, rounds_done=rounds_done), state.round + 1)  # which resets the turn
         if state.phase is not PLAY_PHASE or state.to_move >= 0:
             return state
 
