@@ -321,7 +321,7 @@ def _discard(state: State, action: Discard) -> State:
         raise IllegalMove(f"there is no seat {seat!r} in a game of {state.players}")
     if state.discards[seat] is not None:
         raise IllegalMove(f"seat {seat} has already discarded this round")
-    if not isinstance(cards, tuple | list):
+    if type(cards) is not tuple and not isinstance(cards, tuple | list):
         raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
     for c in cards:
         if type(c) is not int:
