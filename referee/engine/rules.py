@@ -350,7 +350,10 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
 
 def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
     discards = _put(state.discards, seat, cards)
-    state = _with(state, hands=_put(state.hands, seat, new_hand), discards=discards)
+    items = list(state)  # as _with(state, hands=..., discards=...), without the keywords: every discard comes here
+    items[_HANDS] = _put(state.hands, seat, new_hand)
+    items[_DISCARDS] = discards
+    state = _tuple_new(State, items)
     if None not in discards:
         return _settle(_begin_play(state))
     return state
@@ -535,6 +538,8 @@ def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...
 
 #: The position of each field of State, for ``_with``.
 _AT: dict[str, int] = {name: i for i, name in enumerate(State._fields)}
+_HANDS = _AT["hands"]
+_DISCARDS = _AT["discards"]
 
 
 def _with(state: State, **changes: Any) -> State:
