@@ -530,7 +530,7 @@ def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...
     """Shared competition ranks (1, 2, 2, 4): ascending score, every forfeiter below every non-forfeiter."""
     keys = list(zip(forfeited, scores, strict=True))
     ordered = sorted(keys)
-    return tuple(1 + bisect_left(ordered, k) for k in keys)  # 1 + how many keys are below k
+    return tuple([1 + bisect_left(ordered, k) for k in keys])  # 1 + how many keys are below k
 
 
 # --------------------------------------------------------------------------------------------- helpers

@@ -77,9 +77,12 @@ class State(NamedTuple):
 
     def table(self) -> tuple[PlayerView, ...]:
         """The public table: every player's card count, chips and status, indexed by seat."""
-        new = tuple.__new__
-        seats = zip(self.hands, self.penalty, self.bonus, self.status, strict=True)
-        return tuple([new(PlayerView, (len(h), p, b, s)) for h, p, b, s in seats])
+        new = tuple.__new__  # skips NamedTuple's Python-level __new__; a plain loop beats a comprehension here
+        hands, penalty, bonus, status = self.hands, self.penalty, self.bonus, self.status
+        views = []
+        for s in range(self.players):
+            views.append(new(PlayerView, (len(hands[s]), penalty[s], bonus[s], status[s])))
+        return tuple(views)
 
     @property
     def is_over(self) -> bool:
