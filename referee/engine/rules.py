@@ -164,31 +164,98 @@ def apply(state: State, action: Action) -> State:
     Raises ``IllegalMove`` with a reason a bot author understands; ``state`` is never changed.
     """
     kind = type(action)
-    if kind is Play or kind is Pass or kind is Drop:
-        if state.phase is not PLAY_PHASE:
-            raise IllegalMove(f"no turn is due: the game is in the {state.phase.value} phase")
-        if kind is Play:
-            return _play(state, action)  # type: ignore[arg-type]
-        if kind is Pass:
-            return _pass(state, action.force)  # type: ignore[union-attr]
-        return _drop(state)
-    if kind is Discard:
-        return _discard(state, action)  # type: ignore[arg-type]
-    raise IllegalMove(f"not an action: {action!r}")
+    if kind is not Play and kind is not Pass and kind is not Drop:
+        if kind is Discard:
+            return _discard(state, action)  # type: ignore[arg-type]
+        raise IllegalMove(f"not an action: {action!r}")
+    # A turn: the hot path of every playout, written as one function over one unpacking of the state (reading
+    # the fields one by one, and handing them from helper to helper, costs a fifth more).
+    # fmt: off
+    (ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
+     status, forfeited, seat, last, forced, turns, history, done, scores, ranks) = state
+    # fmt: on
+    if phase is not PLAY_PHASE:
+        raise IllegalMove(f"no turn is due: the game is in the {phase.value} phase")
+    event: Event
+    if kind is Play:
+        value, count, spent = action  # type: ignore[misc]
+        hands, bonus, penalty, status, event = _play(
+            seat, value, count, spent, hands, bonus, penalty, status, last, ruleset
+        )
+        last = value
+        force = False
+    elif kind is Pass:
+        force = action.force  # type: ignore[union-attr]
+        if type(force) is not bool:
+            raise IllegalMove(f"force of a pass is true or false, got {force!r}")
+        if last is None:
+            raise IllegalMove(_OPEN_WITH_THE_1)
+        if forced:
+            raise IllegalMove("you are forced: you must play or drop, not pass")
+        if force and not _others_playing(status, seat):
+            raise IllegalMove("pass and force needs another player still playing")
+        event = _PASS_EVENTS[seat][force]
+        penalty = _put(penalty, seat, penalty[seat] + event.penalty)
+    else:
+        if last is None:
+            raise IllegalMove(_OPEN_WITH_THE_1)
+        cards = len(hands[seat])
+        event = _tuple_new(DropEvent, (seat, cards, False, False))
+        penalty = _put(penalty, seat, penalty[seat] + cards)
+        status = _put(status, seat, DROPPED)
+        force = False
+    turns += 1
+    history = (*history, event)
+    nxt = _next_playing(status, seat)
+    if nxt >= 0 and turns >= ruleset.max_turns_per_round:
+        # Turn limit: every player still playing drops out, with the card penalty.
+        penalty_l = list(penalty)
+        status_l = list(status)
+        events = list(history)
+        for s in range(players):
+            if status_l[s] is PLAYING:
+                p = len(hands[s])
+                penalty_l[s] += p
+                status_l[s] = DROPPED
+                events.append(DropEvent(s, p, limit=True))
+        penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
+    # fmt: off
+    new: State = _tuple_new(State, (
+        ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
+        status, forfeited, nxt, last, force and nxt >= 0, turns, history, done, scores, ranks,
+    ))
+    # fmt: on
+    if nxt < 0:
+        return _end_round(new)
+    return new
 
 
-def _play(state: State, action: Play) -> State:
-    seat = state.to_move
-    value, count, bonus = action
+_OPEN_WITH_THE_1 = "the round opens with the 1: play value 1, count 1, bonus 0"
+
+#: ``_PASS_EVENTS[seat][force]``: the PassEvent of every seat's pass (1 chip) and pass and force (2 chips), shared.
+_PASS_EVENTS = tuple((PassEvent(s, False, 1), PassEvent(s, True, 2)) for s in range(MAX_PLAYERS))
+
+
+def _play(
+    seat: int,
+    value: int,
+    count: int,
+    bonus: int,
+    hands: tuple[Hand, ...],
+    chips: tuple[int, ...],
+    penalty: tuple[int, ...],
+    status: tuple[Status, ...],
+    last: int | None,
+    ruleset: Ruleset,
+) -> tuple[tuple[Hand, ...], tuple[int, ...], tuple[int, ...], tuple[Status, ...], PlayEvent]:
+    """Check a play of ``count`` cards of ``value`` with ``bonus`` chips; the hands, chips, penalties and
+    statuses after it, and its event."""
     if type(value) is not int or type(count) is not int or type(bonus) is not int:
         raise IllegalMove(f"value, count and bonus of a play are integers, got {value!r}, {count!r}, {bonus!r}")
-    hands = state.hands
     hand = hands[seat]
-    last = state.last
-    chips = state.bonus
     if last is None:
-        if action != OPENING:
-            raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
+        if value != 1 or count != 1 or bonus != 0:
+            raise IllegalMove(_OPEN_WITH_THE_1)
     else:
         if count < 1:
             raise IllegalMove(f"count must be at least 1, got {count}")
@@ -205,9 +272,9 @@ def _play(state: State, action: Play) -> State:
     if end > n or hand[end - 1] != value:
         have = hand.count(value)
         raise IllegalMove(f"you play {count} cards of {value} but hold {have}")
-    step = state.ruleset.bonus_step
+    step = ruleset.bonus_step
     if last is None:
-        penalty = 0
+        cost = 0
     else:
         if value < last - step * bonus:
             if bonus == 0:
@@ -217,100 +284,26 @@ def _play(state: State, action: Play) -> State:
                 f"{value} is lower than last {last} even with {bonus} bonus chip{'s' if bonus != 1 else ''}"
                 f" (it needs {need})"
             )
-        penalty = value - last - step * bonus - 1
-        if penalty < 0:
-            penalty = 0
+        cost = value - last - step * bonus - 1
+        if cost < 0:
+            cost = 0
     new_hand = hand[:i] + hand[end:]
     hands_l = list(hands)
     hands_l[seat] = new_hand
     if bonus:
         chips = _put(chips, seat, chips[seat] - bonus)
-    penalties = list(state.penalty)
+    penalties = list(penalty)
     old = penalties[seat]
-    new = old + penalty
-    status = state.status
+    new = old + cost
     finished = not new_hand
     if finished:
-        new -= state.ruleset.finish_refund
-        if state.ruleset.chip_floor and new < 0:
+        new -= ruleset.finish_refund
+        if ruleset.chip_floor and new < 0:
             new = 0
         status = _put(status, seat, FINISHED)
     penalties[seat] = new
-    event = _tuple_new(PlayEvent, (seat, value, count, bonus, new - old, finished, False))
-    return _after_turn(state, seat, tuple(hands_l), chips, tuple(penalties), status, value, False, event)
-
-
-def _pass(state: State, force: bool) -> State:
-    seat = state.to_move
-    if type(force) is not bool:
-        raise IllegalMove(f"force of a pass is true or false, got {force!r}")
-    if state.last is None:
-        raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
-    if state.forced:
-        raise IllegalMove("you are forced: you must play or drop, not pass")
-    if force and not _others_playing(state.status, seat):
-        raise IllegalMove("pass and force needs another player still playing")
-    event = _PASS_EVENTS[seat][force]
-    pen = _put(state.penalty, seat, state.penalty[seat] + event.penalty)
-    return _after_turn(state, seat, state.hands, state.bonus, pen, state.status, state.last, force, event)
-
-
-#: ``_PASS_EVENTS[seat][force]``: the PassEvent of every seat's pass (1 chip) and pass and force (2 chips), shared.
-_PASS_EVENTS = tuple((PassEvent(s, False, 1), PassEvent(s, True, 2)) for s in range(MAX_PLAYERS))
-
-
-def _drop(state: State) -> State:
-    seat = state.to_move
-    if state.last is None:
-        raise IllegalMove("the round opens with the 1: play value 1, count 1, bonus 0")
-    penalty = len(state.hands[seat])
-    event = _tuple_new(DropEvent, (seat, penalty, False, False))
-    pen = _put(state.penalty, seat, state.penalty[seat] + penalty)
-    status = _put(state.status, seat, DROPPED)
-    return _after_turn(state, seat, state.hands, state.bonus, pen, status, state.last, False, event)
-
-
-def _after_turn(
-    state: State,
-    seat: int,
-    hands: tuple[Hand, ...],
-    bonus: tuple[int, ...],
-    penalty: tuple[int, ...],
-    status: tuple[Status, ...],
-    last: int | None,
-    force: bool,
-    event: Event,
-) -> State:
-    # One unpacking of the state: cheaper than reading its fields one by one.
-    # fmt: off
-    (ruleset, players, deal, seed, phase, rnd, _, discards, _, _,
-     _, forfeited, _, _, _, turns, history, done, scores, ranks) = state
-    # fmt: on
-    turns += 1
-    history = (*history, event)
-    nxt = _next_playing(status, seat)
-    if nxt >= 0 and turns >= ruleset.max_turns_per_round:
-        # Turn limit: every player still playing drops out, with the card penalty.
-        penalty_l = list(penalty)
-        status_l = list(status)
-        events = list(history)
-        for s in range(players):
-            if status_l[s] is PLAYING:
-                p = len(hands[s])
-                penalty_l[s] += p
-                status_l[s] = DROPPED
-                events.append(DropEvent(s, p, limit=True))
-        penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
-    # The hot path: build the next State directly (same fields as state._replace, without its overhead).
-    # fmt: off
-    new: State = _tuple_new(State, (
-        ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
-        status, forfeited, nxt, last, force and nxt >= 0, turns, history, done, scores, ranks,
-    ))
-    # fmt: on
-    if nxt < 0:
-        return _end_round(new)
-    return new
+    event: PlayEvent = _tuple_new(PlayEvent, (seat, value, count, bonus, new - old, finished, False))
+    return tuple(hands_l), chips, tuple(penalties), status, event
 
 
 def _discard(state: State, action: Discard) -> State:
