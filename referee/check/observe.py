@@ -131,7 +131,7 @@ def _situations(msg: dict[str, Any]) -> frozenset[Situation]:
 
 
 class ObservedBot:
-    """An ``Entrant`` for ``play_game`` that records the bot's exchanges; see the module docstring.
+    """A ``Participant`` for ``play_game`` that records the bot's exchanges; see the module docstring.
 
     Call ``begin(game_id, tolerance=...)`` before each game; ``record`` then holds that game's exchanges.
     """

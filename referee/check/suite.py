@@ -15,7 +15,7 @@ from referee.check.model import CheckReport, Evidence, GameSummary
 from referee.check.observe import ObservedBot, unknown_message
 from referee.check.plan import PlannedGame, plan_games
 from referee.check.probe import probe_bot
-from referee.check.verdicts import Observations, PlayedGame, evaluate
+from referee.check.verdicts import Observations, SuiteGame, evaluate
 from referee.runner import (
     BotFault,
     BotSettings,
@@ -93,7 +93,7 @@ class _Lane:
             self.pool[key] = Player(spec, self.opp_config, self.logs / f"opp-{spec.name}-{self.index}-{copy}.log")
         return self.pool[key]
 
-    async def play(self, planned: PlannedGame, tolerance: bool, specs: dict[str, BotSpec]) -> PlayedGame:
+    async def play(self, planned: PlannedGame, tolerance: bool, specs: dict[str, BotSpec]) -> SuiteGame:
         copies: dict[str, int] = {}
         seats: list[ObservedBot | Player] = []
         for name in planned.lineup:
@@ -106,7 +106,7 @@ class _Lane:
         result = await play_game(
             seats, game_id=planned.game_id, deal=planned.deal, log_path=self.logs / f"{planned.game_id}.jsonl"
         )
-        return PlayedGame(planned, tolerance, result, self.bot.record)
+        return SuiteGame(planned, tolerance, result, self.bot.record)
 
     async def stray_output(self) -> Evidence | None:
         """A line the bot wrote after its last game (nothing asked for it), found by sending one more message.
@@ -205,7 +205,7 @@ def stderr_tail(paths: Sequence[Path], lines: int = 15) -> tuple[str, ...]:
     return tuple(out[-lines:])
 
 
-def _opponent_notes(games: Sequence[PlayedGame]) -> list[str]:
+def _opponent_notes(games: Sequence[SuiteGame]) -> list[str]:
     notes = []
     for g in games:
         for f in g.result.faults:

@@ -40,7 +40,7 @@ _REQUESTS = ("hello", "deal", "turn")
 
 
 @dataclass(frozen=True, slots=True)
-class PlayedGame:
+class SuiteGame:
     """A finished game of the suite with the bot's recorded exchanges."""
 
     planned: PlannedGame
@@ -63,7 +63,7 @@ class Observations:
     startup_fault: BotError | None = None
     hello: HelloReply | None = None
     probe: ProbeResult | None = None
-    games: list[PlayedGame] = field(default_factory=list)
+    games: list[SuiteGame] = field(default_factory=list)
     bye_exits: list[tuple[bool, float]] = field(default_factory=list)
     stray: list[Evidence] = field(default_factory=list)
 
@@ -87,7 +87,7 @@ def culprit(record: GameRecord) -> tuple[Exchange | None, Exchange | None]:
     return None, None
 
 
-def fault_evidence(game: PlayedGame, fault: Fault) -> Evidence:
+def fault_evidence(game: SuiteGame, fault: Fault) -> Evidence:
     """Where ``fault`` happened: game, round, turn, the message sent and the line received."""
     ex, before = culprit(game.record)
     what = f"{fault.kind.replace('_', ' ')}: {fault.detail}"
@@ -209,7 +209,7 @@ def _where(e: Evidence) -> tuple[str | None, int, int | None, str | None, str | 
     return e.game, e.round, e.turn, e.sent, e.received
 
 
-def _stalled_table(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:
+def _stalled_table(obs: Observations, regular: list[SuiteGame], evidence: list[Evidence]) -> CheckResult:
     """Fails when the bot kept passing on a stalled table (the suite stopped the game) or a round ran to the turn
     limit; passes on a stalled table that stopped in time are counted in the summary as a warning."""
     name, title = "stalled-table", FAULT_CHECKS["stalled-table"][0]
@@ -237,7 +237,7 @@ def _stalled_table(obs: Observations, regular: list[PlayedGame], evidence: list[
     return _result(name, title, found, f"no round stalled in {len(regular)} games", figures=figures)
 
 
-def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evidence]) -> CheckResult:
+def _move_time(obs: Observations, regular: list[SuiteGame], evidence: list[Evidence]) -> CheckResult:
     title = FAULT_CHECKS["move-time"][0]
     samples = [ex.ms for g in regular for ex in g.record.exchanges if ex.ms is not None and ex.kind in ("deal", "turn")]
     lat = latency(samples)
@@ -267,7 +267,7 @@ def _move_time(obs: Observations, regular: list[PlayedGame], evidence: list[Evid
     return result
 
 
-def _seat_counts(obs: Observations, regular: list[PlayedGame]) -> list[CheckResult]:
+def _seat_counts(obs: Observations, regular: list[SuiteGame]) -> list[CheckResult]:
     out = []
     for seats in SEATS:
         name, title = f"games-{seats}-seats", f"plays {seats}-player games to the end without a fault"
@@ -281,7 +281,7 @@ def _seat_counts(obs: Observations, regular: list[PlayedGame]) -> list[CheckResu
     return out
 
 
-def _situations(obs: Observations, regular: list[PlayedGame]) -> list[CheckResult]:
+def _situations(obs: Observations, regular: list[SuiteGame]) -> list[CheckResult]:
     reached: dict[Situation, int] = dict.fromkeys(Situation, 0)
     evidence: dict[Situation, list[Evidence]] = {s: [] for s in Situation}
     for game in regular:

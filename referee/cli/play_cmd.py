@@ -27,7 +27,7 @@ from referee.cli.options import (
 if TYPE_CHECKING:
     from referee.engine import Deal, Ruleset
     from referee.runner import GameResult
-    from referee.runner.game import Entrant
+    from referee.runner.game import Participant
     from referee.runner.human import HumanPlayer
     from referee.settings import ClockMode, SandboxMode
 
@@ -124,7 +124,7 @@ def play_cmd(
         # No bot reads the game's log.
         config = RunnerConfig.of(settings, hidden=(str(log_path.parent),), entrants=entrant_paths(specs))
         check_results_hidden(specs, config)
-        entrants: list[Entrant] = [_human(as_json)] if human else []
+        entrants: list[Participant] = [_human(as_json)] if human else []
         for seat, spec in enumerate(specs, start=len(entrants)):
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
             entrants.append(Player(spec, config, stderr))
@@ -143,7 +143,7 @@ def play_cmd(
 
 
 async def _play(
-    entrants: list[Entrant], game_id: str, ruleset: Ruleset, seed: int | None, deal: Deal | None, log_path: Path
+    entrants: list[Participant], game_id: str, ruleset: Ruleset, seed: int | None, deal: Deal | None, log_path: Path
 ) -> GameResult:
     import trio
 

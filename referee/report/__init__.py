@@ -8,7 +8,7 @@ from referee.report.build import REPORT_NAME, ReportOutcome, build_report
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import LoggedGame, read_game_log
 from referee.report.load import load_tournament
-from referee.report.model import Entrant, Fault, Game, Tournament
+from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.page import SIZE_LIMIT, render
 from referee.report.payload import pack_blob, unpack_blob
 from referee.report.replay import Forfeit, encode_replay, run_steps
@@ -17,7 +17,7 @@ __all__ = [
     "REPORT_NAME",
     "SIZE_LIMIT",
     "Entrant",
-    "Fault",
+    "FaultEntry",
     "Forfeit",
     "Game",
     "LoggedGame",

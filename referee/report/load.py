@@ -13,7 +13,7 @@ from pathlib import Path
 
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
-from referee.report.model import Entrant, Fault, Game, Tournament
+from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.replay import encode_replay
 from referee.tournament.standings import Tally, with_format
 from referee.tournament.store import DB_NAME, ResultsStore, StoreError
@@ -70,7 +70,7 @@ def load_tournament(
         games.append(game)
     ordinal_of = {g.game_id: g.ordinal for g in stored_games}
     faults = [
-        Fault(ordinal_of[f.game_id], key_of[f.entrant], f.seat, f.kind, f.detail, f.round, f.turn or None, f.line)
+        FaultEntry(ordinal_of[f.game_id], key_of[f.entrant], f.seat, f.kind, f.detail, f.round, f.turn or None, f.line)
         for f in stored_faults
         if f.game_id in ordinal_of and f.entrant in key_of
     ]

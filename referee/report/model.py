@@ -39,7 +39,7 @@ class Game:
 
 
 @dataclass(frozen=True, slots=True)
-class Fault:
+class FaultEntry:
     """A bot fault that forfeited (or would have forfeited) a game; ``game`` is the game's key."""
 
     game: int
@@ -60,7 +60,7 @@ class Tournament:
     entrants: tuple[Entrant, ...]
     games: tuple[Game, ...]
     standings: Standings
-    faults: tuple[Fault, ...] = ()
+    faults: tuple[FaultEntry, ...] = ()
     planned: int | None = None
     ruleset: dict[str, Any] = field(default_factory=dict)
     #: The deal commitment and, once the tournament has ended, its secret (``ResultsStore.deals``).

@@ -16,7 +16,7 @@ from referee.runner.errors import (
     UnsolicitedOutput,
 )
 from referee.runner.faults import FAULT_KINDS, Fault
-from referee.runner.game import Entrant, GameResult, play_game
+from referee.runner.game import GameResult, Participant, play_game
 from referee.runner.gamelog import read_log
 from referee.runner.human import HumanPlayer
 from referee.runner.logrecords import LogError
@@ -37,12 +37,12 @@ __all__ = [
     "BotTimeout",
     "ClockMode",
     "ConfigError",
-    "Entrant",
     "Fault",
     "GameResult",
     "HumanPlayer",
     "Limits",
     "LogError",
+    "Participant",
     "Player",
     "RunnerConfig",
     "SandboxMode",

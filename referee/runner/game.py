@@ -54,7 +54,7 @@ from referee.runner.logrecords import (
 )
 
 
-class Entrant(Protocol):
+class Participant(Protocol):
     """What ``play_game`` needs of a seat: a ``Player`` (a bot process) or a person at the terminal."""
 
     @property
@@ -110,7 +110,7 @@ class GameResult:
 
 
 async def play_game(
-    players: Sequence[Entrant],
+    players: Sequence[Participant],
     *,
     game_id: str,
     ruleset: Ruleset = STANDARD,
@@ -151,7 +151,7 @@ async def play_game(
 
 
 class _Game:
-    def __init__(self, players: list[Entrant], state: State, game_id: str, log: GameLogWriter) -> None:
+    def __init__(self, players: list[Participant], state: State, game_id: str, log: GameLogWriter) -> None:
         self.players = players
         self.names = [p.name for p in players]
         self.state = state
@@ -381,13 +381,13 @@ class _Game:
         self.log.record(ForfeitEvent(self.log.ms(), seat, True, entries))
 
 
-def _cpu_now(p: Entrant) -> float | None:
+def _cpu_now(p: Participant) -> float | None:
     """CPU seconds the seat's bot processes used so far, when it can tell (a ``Player``; not a person)."""
     measure = getattr(p, "cpu_seconds", None)
     return None if measure is None else measure()
 
 
-def _used(p: Entrant, start: float | None) -> float | None:
+def _used(p: Participant, start: float | None) -> float | None:
     """CPU seconds the seat's bot used since ``start`` (None when not measured)."""
     if start is None:
         return None

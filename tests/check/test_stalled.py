@@ -11,7 +11,7 @@ import trio
 from referee.check import Outcome, junit_xml, plan_games, render_text, run_check
 from referee.check.model import CheckResult, Evidence, distinct_faults
 from referee.check.observe import STALL_LIMIT, GameRecord, stalled_turn
-from referee.check.verdicts import Observations, PlayedGame, evaluate
+from referee.check.verdicts import Observations, SuiteGame, evaluate
 from referee.runner import GameResult, parse_bot_spec
 from tests.check.conftest import fast_options, runner_bot
 from tests.check.test_units import player, turn
@@ -110,7 +110,7 @@ def test_a_round_that_ran_to_the_turn_limit_fails_the_check() -> None:
     planned = plan_games(1, ("greedy",))[0]
     record = GameRecord(planned.game_id, False, limit_rounds=[2], max_turns=40)
     result = GameResult(planned.game_id, ("a", "b"), (5, 9), (1, 2), (), (), None, None, planned.deal)
-    obs = Observations(move_time=1.0, grace=2.0, games=[PlayedGame(planned, False, result, record)])
+    obs = Observations(move_time=1.0, grace=2.0, games=[SuiteGame(planned, False, result, record)])
     check = next(c for c in evaluate(obs) if c.name == "stalled-table")
     assert check.outcome is Outcome.FAILED
     assert check.evidence == (
