@@ -23,6 +23,7 @@
     │   └── WorkerSetupError          a worker that cannot set up the bots
     ├── ReportError, ReplayError      referee.report.errors
     │   └── NoTournament              a folder without a tournament
+    ├── CheckError                    referee.check.errors: options the conformance suite cannot run with
     └── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
         └── DesignError               impossible test parameters (alpha, beta, d0, d1)
 
@@ -30,6 +31,7 @@ Bot faults become recorded forfeits; the others become one-line messages. Anythi
 """
 
 from protocol.errors import ProtocolViolation
+from referee.check.errors import CheckError
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.report.errors import NoTournament, ReplayError, ReportError
@@ -57,6 +59,7 @@ __all__ = [
     "BotFault",
     "BotSpecError",
     "BotTimeout",
+    "CheckError",
     "ClusterError",
     "CompareError",
     "ConfigError",

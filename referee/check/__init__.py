@@ -5,6 +5,7 @@ the message sent and the line received. ``render_text``, ``CheckReport.to_dict``
 ``write_junit`` give the report's three forms.
 """
 
+from referee.check.errors import CheckError
 from referee.check.junit import junit_xml, write_junit
 from referee.check.latency import Latency, latency
 from referee.check.model import CheckReport, CheckResult, Evidence, GameSummary, Outcome
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_GAMES",
     "DEFAULT_OPPONENTS",
     "FAULT_CHECKS",
+    "CheckError",
     "CheckOptions",
     "CheckReport",
     "CheckResult",

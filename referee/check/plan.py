@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from referee.check.errors import CheckError
 from referee.engine import STANDARD, Deal, Hand, Ruleset, seeded_deal, validate_deal
 
 SEATS = (2, 3, 4)
@@ -100,12 +101,12 @@ def plan_games(
 ) -> tuple[PlannedGame, ...]:
     """``games`` games cycling through 2, 3 and 4 seats and the deal kinds, opponents in turn.
 
-    Raises ``ValueError`` for fewer than one game or no opponents.
+    Raises ``CheckError`` for fewer than one game or no opponents.
     """
     if games < 1:
-        raise ValueError("the suite plays at least one game")
+        raise CheckError("the suite plays at least one game")
     if not opponents:
-        raise ValueError("the suite needs at least one opponent")
+        raise CheckError("the suite needs at least one opponent")
     out = []
     for i in range(games):
         seats = SEATS[i % len(SEATS)]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import trio
 
+from referee.check.errors import CheckError
 from referee.check.model import CheckReport, Evidence, GameSummary
 from referee.check.observe import ObservedBot, unknown_message
 from referee.check.plan import PlannedGame, plan_games
@@ -148,10 +149,10 @@ async def run_check(
     """Run the suite against ``spec`` and judge it. Bot misbehaviour is in the report, never raised.
 
     Raises ``BotSpecError`` when an opponent cannot be found or the sandbox mode cannot be honoured,
-    ``ConfigError`` for impossible timings, ``ValueError`` for fewer than one game.
+    ``ConfigError`` for impossible timings, ``CheckError`` for fewer than one game.
     """
     if options.games < 1:
-        raise ValueError("--games must be at least 1")
+        raise CheckError("--games must be at least 1")
     opponents = options.opponents or tuple(sample_bot_spec(n) for n in DEFAULT_OPPONENTS)
     specs = {o.name: o for o in opponents}
     if len(specs) != len(opponents):

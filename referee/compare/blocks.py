@@ -19,6 +19,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from referee.compare.errors import CompareError
 from referee.tournament import DealSecret, ScheduledGame, SeatRow, TableBatch
 
 __all__ = ["NEW", "OLD", "BlockResult", "block_batches", "block_of", "block_result", "games_per_block"]
@@ -51,10 +52,10 @@ def block_batches(
 ) -> tuple[TableBatch, TableBatch]:
     """The block's games as two table batches (NEW's rotations, then OLD's), in the tournament's schedule form.
 
-    Raises ``ValueError`` when the panel has fewer than ``table_size - 1`` bots."""
+    Raises ``CompareError`` when the panel has fewer than ``table_size - 1`` bots."""
     tables = list(itertools.combinations(panel, table_size - 1))
     if not tables:
-        raise ValueError(f"a table of {table_size} needs at least {table_size - 1} panel bot(s), got {len(panel)}")
+        raise CompareError(f"a table of {table_size} needs at least {table_size - 1} panel bot(s), got {len(panel)}")
     opponents = tables[block % len(tables)]
     deal = secret.seed(seed, block)
     out = []
