@@ -275,7 +275,7 @@ class _Lanes:
             await player.ensure_started()
             fault = player.startup_fault
             if fault is not None:
-                detail = getattr(fault, "detail", None) or str(fault)
+                detail = fault.detail
                 raise WorkerSetupError(
                     worker, name, f"cannot start the bot here ({detail}), though the coordinator could start it"
                 )
