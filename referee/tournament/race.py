@@ -19,28 +19,28 @@ all between entrants that survived the same passes, stay valid. Every two entran
 observation to their head-to-head tests (``confseq.MixtureTests``: "a is ahead" and "b is ahead", one-sided,
 mixtures of betting martingales), at level alpha'/(|P|(|P|−1)/2) for the pair, alpha' = alpha/2 after a field phase
 and alpha without one. The observation on a shared block is a's share against b: by default (``pair_statistic``
-``difference``) the paired difference of block totals clipped to [−c, c] and scaled into [0, 1]
-((clip(b − a) + c) / 2c), c being ``pair_bound`` or else CLIP_SPREADS times the spread of the earlier rounds' paired
-differences around their pair's mean (fixed before the round; the sign on the first round); with ``sign``, the sign
-test (1 when a's block total is lower, 1/2 on a tie, else 0). A is ahead of B once the test "A is ahead" rejects.
-Seating focuses where undecided pairs that matter are (LUCB-style, Kalyanakrishnan et al. 2012):
-survivors are ranked (proven relations first, then a least-squares rating from the paired score differences);
-the top K + 1 sit Swiss-style (consecutive in the ranking, cut into tables at a seeded random offset each pass, so
-neighbours meet in most passes), and every other survivor sits with the ``table_size − 1`` best-ranked survivors not
-yet proven ahead of it. Tables with nothing undecided that matters are not played.
+``difference``) the paired difference of block totals clipped to [−c, c] and scaled into [0, 1] ((clip(b − a) + c) /
+2c), c being ``pair_bound`` or else CLIP_SPREADS times the spread of the earlier rounds' paired differences around
+their pair's mean (fixed before the round; the sign on the first round); with ``sign``, the sign test (1 when a's
+block total is lower, 1/2 on a tie, else 0). A is ahead of B once the test "A is ahead" rejects. Seating focuses
+where undecided pairs that matter are (LUCB-style, Kalyanakrishnan et al. 2012): survivors are ranked (proven
+relations first, then a least-squares rating from the paired score differences); the top K + 1 sit Swiss-style
+(consecutive in the ranking, cut into tables at an offset that moves by one seat each pass from a seeded random
+start, so neighbours meet in all passes but about one in table_size), and every other survivor sits with the
+``table_size − 1`` best-ranked survivors not yet proven ahead of it. Tables with nothing undecided that matters are
+not played.
 
 After every round, "ahead" is closed transitively (a ahead of b and b ahead of c gives a ahead of c); a survivor
-with at least K entrants ahead of it is *eliminated*, and the race is *settled* when K survivors remain, each ahead of
-the next. It also stops before a round that would pass ``max_games``.
+with at least K entrants ahead of it is *eliminated*, and the race is *settled* when K survivors remain, each ahead
+of the next. It also stops before a round that would pass ``max_games``.
 
 Guarantee (probability at least 1 − alpha, alpha = 1 − confidence): every sequence covers its target at every round
-at once, and no head-to-head test rejects a true "not ahead" (Ville's inequality for the betting martingales; a union
-bound over the N entrants' sequences and over the pairs of P). The head-to-head tests start at a round fixed by the
-past (the round the pool forms), and P with them; Ville's inequality for each betting martingale started then holds
-conditionally on everything before, so their union bound at level alpha' over the pairs of P also holds conditionally,
-hence unconditionally (the "optional continuation" of test martingales: Grünwald, de Heide & Koolen, "Safe
-testing", JRSS-B 2024). On that event
-every "ahead" edge is a true order relation, as long as
+at once, and no head-to-head test rejects a true "not ahead" (Ville's inequality for the betting martingales; a
+union bound over the N entrants' sequences and over the pairs of P). The head-to-head tests start at a round fixed
+by the past (the round the pool forms), and P with them; Ville's inequality for each betting martingale started then
+holds conditionally on everything before, so their union bound at level alpha' over the pairs of P also holds
+conditionally, hence unconditionally (the "optional continuation" of test martingales: Grünwald, de Heide & Koolen,
+"Safe testing", JRSS-B 2024). On that event every "ahead" edge is a true order relation, as long as
 
 - a stronger entrant expects a higher matchpoint share than a weaker one when both are seated at random among the
   same survivors (field phase), and
@@ -252,8 +252,9 @@ class Race:
         swiss = order[: self.top + 1]
         tables: list[list[int]] = []
         passes: list[int] = []
+        start = rng.randrange(k)
         for p in range(BLOCKS_PER_ROUND):
-            offset = rng.randrange(k) if len(swiss) > k else 0
+            offset = (start + p) % k if len(swiss) > k else 0  # the passes cycle through the offsets
             groups = [swiss[max(0, i) : i + k] for i in range(offset - k, len(swiss), k)]
             seen: set[frozenset[int]] = set()
             for table in [g + _nearest(g, ranking, k - len(g)) for g in groups if g] + challenges:
@@ -261,6 +262,8 @@ class Race:
                     seen.add(frozenset(table))
                     tables.append(table)
                     passes.append(p)
+        if not tables:  # not reached while "ahead" is consistent; if it is not, play the top's table anyway
+            tables, passes = [swiss[:k] + _nearest(swiss[:k], ranking, k - len(swiss[:k]))], [0]
         return tables, passes, np.zeros((len(tables), k), dtype=bool)
 
     def next_round(self) -> list[TableBatch] | None:
