@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -29,7 +29,16 @@ from referee.cli.results_folder import fail as _fail
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from referee.tournament import EntrantInfo, Standings, TournamentParams
+    from referee.settings import ClockMode, SandboxMode
+    from referee.tournament import (
+        DealSecret,
+        EntrantInfo,
+        Executor,
+        Requested,
+        RunOutcome,
+        Standings,
+        TournamentParams,
+    )
 
 #: The schedule formats (``referee.tournament.FORMATS``; a test checks they agree).
 FORMATS = ("round-robin", "balanced", "gauntlet", "race")
@@ -169,133 +178,92 @@ def run_cmd(**options: Any) -> None:
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        _run(held=held, **options)
+        plan = _resolve(held, RunOptions(**options))
+        console = _console()
+        _present(plan, _play(plan, console), console)
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
     storage_failed(directory, e, "run")
 
 
-def _run(
-    held: ResultsFolder,
-    bots: tuple[str, ...],
-    manifest: Path | None,
-    table_size: int | None,
-    repeats: int | None,
-    jobs: int | None,
-    seed: int | None,
-    deal_secret: Path | None,
-    move_time: float | None,
-    startup_time: float | None,
-    time_bank: float | None,
-    sandbox: str | None,
-    clock: str | None,
-    out: Path | None,
-    resume: Path | None,
-    fresh_bots: bool,
-    cluster: str | None,
-    rules_file: Path | None,
-    limits: dict[str, int | None],
-    format_: str | None = None,
-    max_games: int | None = None,
-    tables_per_entrant: int | None = None,
-    challengers: tuple[str, ...] = (),
-    top: int | None = None,
-    confidence: float | None = None,
-) -> None:
-    from rich.text import Text
+@dataclass(frozen=True)
+class RunOptions:
+    """The options of ``referee run`` as given (None: not given)."""
 
-    from referee.cli.report_cmd import report_after_run
+    bots: tuple[str, ...]
+    manifest: Path | None
+    table_size: int | None
+    repeats: int | None
+    jobs: int | None
+    seed: int | None
+    deal_secret: Path | None
+    move_time: float | None
+    startup_time: float | None
+    time_bank: float | None
+    sandbox: SandboxMode | None
+    clock: ClockMode | None
+    out: Path | None
+    resume: Path | None
+    fresh_bots: bool
+    cluster: str | None
+    rules_file: Path | None
+    limits: dict[str, int | None]
+    format_: str | None = None
+    max_games: int | None = None
+    tables_per_entrant: int | None = None
+    challengers: tuple[str, ...] = ()
+    top: int | None = None
+    confidence: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A run settled by ``_resolve``: where, what, with which deal secret, played by which executor."""
+
+    directory: Path
+    params: TournamentParams
+    secret: DealSecret
+    resumed: bool
+    executor: Executor
+    #: Lines to say once the run is sure to start (entrant names that had to change).
+    naming: list[str]
+
+
+def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
+    """Check the options, read the tournament the results folder holds (if any), settle the parameters and the
+    deal secret; every problem is one line and an exit (``_fail``). Takes the folder's lock when it exists."""
     from referee.engine import RulesetError
     from referee.runner import BotSpecError, ConfigError, check_results_hidden
-    from referee.runner.safe_text import literal
     from referee.tournament import (
         DB_NAME,
-        ClusterError,
-        DaskExecutor,
         DealSecret,
         DealSecretError,
-        Executor,
-        LiveProgress,
-        LocalExecutor,
         ParamsError,
-        Requested,
-        ResultsStore,
         ScheduleError,
-        StoreError,
-        check_cluster_address,
         check_format,
         planned_games,
         resolve_params,
-        run_tournament,
-        standings_from_store,
     )
 
-    if resume is not None and out is not None and resume != out:
+    if given.resume is not None and given.out is not None and given.resume != given.out:
         _fail("run", "give either --out or --resume (both name the results folder)")
-    if jobs is not None and jobs < 1:
-        _fail("run", f"--jobs must be at least 1, got {jobs}")
-    if cluster is not None:
-        try:
-            check_cluster_address(cluster)
-        except ClusterError as e:
-            _fail("run", str(e))
-        if jobs is not None:
-            _fail("run", "--jobs does not apply with --cluster: a Dask worker plays --nthreads tables at once")
-        if fresh_bots:
-            _fail("run", "--fresh-bots is not available with --cluster")
-    directory = resume or out
-    if resume is not None and not (resume / DB_NAME).exists():
-        _fail("run", f"--resume {resume}: no tournament there (results.sqlite not found)")
-    if directory is None:
-        directory = Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    entrants, naming, chosen = _entrants(bots, manifest, challengers)
-    ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
-    requested = Requested(
-        entrants,
-        table_size,
-        repeats,
-        seed,
-        move_time,
-        startup_time,
-        time_bank,
-        sandbox,
-        ruleset,
-        limits or None,
-        clock=clock,
-        format=format_,
-        max_games=max_games,
-        tables_per_entrant=tables_per_entrant,
-        challengers=chosen or None,
-        top=top,
-        confidence=confidence,
-    )
-    if manifest is not None:
-        requested = replace(requested, concealed=(str(manifest.resolve()),))  # no bot reads the manifest
-    console = _console()
-    stored = None
-    secret = None
+    executor = _executor(given)
+    if given.resume is not None and not (given.resume / DB_NAME).exists():
+        _fail("run", f"--resume {given.resume}: no tournament there (results.sqlite not found)")
+    directory = given.resume or given.out or Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    entrants, naming, chosen = _entrants(given.bots, given.manifest, given.challengers)
+    requested = _requested(given, entrants, chosen)
     if directory.exists():
         held.lock(directory)
-    if (directory / DB_NAME).exists():
-        try:
-            with ResultsStore(directory, create=False) as existing:
-                stored = existing.params()
-                if existing.meta().get("compare") is not None:
-                    _fail(
-                        "run", f"{directory} holds a comparison: continue it with referee compare --resume {directory}"
-                    )
-                if stored is not None:
-                    secret = existing.deal_secret()
-        except StoreError as e:
-            _fail("run", str(e), 1)
+    stored, secret = _stored(directory)
     try:
-        given = DealSecret.from_file(deal_secret) if deal_secret is not None else None
+        from_file = DealSecret.from_file(given.deal_secret) if given.deal_secret is not None else None
     except DealSecretError as e:
         _fail("run", str(e))
-    if secret is not None and given is not None and given != secret:
-        _fail("run", f"results folder {directory}: --deal-secret {deal_secret} is not the secret of its tournament")
-    secret = secret or given or DealSecret.new()
+    if secret is not None and from_file is not None and from_file != secret:
+        not_its = f"--deal-secret {given.deal_secret} is not the secret of its tournament"
+        _fail("run", f"results folder {directory}: {not_its}")
     try:
         params = resolve_params(stored, requested)
         check_format(params)
@@ -313,45 +281,146 @@ def _run(
                 f"({what}); put its files back as they were, or start a new tournament with another --out",
             )
     held.lock(directory)
+    return Plan(directory, params, secret or from_file or DealSecret.new(), stored is not None, executor, naming)
+
+
+def _executor(given: RunOptions) -> Executor:
+    """The lanes of this machine (--jobs, --fresh-bots) or the Dask cluster of --cluster."""
+    from referee.tournament import ClusterError, DaskExecutor, LocalExecutor, check_cluster_address
+
+    if given.jobs is not None and given.jobs < 1:
+        _fail("run", f"--jobs must be at least 1, got {given.jobs}")
+    if given.cluster is None:
+        return LocalExecutor(given.jobs or len(os.sched_getaffinity(0)), fresh=given.fresh_bots)
+    try:
+        check_cluster_address(given.cluster)
+    except ClusterError as e:
+        _fail("run", str(e))
+    if given.jobs is not None:
+        _fail("run", "--jobs does not apply with --cluster: a Dask worker plays --nthreads tables at once")
+    if given.fresh_bots:
+        _fail("run", "--fresh-bots is not available with --cluster")
+    return DaskExecutor(given.cluster)
+
+
+def _requested(given: RunOptions, entrants: tuple[EntrantInfo, ...] | None, chosen: tuple[str, ...]) -> Requested:
+    """What the options ask of the tournament (its entrants and the names of the challengers among them given)."""
+    from referee.tournament import Requested
+
+    return Requested(
+        entrants,
+        given.table_size,
+        given.repeats,
+        given.seed,
+        given.move_time,
+        given.startup_time,
+        given.time_bank,
+        given.sandbox,
+        load_ruleset(given.rules_file).to_dict() if given.rules_file is not None else None,
+        given.limits or None,
+        clock=given.clock,
+        # No bot reads the manifest.
+        concealed=(str(given.manifest.resolve()),) if given.manifest is not None else None,
+        format=given.format_,
+        max_games=given.max_games,
+        tables_per_entrant=given.tables_per_entrant,
+        challengers=chosen or None,
+        top=given.top,
+        confidence=given.confidence,
+    )
+
+
+def _stored(directory: Path) -> tuple[TournamentParams | None, DealSecret | None]:
+    """The parameters and the deal secret of the tournament in ``directory``; (None, None) when it holds none."""
+    from referee.tournament import DB_NAME, ResultsStore, StoreError
+
+    if not (directory / DB_NAME).exists():
+        return None, None
+    try:
+        with ResultsStore(directory, create=False) as existing:
+            stored = existing.params()
+            if existing.meta().get("compare") is not None:
+                _fail("run", f"{directory} holds a comparison: continue it with referee compare --resume {directory}")
+            return stored, existing.deal_secret() if stored is not None else None
+    except StoreError as e:
+        _fail("run", str(e), 1)
+
+
+@dataclass(frozen=True)
+class Played:
+    """What a run leaves to show: its outcome and, read back from the store, the standings, each entrant's first
+    fault and the deal commitment (and secret, once revealed)."""
+
+    outcome: RunOutcome
+    standings: Standings
+    faults: dict[str, tuple[str, str, str]]
+    deals: dict[str, str | None]
+
+
+def _play(plan: Plan, console: Console) -> Played:
+    """Open the store (a new tournament: initialise it), say what starts, run the tournament; a failure of the
+    cluster, of a bot's sandbox or of the disk is one line (every finished game is saved)."""
+    from referee.runner import BotSpecError
+    from referee.tournament import (
+        ClusterError,
+        LiveProgress,
+        ResultsStore,
+        StoreError,
+        run_tournament,
+        standings_from_store,
+    )
+
+    directory = plan.directory
     try:
         store = ResultsStore(directory)
     except StoreError as e:
         _fail("run", str(e), 1)
     with store:
-        if stored is None:
+        if not plan.resumed:
             try:
-                store.initialise(params, secret)
+                store.initialise(plan.params, plan.secret)
             except sqlite3.Error as e:
                 _storage_failed(directory, e)
-        verb = "Continuing" if stored is not None else "Starting"
-        for line in naming:  # once the run is sure to start: a refused run says one line, its error
-            click.echo(line, err=True)
-        console.print(literal(f"{verb} {_describe(params)} in {directory}: seed {params.seed}"))
-        console.print(
-            f"Deal commitment (SHA-256 of the deal secret, revealed when the last game ends): {secret.commitment}",
-            soft_wrap=True,
-        )
+        _announce(plan, console)
         try:
-            executor: Executor = (
-                DaskExecutor(cluster)
-                if cluster is not None
-                else LocalExecutor(jobs or len(os.sched_getaffinity(0)), fresh=fresh_bots)
-            )
-            outcome = run_tournament(store, params, executor, progress=LiveProgress(console))
+            outcome = run_tournament(store, plan.params, plan.executor, progress=LiveProgress(console))
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
         except (OSError, sqlite3.Error) as e:
             _storage_failed(directory, e)
-        standings = standings_from_store(store)
-        faults = store.first_faults()
-        deals = store.deals()
+        return Played(outcome, standings_from_store(store), store.first_faults(), store.deals())
+
+
+def _announce(plan: Plan, console: Console) -> None:
+    """The lines before the first game: renamed entrants (stderr), what is played where, the deal commitment."""
+    from referee.runner.safe_text import literal
+
+    for line in plan.naming:  # once the run is sure to start: a refused run says one line, its error
+        click.echo(line, err=True)
+    verb = "Continuing" if plan.resumed else "Starting"
+    console.print(literal(f"{verb} {_describe(plan.params)} in {plan.directory}: seed {plan.params.seed}"))
+    console.print(
+        f"Deal commitment (SHA-256 of the deal secret, revealed when the last game ends): {plan.secret.commitment}",
+        soft_wrap=True,
+    )
+
+
+def _present(plan: Plan, played: Played, console: Console) -> None:
+    """The standings, each faulty entrant's first fault, how a race ended; standings.csv/json and the report are
+    written; then the deal secret once revealed, or the resume line of an interrupted run (exit 130)."""
+    from rich.text import Text
+
+    from referee.cli.report_cmd import report_after_run
+    from referee.runner.safe_text import literal
+
+    directory, outcome, standings = plan.directory, played.outcome, played.standings
     _print_standings(console, standings)
     for entry in standings.entrants:
-        if entry.name not in faults:
+        if entry.name not in played.faults:
             continue
-        game_id, kind, detail = faults[entry.name]
+        game_id, kind, detail = played.faults[entry.name]
         console.print(
             Text.assemble(
                 literal(entry.name, "yellow"),
@@ -364,14 +433,14 @@ def _run(
     if outcome.race is not None and outcome.race.reason is not None:
         console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
     try:
-        csv_path, json_path = _write_standings(directory, standings, deals)
+        csv_path, json_path = _write_standings(directory, standings, played.deals)
     except OSError as e:
         _storage_failed(directory, e)
     console.print(literal(f"Standings written to {csv_path} and {json_path}"))
-    if deals["secret"] is not None:
+    if played.deals["secret"] is not None:
         console.print(
             literal(f"Deal secret (revealed; check every deal with: referee verify-deals {directory}): ")
-            + literal(str(deals["secret"])),
+            + literal(str(played.deals["secret"])),
             soft_wrap=True,
         )
     report_after_run(directory)
