@@ -6,15 +6,21 @@ import json
 import sqlite3
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from referee.cli.interrupt import resume_hint, stops_cleanly
-from referee.cli.options import limit_option, move_time_option, rules_option, sandbox_option
-from referee.cli.results_folder import ResultsFolder, fail, storage_failed
+from referee.cli.options import limit_option, move_time_option, results_folder_options, rules_option, sandbox_option
+from referee.cli.results_folder import (
+    ResultsFolder,
+    check_unchanged,
+    fail,
+    refuse,
+    results_directory,
+    storage_failed,
+)
 
 #: The panel when none is given: the Python sample bots.
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
@@ -66,15 +72,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 @rules_option
 @limit_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (progress goes to stderr).")
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Results folder; an existing comparison there is continued.  [default: compare/<time>]",
-)
-@click.option(
-    "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the comparison in this folder."
-)
+@results_folder_options("comparison", "compare")
 def compare_cmd(**options: Any) -> None:
     """Is NEW stronger than OLD? Plays both on the same deals, seats and opponents until a sequential test decides.
 
@@ -130,17 +128,13 @@ def _compare(
         resolve_params,
     )
 
-    if resume is not None and out is not None and resume != out:
-        _fail("give either --out or --resume (both name the results folder)")
+    directory = results_directory("compare", out, resume, "compare")
     if jobs < 1:
         _fail(f"--jobs must be at least 1, got {jobs}")
     if (new is None) != (old is None):
         _fail("give both NEW and OLD (the new and the old version of the bot)")
     if new is None and resume is None:
         _fail("give NEW and OLD (bot files or command lines), or --resume FOLDER")
-    if resume is not None and not (resume / DB_NAME).exists():
-        _fail(f"--resume {resume}: no comparison there (results.sqlite not found)")
-    directory = resume or out or Path("compare") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     stored: TournamentParams | None = None
     stored_test: Settings | None = None
     secret = DealSecret.new()
@@ -170,20 +164,13 @@ def _compare(
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
         params.check_line_length([f"g{settings.max_games:06d}"])
     except (ParamsError, CompareError, ConfigError, RulesetError, BotSpecError, ValueError) as e:
-        where = f"results folder {directory}: " if stored is not None else ""
-        hint = "; use the same options, or another --out" if stored is not None else ""
-        _fail(f"{where}{str(e).replace('tournament', 'comparison')}{hint}")
+        refuse("compare", directory, stored is not None, str(e).replace("tournament", "comparison"))
     if settings.max_games < games_per_block(params.table_size):
         _fail(
             f"--max-games {settings.max_games} is less than one block: a block at tables of {params.table_size} "
             f"is {games_per_block(params.table_size)} games"
         )
-    for entrant in params.entrants if stored is not None else ():
-        if (what := entrant.changed()) is not None:
-            _fail(
-                f"results folder {directory}: {entrant.name} is not the program that played its games so far "
-                f"({what}); put its files back as they were, or start a new comparison with another --out"
-            )
+    check_unchanged("compare", directory, params.entrants if stored is not None else ())
     held.lock(directory)
     console = Console(stderr=as_json, highlight=False)
     if not console.is_terminal:

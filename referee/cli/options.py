@@ -139,6 +139,24 @@ def _parse_limits(ctx: click.Context, param: click.Parameter, values: tuple[str,
     return out
 
 
+def results_folder_options(what: str, fresh: str) -> Callable[[F], F]:
+    """Add ``--out/-o FOLDER`` and ``--resume FOLDER``: the results folder of a ``what`` (new ones go to
+    ``fresh/<time>``)."""
+
+    def add(f: F) -> F:
+        f = click.option(
+            "--resume", type=click.Path(path_type=Path, file_okay=False), help=f"Continue the {what} in this folder."
+        )(f)
+        return click.option(
+            "--out",
+            "-o",
+            type=click.Path(path_type=Path, file_okay=False),
+            help=f"Results folder; an existing {what} there is continued.  [default: {fresh}/<time>]",
+        )(f)
+
+    return add
+
+
 def rules_option(f: F) -> F:
     """Add ``--rules FILE``: ruleset options as a JSON object file."""
     return click.option(

@@ -1,13 +1,18 @@
-"""The results folder of ``referee run`` and ``referee compare``: its lock, and a full or read-only disk."""
+"""The results folder of ``referee run`` and ``referee compare``: which one, its lock, refusing to continue it, and
+a full or read-only disk."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Iterable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from referee.tournament import EntrantInfo
 
 
 def fail(command: str, message: str, code: int = 2) -> NoReturn:
@@ -54,3 +59,35 @@ def storage_failed(directory: Path, e: BaseException, command: str) -> NoReturn:
         f"make it writable) and continue with: referee {command} --resume {directory}",
         1,
     )
+
+
+def results_directory(command: str, out: Path | None, resume: Path | None, fresh: str) -> Path:
+    """The results folder that ``--out`` or ``--resume`` names, else a new one, ``fresh/<time>``. Refuses the two
+    naming different folders, and ``--resume`` of a folder that holds no results."""
+    from datetime import UTC, datetime
+
+    what = "tournament" if command == "run" else "comparison"
+    if resume is not None and out is not None and resume != out:
+        fail(command, "give either --out or --resume (both name the results folder)")
+    if resume is not None and not (resume / "results.sqlite").exists():
+        fail(command, f"--resume {resume}: no {what} there (results.sqlite not found)")
+    return resume or out or Path(fresh) / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+
+
+def refuse(command: str, directory: Path, resumed: bool, message: str) -> NoReturn:
+    """Refuse what the options ask; on a resume, name the results folder and say how to go on."""
+    if resumed:
+        fail(command, f"results folder {directory}: {message}; use the same options, or another --out")
+    fail(command, message)
+
+
+def check_unchanged(command: str, directory: Path, entrants: Iterable[EntrantInfo], label: str = "") -> None:
+    """Refuse to continue when an entrant's files changed since its first game (``label`` goes before its name)."""
+    what = "tournament" if command == "run" else "comparison"
+    for entrant in entrants:
+        if (change := entrant.changed()) is not None:
+            fail(
+                command,
+                f"results folder {directory}: {label}{entrant.name} is not the program that played its games so far "
+                f"({change}); put its files back as they were, or start a new {what} with another --out",
+            )

@@ -6,7 +6,6 @@ import json
 import os
 import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -18,12 +17,13 @@ from referee.cli.options import (
     limit_option,
     load_ruleset,
     move_time_option,
+    results_folder_options,
     rules_option,
     sandbox_option,
     startup_time_option,
     time_bank_option,
 )
-from referee.cli.results_folder import ResultsFolder, storage_failed
+from referee.cli.results_folder import ResultsFolder, check_unchanged, refuse, results_directory, storage_failed
 from referee.cli.results_folder import fail as _fail
 
 if TYPE_CHECKING:
@@ -129,15 +129,7 @@ def _entrants(
 @time_bank_option
 @sandbox_option(stored=True)
 @clock_option(stored=True)
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Results folder; an existing one is continued.  [default: tournament/<time>]",
-)
-@click.option(
-    "--resume", type=click.Path(path_type=Path, file_okay=False), help="Continue the tournament in this folder."
-)
+@results_folder_options("tournament", "tournament")
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
 @rules_option
 @limit_option
@@ -236,7 +228,6 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
     from referee.engine import RulesetError
     from referee.runner import BotSpecError, ConfigError, check_results_hidden
     from referee.tournament import (
-        DB_NAME,
         DealSecret,
         DealSecretError,
         ParamsError,
@@ -246,12 +237,8 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
         resolve_params,
     )
 
-    if given.resume is not None and given.out is not None and given.resume != given.out:
-        _fail("run", "give either --out or --resume (both name the results folder)")
+    directory = results_directory("run", given.out, given.resume, "tournament")
     executor = _executor(given)
-    if given.resume is not None and not (given.resume / DB_NAME).exists():
-        _fail("run", f"--resume {given.resume}: no tournament there (results.sqlite not found)")
-    directory = given.resume or given.out or Path("tournament") / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     entrants, naming, chosen = _entrants(given.bots, given.manifest, given.challengers)
     requested = _requested(given, entrants, chosen)
     if directory.exists():
@@ -270,16 +257,8 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
         params.check_line_length([f"g{planned_games(params) or params.max_games:06d}"])  # the longest game id
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
-        where = f"results folder {directory}: " if stored is not None else ""
-        hint = "; use the same options, or another --out" if stored is not None else ""
-        _fail("run", f"{where}{e}{hint}")
-    for entrant in params.entrants if stored is not None else ():
-        if (what := entrant.changed()) is not None:
-            _fail(
-                "run",
-                f"results folder {directory}: entrant {entrant.name} is not the program that played its games so far "
-                f"({what}); put its files back as they were, or start a new tournament with another --out",
-            )
+        refuse("run", directory, stored is not None, str(e))
+    check_unchanged("run", directory, params.entrants if stored is not None else (), "entrant ")
     held.lock(directory)
     return Plan(directory, params, secret or from_file or DealSecret.new(), stored is not None, executor, naming)
 
