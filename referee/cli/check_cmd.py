@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from referee.cli.interrupt import stops_cleanly
+
 if TYPE_CHECKING:
     from referee.settings import SandboxMode
 
@@ -59,6 +61,7 @@ DEFAULT_GAMES = 24
 )
 @click.option("--verbose", "-v", is_flag=True, help="Show each game as it finishes (on stderr).")
 @limit_option
+@stops_cleanly("check")  # a Ctrl-C before or after the games: one line, exit 130
 def check_cmd(
     bot: str,
     games: int,

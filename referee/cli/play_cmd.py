@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from referee.cli.interrupt import stops_cleanly
 from referee.cli.options import (
     clock_option,
     limit_option,
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
 @clock_option()
 @rules_option
 @limit_option
+@stops_cleanly("play")  # a Ctrl-C before or after the games: one line, exit 130
 def play_cmd(
     bots: tuple[str, ...],
     human: bool,
