@@ -27,6 +27,7 @@ from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
+from referee.runner.starter import run_in_starter
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
@@ -87,9 +88,9 @@ class BotProcess:
     async def start(cls, spec: BotSpec, config: RunnerConfig, stderr_path: Path | None, mode: str) -> BotProcess:
         """Start ``spec`` in its own session and process group, with ``mode`` ``"bwrap"`` or ``"none"``.
 
-        The process is started from the calling (trio) thread, not a worker thread: its parent-death signal
-        (and bubblewrap's ``--die-with-parent``) follows the thread that forked it, and trio's worker threads
-        end after a few idle seconds. Raises ``BotCrashed`` when the program cannot be started at all.
+        The fork and exec happen on the starter thread (``referee.runner.starter``: one thread for the life of
+        the process, which a bot's parent-death signal follows), so the other games go on meanwhile. Raises
+        ``BotCrashed`` when the program cannot be started at all.
         """
         mark = limits_mod.new_mark()
         env = bot_env(spec)
@@ -100,8 +101,10 @@ class BotProcess:
         )
         cgroup = limits_mod.make_cgroup(config.limits)
         cpu_cgroup = limits_mod.make_cpu_cgroup() if config.clock == "cpu" else None
-        try:
-            popen = subprocess.Popen(
+        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroup=cpu_cgroup)
+
+        def launch() -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -110,10 +113,13 @@ class BotProcess:
                 cwd=launcher_cwd(spec, mode),
                 env=launcher_env(mode, env),
                 start_new_session=True,
-                preexec_fn=limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroup=cpu_cgroup),
+                preexec_fn=preexec,
                 close_fds=True,
                 pass_fds=() if seccomp is None else (seccomp,),
             )
+
+        try:
+            popen = await run_in_starter(launch)
         except (OSError, subprocess.SubprocessError) as exc:
             for made in (cgroup, cpu_cgroup):
                 if made is not None:
