@@ -5,7 +5,9 @@ A manifest lists one ``[[bot]]`` table per entrant::
     [[bot]]
     name = "greedy"                   # optional: defaults to the program's (or script's) file stem
     command = "python3 greedy.py"     # a command line (split like a shell) or a list of words;
-                                      # a lone bot file (greedy.py, bot.js, an executable) also works
+                                      # a lone bot file (greedy.py, bot.js, an executable) also works,
+                                      # and a .py or .js file with arguments ("greedy.py --noise 0.2") runs
+                                      # with the referee's own Python (or node), as a lone file does
     cwd = "greedy"                    # optional: the folder the bot runs in, inside the manifest's folder
     env = { GREEDY_DEPTH = "2" }      # optional: extra environment variables (strings)
     challenger = true                 # optional: in --format gauntlet, this entrant plays the field
@@ -39,6 +41,8 @@ __all__ = [
 ]
 
 _KEYS = ("name", "command", "cwd", "env", "challenger")
+#: A command whose first word is a bot file of these kinds runs it as ``referee run FILE`` would, with the arguments.
+BOT_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs")
 
 
 class ManifestError(RefereeError, ValueError):
@@ -197,8 +201,11 @@ def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) 
     argument that is an existing file, else the program's folder when it is a file, else ``folder``.
     """
     program = words[0]
-    if len(words) == 1 and (folder / program).is_file():
+    if (folder / program).is_file() and (len(words) == 1 or Path(program).suffix in BOT_FILE_SUFFIXES):
+        # A bot file, alone or with arguments (greedy.py --noise 0.2): run as a lone file is (a .py with this
+        # Python, whose packages hold the SDK), followed by its arguments.
         spec = parse_bot_spec(str(folder / program), name=name)
+        spec = replace(spec, argv=(*spec.argv, *words[1:]))
         return replace(spec, cwd=folder) if explicit_cwd else spec
     resolved = shutil.which(program) if "/" not in program else None
     if resolved is None:

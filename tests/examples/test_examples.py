@@ -3,6 +3,7 @@ GitHub workflow's own scripts check submitted bots and run the nightly tournamen
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -119,3 +120,31 @@ def test_workflow_nightly_tournament(contest: Path) -> None:
     done = run_step(step("nightly", "Tournament"), contest, NIGHTLY_GAMES="1", MOVE_TIME="1.0")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (contest / "results" / "standings.json").is_file()
+
+
+def test_race_example_makes_a_field_of_known_order_that_plays(tmp_path: Path) -> None:
+    """examples/race/make_field.py: 40 entrants by default (noise 0, 0.15, 0.3, then 0.4 to 1.0 evenly), a copy of
+    the sample bots inside the manifest's folder, and bots that start from that copy (no forfeit in a real race)."""
+    script = EXAMPLES / "race" / "make_field.py"
+    made = subprocess.run([sys.executable, script, tmp_path / "f40"], capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    from referee.tournament import load_manifest
+
+    specs = load_manifest(tmp_path / "f40" / "bots.toml")
+    noise = [float(s.argv[-1]) for s in specs]
+    assert len(specs) == 40 and noise[:4] == [0.0, 0.15, 0.3, 0.4] and noise[-1] == 1.0
+    assert all(abs(b - a - 0.6 / 36) < 1e-3 for a, b in itertools.pairwise(noise[3:]))
+    assert [s.name for s in specs[:3]] == ["greedy-0", "greedy-0.15", "greedy-0.3"]
+    assert all(s.cwd == tmp_path / "f40" / "sample_bots" for s in specs)
+
+    bad = subprocess.run([sys.executable, script, tmp_path / "x", "--entrants", "3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "at least 4" in bad.stderr
+
+    field = tmp_path / "f6"
+    assert subprocess.run([sys.executable, script, field, "--entrants", "6"], timeout=60).returncode == 0
+    args = ["run", "--manifest", str(field / "bots.toml"), "--format", "race", "--top", "1", "--max-games", "32"]
+    args += ["--seed", "2", "--jobs", "2", "--move-time", "5", "--out", str(field / "r")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    standings = json.loads((field / "r" / "standings.json").read_text(encoding="utf-8"))
+    assert standings["games"] == 32 and all(e["forfeits"] == {} for e in standings["entrants"])

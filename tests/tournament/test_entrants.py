@@ -101,6 +101,22 @@ command = "beta.py"
     assert [s.name for s in with_unique_names([a, b, c])] == ["first", "beta", "beta-2"]
 
 
+def test_a_bot_file_with_arguments_runs_with_the_referees_own_python(tmp_path: Path) -> None:
+    """``command = "greedy.py --noise 0.2"`` runs the file as a lone ``greedy.py`` would (this Python, whose
+    packages hold the SDK; a copy of the sample bots outside a checkout finds it there), with its arguments."""
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "greedy.py").write_text("")
+    (tmp_path / "bots.toml").write_text(
+        '[[bot]]\nname = "g"\ncommand = "greedy.py --noise 0.2"\ncwd = "bots"\n'
+        '[[bot]]\ncommand = "bots/greedy.py --noise 1"\n'
+    )
+    a, b = load_manifest(tmp_path / "bots.toml")
+    assert a.argv == (sys.executable, str(tmp_path / "bots" / "greedy.py"), "--noise", "0.2")
+    assert a.name == "g" and a.cwd == tmp_path / "bots"
+    assert b.argv == (sys.executable, str(tmp_path / "bots" / "greedy.py"), "--noise", "1")
+    assert b.name == "greedy" and b.cwd == tmp_path / "bots"
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
