@@ -139,7 +139,8 @@ def _order_hint(t: Tournament) -> str:
     order = (
         "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
         if t.standings.format == "race"
-        else "Best first by rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by game in schedule order)"
+        else "Best first by matchpoints over complete deals, then rating (OpenSkill Plackett-Luce, μ − 3σ, updated "
+        "game by game in schedule order); entrants without a complete deal last"
     )
     return (
         f'<p class="hint">{order}, as <code>referee standings</code> prints them. Matchpoints: the share of the '

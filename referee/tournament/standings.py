@@ -90,10 +90,11 @@ class EntrantStanding:
 
 @dataclass(frozen=True, slots=True)
 class Standings:
-    """Entrants best first (by rating, then wins, then name; a race by its own order); ``head_to_head[a][b]`` is the
-    share of the games a and b shared in which a placed ahead of b (None when they never met); ``met[a][b]`` counts
-    those games; ``paired[a][b]`` is a's score difference with b over the deals (blocks) they shared, for the pairs
-    that shared one. ``format`` is the schedule's format and ``race`` the race's outcome for ``race``."""
+    """Entrants best first (by matchpoints over complete deals, then rating, wins and name; a race by its own
+    order); ``head_to_head[a][b]`` is the share of the games a and b shared in which a placed ahead of b (None when
+    they never met); ``met[a][b]`` counts those games; ``paired[a][b]`` is a's score difference with b over the
+    deals (blocks) they shared, for the pairs that shared one. ``format`` is the schedule's format and ``race`` the
+    race's outcome for ``race``."""
 
     games: int
     entrants: tuple[EntrantStanding, ...]
@@ -172,7 +173,7 @@ class Tally:
         self.names = tuple(names)
         self.format = format
         self.race: dict[str, Any] | None = None
-        #: Entrant names best first, when the format decides the order (a race); else by rating.
+        #: Entrant names best first, when the format decides the order (a race); else by matchpoints.
         self.order: Sequence[str] | None = None
         self.deal_tally = DealTally()
         self.declared: dict[str, str | None] = dict(declared or {})
@@ -212,7 +213,7 @@ class Tally:
 
     def standings(self) -> Standings:
         rows = [self._entrant(n) for n in self.names]
-        rows.sort(key=lambda e: (-e.rating, -e.wins, e.name))
+        rows.sort(key=_best_first)
         if self.order is not None:
             place = {n: i for i, n in enumerate(self.order)}
             rows.sort(key=lambda e: place.get(e.name, len(place)))
@@ -255,6 +256,13 @@ class Tally:
             rating_sigma=float(r.sigma),
             deals=self.deal_tally.entrant(name),
         )
+
+
+def _best_first(e: EntrantStanding) -> tuple[bool, float, float, float, str]:
+    """The order of a fixed format's standings: mean matchpoints over complete deals (the deal statistics, the figure
+    the separation of places tests), then rating, wins and name; entrants without a complete deal come last."""
+    points = e.deals.matchpoints
+    return (points is None, -(points or 0.0), -e.rating, -e.wins, e.name)
 
 
 def tally_from_store(store: ResultsStore) -> Tally:

@@ -51,9 +51,9 @@ def test_standings_match_the_database_and_sort(tournament: Path, open_report: An
         assert int(r["forfeits"]) == e["forfeits"]
     faults = dict(query(tournament, "SELECT entrant, count(*) FROM faults GROUP BY entrant"))
     assert {r["entrant"]: int(r["faults"]) for r in rows} == {n: faults.get(n, 0) for n in expected}
-    # best first by rating
-    ratings = [float(r["rating"]) for r in rows]
-    assert ratings == sorted(ratings, reverse=True)
+    # best first by matchpoints over complete deals (the deal statistics), then by rating
+    order = [(-float(r["matchpoints"]), -float(r["rating"])) for r in rows]
+    assert order == sorted(order)
 
     page.click("#standings-table th:text-is('mean score')")
     shown = [float(r["mean score"]) for r in standings_rows(page)]

@@ -126,3 +126,28 @@ def test_the_terminal_table_explains_fractional_wins_when_there_are_some() -> No
 
     assert WINS_NOTE in shown(GAMES)  # shared first places: wins of 1.3, 0.8, 1.8
     assert "1/k" not in shown(GAMES[:1] + GAMES[2:3])  # whole wins only: no footnote
+
+
+def test_fixed_formats_rank_by_matchpoints_over_deals_not_by_rating() -> None:
+    """The deal, not the game, is the unit: the standings of a fixed format go by mean matchpoints over complete
+    deals (the figure the separation of places tests), not by the per-game rating, and an entrant without a
+    complete deal comes last. On these games (8 deals of 4 rotations, seeded) the two orders disagree."""
+    import random
+
+    rng = random.Random(2)
+    names = ["a", "b", "c", "d"]
+    tally = Tally([*names, "late"])
+    for block in range(8):
+        base = {n: rng.randint(0, 20) for n in names}
+        for _ in range(4):
+            score = {n: base[n] + rng.randint(-8, 8) for n in names}
+            tally.add(seats(*((n, score[n], 1 + sum(score[m] < score[n] for m in names)) for n in names)), block)
+    tally.add(seats(("late", 0, 1), ("a", 5, 2), ("b", 9, 3)), 99)  # one rotation of three: no complete deal
+    s = tally.standings()
+    by_rating = [e.name for e in sorted(s.entrants, key=lambda e: -e.rating)]
+    assert by_rating[:3] == ["d", "c", "a"], "the case where the orders disagree"
+    assert [e.name for e in s.entrants] == ["a", "c", "d", "b", "late"]
+    points = [e.deals.matchpoints for e in s.entrants[:4]]
+    assert points == sorted(points, reverse=True) and s.entrants[4].deals.matchpoints is None  # type: ignore[type-var]
+    assert [e["name"] for e in s.to_dict()["entrants"]] == ["a", "c", "d", "b", "late"]
+    assert ",".join(line.split(",")[1] for line in s.to_csv().splitlines()[1:]) == "a,c,d,b,late"
