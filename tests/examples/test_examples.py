@@ -142,9 +142,10 @@ def test_race_example_makes_a_field_of_known_order_that_plays(tmp_path: Path) ->
 
     field = tmp_path / "f6"
     assert subprocess.run([sys.executable, script, field, "--entrants", "6"], timeout=60).returncode == 0
-    args = ["run", "--manifest", str(field / "bots.toml"), "--format", "race", "--top", "1", "--max-games", "32"]
+    args = ["run", "--manifest", str(field / "bots.toml"), "--format", "race", "--top", "1", "--max-games", "100"]
     args += ["--seed", "2", "--jobs", "2", "--move-time", "5", "--out", str(field / "r")]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     standings = json.loads((field / "r" / "standings.json").read_text(encoding="utf-8"))
-    assert standings["games"] == 32 and all(e["forfeits"] == {} for e in standings["entrants"])
+    assert 0 < standings["games"] == standings["race"]["games"] <= 100, "at least one round played"
+    assert all(e["forfeits"] == {} for e in standings["entrants"])
