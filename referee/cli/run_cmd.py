@@ -425,7 +425,8 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
     report_after_run(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
-        resume_hint("run", f"{done} of {outcome.total} games (finished games are saved)", directory)
+        of = "games of the race" if outcome.race is not None else f"of {outcome.total} games"  # a race has no total
+        resume_hint("run", f"{done} {of} (finished games are saved)", directory)
 
 
 def _describe(params: TournamentParams) -> str:

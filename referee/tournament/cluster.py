@@ -198,77 +198,100 @@ class DaskExecutor:
         """``Executor.run``; also raises ``ClusterError`` for a missing Dask, an unreachable scheduler, a scheduler
         without workers, or a batch lost with the workers that ran it, and ``WorkerSetupError`` for a worker
         without an entrant's files or unable to start its bot. Before raising, the games of every batch already
-        completed are handed on."""
-        check_cluster_address(self.address)
-        while batches := rounds():
-            self._play_round(setup, batches)
+        completed are handed on.
 
-    def _play_round(self, setup: PlaySetup, batches: Sequence[TableBatch]) -> None:
-        """Play ``batches``: every game of a completed batch reaches ``setup.on_game`` exactly once (finished
-        games never), in the order the batches complete."""
+        Every round is played on one cluster under one run key, so the workers keep their bots up from round to
+        round (up to ``setup.keep`` processes per entrant and worker thread, see ``PlayerPool``) and close the
+        idle bots of entrants a round leaves out; every game of a completed batch reaches ``setup.on_game``
+        exactly once (finished games never), in the order the batches complete."""
+        check_cluster_address(self.address)
+        batches = rounds()
+        if not batches:
+            return
         writer = _Writer(setup)
         with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
             probe = pool.submit(startable_entrants, setup.entrants, setup.config)  # runs while the cluster comes up
             with _client(self.address) as client:
-                _play(client, batches, setup, probe.result(), writer)
+                run = _Run(client, setup, probe.result(), writer)
+                try:
+                    while batches:
+                        run.play(batches)
+                        batches = rounds()
+                finally:
+                    run.release()
 
 
-def _play(
-    client: Any, batches: Sequence[TableBatch], setup: PlaySetup, startable: frozenset[str], writer: _Writer
-) -> None:
-    """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and restart a
-    bot only when it would meet a deal again), hand each completed one to ``writer``; on ``Stopped``, hand on the
-    batches already completed too."""
-    python = sys.executable
-    by_name = {e.name: e for e in setup.entrants}
-    files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, python) for e in setup.entrants}
-    run_key = uuid.uuid4().hex
-    rules = setup.ruleset.to_dict()
-    skip = setup.finished
-    futures = []
-    for b in rotation_order(batches):
-        if all(g.game_id in skip for g in b.games):
-            continue
-        names = b.entrants
-        job = BatchJob(
-            run_key=run_key,
-            batch=b,
-            entrants=tuple(by_name[n] for n in names),
-            config=setup.config,
-            ruleset=rules,
-            skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
-            python=python,
-            files={n: files[n] for n in names},
-            startable=startable & set(names),
-        )
-        key = f"referee-{run_key}-{b.games[0].game_id}"
-        futures.append(client.submit(play_batch_task, job, key=key, pure=False))
-    waiting = {f.key: f for f in futures}
-    failure: BaseException | None = None
+class _Run:
+    """One run on a cluster: its client, its run key (the workers keep its bots under that key) and what every
+    task needs; ``play`` plays one round."""
 
-    def take(future: Any, out: BatchOut) -> None:
-        writer.take(out)
-        del waiting[future.key]
-        future.release()  # a result taken is never needed again: not even if the worker holding it dies
+    def __init__(self, client: Any, setup: PlaySetup, startable: frozenset[str], writer: _Writer) -> None:
+        self.client = client
+        self.setup = setup
+        self.startable = startable
+        self.writer = writer
+        self.python = sys.executable
+        self.by_name = {e.name: e for e in setup.entrants}
+        self.files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, self.python) for e in setup.entrants}
+        self.run_key = uuid.uuid4().hex
+        self.rules = setup.ruleset.to_dict()
 
-    try:
-        for future, out in _distributed().as_completed(futures, with_results=True, raise_errors=False):
-            if future.status == "finished":
-                take(future, out)
+    def play(self, batches: Sequence[TableBatch]) -> None:
+        """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and start a
+        bot only when none of its processes may meet the deal), hand each completed one to the writer. Raises the
+        first failed batch's error, or ``Stopped``, after handing on the batches already completed."""
+        skip = self.setup.finished
+        units = rotation_order(batches)
+        playing = frozenset(n for u in units for n in u.entrants)
+        futures = []
+        for b in units:
+            if all(g.game_id in skip for g in b.games):
                 continue
-            failure = _failure(future)
-            break
-    finally:
-        with signals_deferred():
-            client.cancel([f for f in waiting.values() if not f.done()])
-            for f in list(waiting.values()):
-                if f.status == "finished":
-                    with suppress(Exception):  # its worker may have died since: then it is played on resume
-                        take(f, f.result(timeout=GATHER_TIMEOUT))
-            with suppress(Exception):  # best effort: idle bots also close themselves after a while
-                client.run(release_run, run_key)
-    if failure is not None:
-        raise failure
+            names = b.entrants
+            job = BatchJob(
+                run_key=self.run_key,
+                batch=b,
+                entrants=tuple(self.by_name[n] for n in names),
+                config=self.setup.config,
+                ruleset=self.rules,
+                skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
+                python=self.python,
+                files={n: self.files[n] for n in names},
+                startable=self.startable & set(names),
+                keep=self.setup.keep,
+                playing=playing,
+            )
+            key = f"referee-{self.run_key}-{b.games[0].game_id}"
+            futures.append(self.client.submit(play_batch_task, job, key=key, pure=False))
+        waiting = {f.key: f for f in futures}
+        failure: BaseException | None = None
+
+        def take(future: Any, out: BatchOut) -> None:
+            self.writer.take(out)
+            del waiting[future.key]
+            future.release()  # a result taken is never needed again: not even if the worker holding it dies
+
+        try:
+            for future, out in _distributed().as_completed(futures, with_results=True, raise_errors=False):
+                if future.status == "finished":
+                    take(future, out)
+                    continue
+                failure = _failure(future)
+                break
+        finally:
+            with signals_deferred():
+                self.client.cancel([f for f in waiting.values() if not f.done()])
+                for f in list(waiting.values()):
+                    if f.status == "finished":
+                        with suppress(Exception):  # its worker may have died since: then it is played on resume
+                            take(f, f.result(timeout=GATHER_TIMEOUT))
+        if failure is not None:
+            raise failure
+
+    def release(self) -> None:
+        """Ask every worker to close the run's idle bots (best effort: idle bots also close themselves later)."""
+        with signals_deferred(), suppress(Exception):
+            self.client.run(release_run, self.run_key)
 
 
 def _failure(future: Any) -> BaseException:

@@ -86,6 +86,8 @@ class BatchJob:
     ``python`` is the coordinator's interpreter: an entrant command starting with it starts with the worker's
     own interpreter instead. ``files`` lists, per entrant, the paths it needs (checked before playing);
     ``startable`` names the entrants the coordinator could start (a worker that cannot is misconfigured).
+    ``keep`` is how many processes of an entrant a worker thread keeps (``PlayerPool``); ``playing``, when not
+    empty, names the entrants of the batch's round: the worker closes its idle bots of any other entrant.
     """
 
     run_key: str
@@ -97,6 +99,8 @@ class BatchJob:
     python: str
     files: Mapping[str, tuple[str, ...]]
     startable: frozenset[str]
+    keep: int = 1
+    playing: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +237,7 @@ class _Lanes:
             pool, _ = idle.pop()
         else:
             lane = next(self._lanes)
-            pool = PlayerPool(specs, job.config, self._root / job.run_key / str(lane) / "bots", lane)
+            pool = PlayerPool(specs, job.config, self._root / job.run_key / str(lane) / "bots", lane, keep=job.keep)
         games_dir = pool.bots_dir.parent / "games"
         games_dir.mkdir(parents=True, exist_ok=True)
         games: list[GameOut] = []
@@ -248,6 +252,8 @@ class _Lanes:
             games.append(GameOut(replace(played, result=replace(played.result, log_path=None)), log))
 
         try:
+            if job.playing:
+                await pool.retire(job.playing)
             await self._verify(job, pool, worker)
             await play_batch(
                 job.batch,

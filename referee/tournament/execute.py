@@ -57,13 +57,25 @@ class PlayedGame:
     declared: dict[str, tuple[str | None, str | None]]
 
 
+@dataclass(slots=True)
+class _Live:
+    """A bot process of the pool and the deal seeds it has been dealt."""
+
+    player: PlayerLike
+    dealt: set[int | None]
+
+
 class PlayerPool:
-    """One live ``Player`` per entrant for one lane; bots start on first use and stay up across games, but a
-    bot process never plays the same deal twice (``for_game``).
+    """Live ``Player``s for one lane, up to ``keep`` per entrant; bots start on first use and stay up across games,
+    but a bot process never plays the same deal twice (``for_game``).
 
     The seat rotations of a table share one deal: a process that kept what it was dealt in one rotation would
-    know another player's hand in the next. So before a game, every bot of the table that has already been
-    dealt this game's deal is closed and a fresh process takes its seat.
+    know another player's hand in the next. So a game goes to a process of the entrant that has not been dealt
+    its deal yet, the least recently used one; when every process has, a fresh one takes the seat, and beyond
+    ``keep`` the least recently used process is closed to make room. ``keep=1`` (a fixed schedule played in
+    ``rotation_order``: a process that met one deal again has met every deal of its pass) restarts the bot once
+    per pass over the deals; a race keeps one process per seat rotation (``keep`` = the table size), so that
+    the rounds, which bring new deals, need no new process at all.
 
     ``fresh=True`` closes every bot after each game (one process per game: slower, for comparison or for bots
     that leak state between games). Bot stderr goes to ``bots_dir/<entrant>.<lane>.log``.
@@ -78,48 +90,68 @@ class PlayerPool:
         *,
         fresh: bool = False,
         factory: PlayerFactory | None = None,
+        keep: int = 1,
     ) -> None:
+        if keep < 1:
+            raise ValueError(f"keep must be at least 1, got {keep}")
         self.specs = specs
         self.config = config
         self.bots_dir = bots_dir
         self.lane = lane
         self.fresh = fresh
+        self.keep = keep
         self._factory: PlayerFactory = factory or Player
-        self._players: dict[str, PlayerLike] = {}
-        self._dealt: dict[str, set[int | None]] = {}  # entrant -> the deal seeds its current process has played
+        self._live: dict[str, list[_Live]] = {}  # entrant -> its processes, least recently used first
+        self._seated: dict[str, PlayerLike] = {}  # entrant -> the process of its latest game
 
     async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
-        """The players of a game dealt from ``seed``, by seat: a fresh process for each bot whose current one has
-        already played this deal."""
-        stale = [self._players.pop(n) for n in names if n in self._players and seed in self._dealt[n]]
-        if stale:
-            with trio.CancelScope(shield=True):
-                async with trio.open_nursery() as nursery:
-                    for p in stale:
-                        nursery.start_soon(p.aclose)
-        players = [self.get(n) for n in names]
-        for n in names:
-            self._dealt[n].add(seed)
-        return players
+        """The players of a game dealt from ``seed``, by seat: for each entrant its least recently used process
+        that has not been dealt this deal, else a fresh one (closing the least recently used beyond ``keep``)."""
+        stale: list[PlayerLike] = []
+        chosen: list[_Live] = []
+        for name in names:
+            live = self._live.setdefault(name, [])
+            proc = next((p for p in live if seed not in p.dealt), None)
+            if proc is None:
+                while len(live) >= self.keep:
+                    stale.append(live.pop(0).player)
+                proc = self._start(name)
+            else:
+                live.remove(proc)
+            live.append(proc)
+            chosen.append(proc)
+        await _close_all(stale)
+        for name, proc in zip(names, chosen, strict=True):
+            proc.dealt.add(seed)
+            self._seated[name] = proc.player
+        return [p.player for p in chosen]
+
+    def _start(self, name: str) -> _Live:
+        path = self.bots_dir / f"{name}.{self.lane}.log"
+        return _Live(self._factory(self.specs[name], self.config, path), set())
 
     def fits(self, game: ScheduledGame) -> bool:
-        """True when no live process of the game's entrants in this pool has played its deal yet (so ``for_game``
-        would restart none of them)."""
-        return not any(n in self._players and game.seed in self._dealt[n] for n in game.seats)
+        """True when ``for_game`` would start no process for the game beside the entrants' first: each of its
+        entrants has no process here yet or one that has not been dealt its deal."""
+        for name in game.seats:
+            live = self._live.get(name)
+            if live and all(game.seed in p.dealt for p in live):
+                return False
+        return True
 
     def get(self, name: str) -> PlayerLike:
-        player = self._players.get(name)
-        if player is None:
-            path = self.bots_dir / f"{name}.{self.lane}.log"
-            player = self._players[name] = self._factory(self.specs[name], self.config, path)
-            self._dealt[name] = set()
-        return player
+        """A live player of ``name`` (its most recently used process; started when it has none)."""
+        live = self._live.setdefault(name, [])
+        if not live:
+            live.append(self._start(name))
+        return live[-1].player
 
     def declared(self, names: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        """Entrant → (name, version) its bot declared in hello, for the bots of ``names`` that said hello."""
+        """Entrant → (name, version) its bot declared in hello, for the bots of ``names`` that said hello (the
+        processes of their latest game)."""
         out = {}
         for n in names:
-            hello = getattr(self._players.get(n), "hello", None)
+            hello = getattr(self._seated.get(n), "hello", None)
             if hello is not None:
                 out[n] = (getattr(hello, "name", None), getattr(hello, "version", None))
         return out
@@ -128,14 +160,28 @@ class PlayerPool:
         if self.fresh:
             await self.aclose()
 
+    async def retire(self, keep: Iterable[str]) -> None:
+        """Close the processes of every entrant not in ``keep`` (a race's entrants that left it)."""
+        wanted = set(keep)
+        gone = [n for n in self._live if n not in wanted]
+        await _close_all([p.player for n in gone for p in self._live.pop(n)])
+
     async def aclose(self) -> None:
         """Close every bot at once (bye; the runner kills what does not exit in time and reaps it); shielded, so it
         completes while the lane is being cancelled."""
-        players, self._players = list(self._players.values()), {}
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for p in players:
-                    nursery.start_soon(p.aclose)
+        live, self._live = self._live, {}
+        self._seated = {}
+        await _close_all([p.player for procs in live.values() for p in procs])
+
+
+async def _close_all(players: Sequence[PlayerLike]) -> None:
+    """Close ``players`` at once, shielded from cancellation."""
+    if not players:
+        return
+    with trio.CancelScope(shield=True):
+        async with trio.open_nursery() as nursery:
+            for p in players:
+                nursery.start_soon(p.aclose)
 
 
 async def play_batch(
@@ -222,20 +268,27 @@ class DealQueue:
     have not played that deal), so that a lane restarts its bots only when no such game is near: at ``--jobs
     2`` with every entrant at every table, each process then plays two passes over the deals instead of one
     (half the bot starts).
+
+    ``more``, when given, is awaited for the next round's games once every game handed out has ended (a race's
+    next round depends on the results of this one); an empty answer ends the queue.
     """
 
     #: How many queued games ``take`` looks through for one that fits the lane, past the first free one.
     LOOKAHEAD = 64
 
-    def __init__(self, units: Iterable[TableBatch]) -> None:
+    def __init__(
+        self, units: Iterable[TableBatch], more: Callable[[], Awaitable[Sequence[TableBatch]]] | None = None
+    ) -> None:
         self._pending = deque(units)
         self._playing: set[int] = set()
         self._changed = trio.Event()
+        self._more = more
+        self._refilling = False
 
     async def take(self, fits: Callable[[ScheduledGame], bool] | None = None) -> TableBatch | None:
         """The next game whose deal is free (marked as being played): the first one that ``fits`` within
         ``LOOKAHEAD`` games of the first free one, else the first free one; None when no game is left."""
-        while self._pending:
+        while True:
             first = None
             for i, unit in enumerate(self._pending):
                 if unit.batch in self._playing:
@@ -252,12 +305,27 @@ class DealQueue:
                 del self._pending[first]
                 self._playing.add(unit.batch)
                 return unit
+            if not self._pending and not self._playing and not self._refilling:
+                if self._more is None:
+                    return None
+                self._refilling = True  # one lane asks; the others wait for its answer
+                try:
+                    units = await self._more()
+                finally:
+                    self._refilling = False
+                    self._notify()
+                self._pending.extend(units)
+                if not units:
+                    self._more = None
+                continue
             await self._changed.wait()
-        return None
 
     def release(self, unit: TableBatch) -> None:
         """``unit``'s game has ended (or was abandoned): its deal is free again."""
         self._playing.discard(unit.batch)
+        self._notify()
+
+    def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
 
@@ -268,7 +336,9 @@ class PlaySetup:
 
     ``out_dir`` is the results folder (game logs in ``games/``, bot stderr in ``bots/``); ``finished`` holds the
     ids of the games stored already, never played again (the caller adds each game it commits); ``on_game``
-    takes every finished game, once.
+    takes every finished game, once. ``keep`` is how many processes of an entrant a lane keeps (``PlayerPool``):
+    a race keeps one per seat rotation (its rounds bring new deals, so they need no new process), the fixed
+    formats one.
     """
 
     entrants: tuple[EntrantInfo, ...]
@@ -277,6 +347,7 @@ class PlaySetup:
     out_dir: Path
     finished: set[str]
     on_game: Callable[[PlayedGame], None]
+    keep: int = 1
 
     @classmethod
     def of(
@@ -284,9 +355,9 @@ class PlaySetup:
     ) -> PlaySetup:
         """The setup of ``params``' games, its results in ``out_dir`` hidden from every bot. Raises the runner's
         ``ConfigError`` or ``RulesetError`` for impossible settings or an impossible ruleset."""
-        return cls(
-            params.entrants, params.runner_config(results=out_dir), params.game_ruleset(), out_dir, finished, on_game
-        )
+        keep = params.table_size if params.format == "race" else 1
+        config, ruleset = params.runner_config(results=out_dir), params.game_ruleset()
+        return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep)
 
 
 #: The next round of table batches to play, asked for once the round before is played (none left: the run is over).
@@ -322,18 +393,19 @@ class LocalExecutor:
 
     def run(self, setup: PlaySetup, rounds: Rounds) -> None:
         async def work() -> None:
-            while batches := rounds():
-                await self.play_round(setup, batches)
+            await self.play_rounds(setup, rounds)
 
         run_until_stopped(work)
 
-    async def play_round(self, setup: PlaySetup, batches: Sequence[TableBatch]) -> None:
-        """Play ``batches`` on ``jobs`` concurrent tables; each lane keeps its bots alive across games.
+    async def play_rounds(self, setup: PlaySetup, rounds: Rounds) -> None:
+        """Play round after round of ``rounds()`` on ``jobs`` concurrent tables; each lane keeps its bots alive
+        across games and across rounds (up to ``setup.keep`` processes per entrant, ``PlayerPool``), and closes
+        the bots of entrants a new round leaves out.
 
         The games go out in ``rotation_order``, each lane preferring deals its bots have not played, so a bot
         process is restarted only when it has played every deal near the front of the queue (once per pass over
         the deals with one lane, once per two passes with two), and never two rotations of one deal run at the
-        same time (``DealQueue``).
+        same time (``DealQueue``). The next round is asked for once every game of this one has been handed on.
 
         Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and
         every bot process is closed before this returns.
@@ -342,11 +414,24 @@ class LocalExecutor:
         games_dir.mkdir(parents=True, exist_ok=True)
         bots_dir.mkdir(parents=True, exist_ok=True)
         specs = {e.name: e.to_spec() for e in setup.entrants}
-        units = rotation_order(batches)
-        queue = DealQueue(units)
+        pools: list[PlayerPool] = []
+
+        async def next_round() -> list[TableBatch]:
+            """The next round in ``rotation_order``, once the lanes (all idle now) closed the bots it leaves out."""
+            units = rotation_order(rounds())
+            playing = {n for u in units for n in u.entrants}
+            async with trio.open_nursery() as nursery:
+                for pool in pools:
+                    nursery.start_soon(pool.retire, playing)
+            return units
+
+        queue = DealQueue((), next_round)
 
         async def lane(number: int) -> None:
-            pool = PlayerPool(specs, setup.config, bots_dir, number, fresh=self.fresh, factory=self.factory)
+            pool = PlayerPool(
+                specs, setup.config, bots_dir, number, fresh=self.fresh, factory=self.factory, keep=setup.keep
+            )
+            pools.append(pool)
             try:
                 while (batch := await queue.take(None if self.fresh else pool.fits)) is not None:
                     try:
@@ -365,5 +450,5 @@ class LocalExecutor:
                 await pool.aclose()
 
         async with trio.open_nursery() as nursery:
-            for number in range(max(1, min(self.jobs, len(units)))):
+            for number in range(max(1, self.jobs)):
                 nursery.start_soon(lane, number)

@@ -38,11 +38,15 @@ class RunOutcome:
 class Progress:
     """What a run reports as it goes; the default does nothing. ``tally`` holds the standings so far."""
 
-    def start(self, total: int, done: int, tally: Tally) -> None:
-        pass
+    def start(self, total: int | None, done: int, tally: Tally) -> None:
+        """The run begins with ``done`` games already stored; ``total`` is the schedule's size, None for a race
+        (adaptive: it stops when the order is settled, at most at ``--max-games``)."""
 
     def game_done(self, played: PlayedGame, tally: Tally) -> None:
         pass
+
+    def race_round(self, rounds: int, games: int, left: int) -> None:
+        """A race has played ``rounds`` complete rounds (``games`` games) and ``left`` entrants are still in it."""
 
     def stop(self) -> None:
         pass
@@ -107,10 +111,14 @@ def run_tournament(
     def next_round() -> list[TableBatch]:
         """The batches of the next round with a game to play: the schedule, then (a race) the race's next round."""
         round_ = rounds.pop() if rounds else [] if race is None else replay_race(race, results)
+        if race is not None:  # where the race stands, and the live standings in its order
+            tally.order = race.outcome().order
+            if race.reason is None:
+                progress.race_round(race.rounds, race.games, len(race.survivors))
         return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     done_before = len(finished)
-    progress.start(total, done_before, tally)
+    progress.start(None if race is not None else total, done_before, tally)
     try:
         executor.run(setup, next_round)
         interrupted = False

@@ -113,3 +113,35 @@ def test_ctrl_c_keeps_finished_games_and_resume_on_the_cluster_completes_the_loc
     resumed = referee("run", "--resume", folder, "--cluster", "local:2")
     assert resumed.returncode == 0, resumed.stderr
     assert (folder / "standings.json").read_text() == (tmp_path / "local" / "standings.json").read_text()
+
+
+def test_a_race_on_the_cluster_plays_the_local_schedule_and_keeps_its_bots_across_rounds(
+    tmp_path: Path, bot_dir: Path
+) -> None:
+    """``--format race --cluster local:2``: the same rounds, games and standings as the embedded runner with the same
+    seed and deal secret, and the workers' bots stay up from round to round as the lanes' do (one process per
+    entrant, seat rotation and worker thread at most: three rounds started per round would need at least nine)."""
+    manifest = bot_dir / "bots.toml"
+    manifest.write_text("".join(f'[[bot]]\ncommand = "{n}.py"\nenv = {{ STARTED = "1" }}\n' for n in NAMES))
+    race = ["--manifest", manifest, "--format", "race", "--top", "2", "--max-games", "72", *COMMON[:6]]
+    race += ["-k", "3", *secret_file(tmp_path)]
+    local = referee("run", *race, "--jobs", "2", "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    cluster = referee("run", *race, "--cluster", "local:2", "--out", tmp_path / "cluster")
+    assert cluster.returncode == 0, cluster.stderr
+    for name in ("standings.csv", "standings.json"):
+        assert (tmp_path / "cluster" / name).read_text() == (tmp_path / "local" / name).read_text()
+    standings = json.loads((tmp_path / "cluster" / "standings.json").read_text())
+    assert standings["format"] == "race" and standings["race"]["rounds"] == 3 and standings["games"] == 72
+    assert "Race: stopped at --max-games 72" in cluster.stdout
+
+    def schedule(folder: Path) -> list[tuple[object, ...]]:
+        with sqlite3.connect(folder / "results.sqlite") as db:
+            return db.execute("SELECT game_id, seat, entrant, score FROM seats ORDER BY game_id, seat").fetchall()
+
+    assert schedule(tmp_path / "cluster") == schedule(tmp_path / "local")
+    for folder in ("local", "cluster"):
+        for name in NAMES:
+            logs = (tmp_path / folder / "bots").glob(f"{name}.*.log")
+            starts = sum(f.read_text().count("started ") for f in logs)
+            assert 3 <= starts <= 3 * 2, (folder, name, starts)

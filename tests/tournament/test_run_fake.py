@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -200,3 +201,109 @@ def test_two_rotations_of_one_deal_never_run_at_the_same_time(tmp_path: Path, na
     assert outcome.played == outcome.total == len(names) * (len(names) - 1) // 2 * games * 2
     assert most["deal"] == 1
     assert most["all"] == min(3, len(names) * (len(names) - 1) // 2 * games)  # lanes run at once on other deals
+
+
+def race_rounds(store: ResultsStore, params: Any) -> dict[int, int]:
+    """Deal seed → the race round that dealt it, replayed from the stored results."""
+    from referee.tournament import race_of, replay_race
+
+    results = {g.game_id: g.seats for g in store.games()}
+    race = race_of(params, store.deal_secret())
+    rounds: list[Any] = []
+    replay_race(race, results, rounds)
+    first = {}
+    for batch in rounds:
+        first.setdefault(batch.games[0].seed, batch.games[0].game_id)
+    order = {g.game_id: g.repeat for b in rounds for g in b.games}  # a race's "repeat" is its round
+    return {seed: order[gid] for seed, gid in first.items()}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_race_keeps_its_bots_up_across_rounds_and_never_deals_a_process_a_deal_twice(
+    tmp_path: Path, jobs: int
+) -> None:
+    """Every round of a race brings new deals, so a bot process carries on from round to round: one process per
+    seat rotation and entrant in each lane, never more, and none of them is dealt a deal twice."""
+    created: list[FakePlayer] = []
+    names = ["a", "b", "c", "d", "e", "zed"]
+    store, params = start(tmp_path, names, table_size=3, format="race", top=2, max_games=240)
+    outcome = run_tournament(store, params, LocalExecutor(jobs, play=fake_play, factory=make_factory(created)))  # type: ignore[arg-type]
+    assert outcome.race is not None and outcome.race.rounds >= 3
+    games = outcome.race.games
+    assert outcome.played == store.game_count() == games
+    assert all(len(set(p.deals)) == len(p.deals) for p in created), "a process never plays a deal twice"
+    assert all(p.closed for p in created)
+    assert sum(p.games for p in created) == games * 3
+    rounds = race_rounds(store, params)
+    for name in names:
+        mine = [p for p in created if p.name == name]
+        assert len(mine) <= 3 * jobs, (name, len(mine))  # at most a table's worth of processes per lane
+        played = {rounds[s] for p in mine for s in p.deals}
+        assert any(len({rounds[s] for s in p.deals}) == len(played) for p in mine), "a process in all its rounds"
+    if jobs == 1:
+        assert len(created) == 3 * len(names)  # no restart at all after the first round
+
+
+def test_a_bot_left_out_of_a_round_is_closed_when_the_round_begins(tmp_path: Path) -> None:
+    """The local executor asks for the next round once every game of this one is committed, keeps its bots across
+    rounds, and closes the processes of an entrant that the new round leaves out (a race's eliminated entrants)."""
+    from referee.engine import Ruleset
+    from referee.runner import RunnerConfig
+    from referee.tournament import PlaySetup
+    from referee.tournament.schedule import table_batches
+
+    created: list[FakePlayer] = []
+    entrants = tuple(EntrantInfo(n, ("true",), str(tmp_path)) for n in ("a", "b", "c"))
+    first = table_batches([(0, ("a", "b", "c")), (0, ("c", "a", "b"))], 1, SECRET)
+    second = table_batches([(1, ("a", "b"))], 1, SECRET, first_batch=2, first_ordinal=6)
+    rounds = [first, second, []]
+    committed: list[str] = []
+    closed_at_second_round: list[bool] = []
+
+    def more() -> list[Any]:
+        assert len(committed) == {3: 0, 2: 6, 1: 8}[len(rounds)], "asked once every game handed out is committed"
+        return rounds.pop(0)
+
+    async def play(players: list[FakePlayer], **kw: Any) -> Any:
+        if kw["game_id"] == "g000007":
+            closed_at_second_round.extend(p.closed for p in created if p.name == "c")
+        return await fake_play(players, **kw)
+
+    def on_game(p: Any) -> None:
+        committed.append(p.game.game_id)
+
+    setup = PlaySetup(entrants, RunnerConfig(), Ruleset(), tmp_path, set(), on_game, keep=3)
+    LocalExecutor(2, play=play, factory=make_factory(created)).run(setup, more)
+    assert sorted(committed) == [f"g{i:06d}" for i in range(1, 9)] and rounds == []
+    assert closed_at_second_round and all(closed_at_second_round), "c's processes closed when round 2 began"
+    assert all(p.closed for p in created) and all(len(set(p.deals)) == len(p.deals) for p in created)
+
+
+@pytest.mark.parametrize("terminal", [False, True])
+def test_a_races_progress_shows_rounds_games_and_entrants_left_not_the_cap(tmp_path: Path, terminal: bool) -> None:
+    """A race has no total (it stops once its order is settled): its progress says the round, the games played and
+    the entrants left, never ``--max-games`` as if it were the number of games to play, and no ETA."""
+    import io
+
+    from rich.console import Console
+
+    from referee.tournament import LiveProgress
+
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=terminal, width=160)
+    store, params = start(tmp_path, ["a", "b", "c", "d", "e", "zed"], table_size=3, format="race", max_games=200)
+    progress = LiveProgress(console, refresh=0.0)
+    executor = LocalExecutor(2, play=fake_play, factory=make_factory([]))
+    outcome = run_tournament(store, params, executor, progress=progress)  # type: ignore[arg-type]
+    assert outcome.race is not None and outcome.race.rounds >= 2
+    rounds, games = outcome.race.rounds, outcome.race.games
+    text = out.getvalue()
+    assert "/200" not in text and "200 games to play" not in text and "ETA" not in text
+    if terminal:
+        shown = [(int(r), int(g)) for r, g in re.findall(r"round (\d+), (\d+) games, \d+ entrants left", text)]
+        assert {r for r, _ in shown} == set(range(1, rounds + 1)) and (rounds, games) in shown
+        assert [g for _, g in shown] == sorted(g for _, g in shown)
+    else:
+        lines = text.splitlines()
+        assert lines[:2] == ["Race: the games it needs to settle", "Race: round 1, 0 games, 6 entrants left"]
+        assert not any("games played" in ln for ln in lines)

@@ -2,7 +2,8 @@
 
 Its games are the same whichever machine or process plays them, and however often it was restarted.
 Environment: PAUSE (seconds, default 0) to wait before each reply; NO_HELLO_IF (a path) makes it exit before its
-hello whenever that path exists; NOTE makes it write "NOTE <game id>" to stderr at the start of each game.
+hello whenever that path exists; NOTE makes it write "NOTE <game id>" to stderr at the start of each game; STARTED
+makes it write "started <pid>" to stderr when it says hello (once per process).
 """
 
 import json
@@ -14,6 +15,7 @@ import time
 pause = float(os.environ.get("PAUSE", "0"))
 gate = os.environ.get("NO_HELLO_IF")
 note = os.environ.get("NOTE")
+started = os.environ.get("STARTED")
 rng = random.Random()
 
 
@@ -30,6 +32,9 @@ for line in sys.stdin:
     if kind == "hello":
         if gate and os.path.exists(gate):
             sys.exit(2)
+        if started:
+            sys.stderr.write(f"started {os.getpid()}\n")
+            sys.stderr.flush()
         reply({"type": "hello", "protocol": 1, "name": "steady", "options": {"legal_moves": True}})
     elif kind == "game_start":
         if note:
