@@ -112,21 +112,22 @@ class _Checker:
                 event = parse_event(obj, obj.get("_line", 0))
             except LogError as exc:
                 raise _Disagree(exc.line, exc.reason) from None
-            if isinstance(event, RecvEvent):
-                self.last_line[event.seat] = event.text
-            elif isinstance(event, DiscardEvent):
-                self._discard(event)
-            elif isinstance(event, ActionEvent):
-                self._action(event)
-            elif isinstance(event, FaultEvent):
-                self._fault(event)
-            elif isinstance(event, ForfeitEvent):
-                self._forfeit(event)
-            elif isinstance(event, RoundEndEvent):
-                self._round_end(event)
-            elif isinstance(event, ResultEvent):
-                self._result(event)
-                result_seen = True
+            match event:
+                case RecvEvent(seat=seat, text=text):
+                    self.last_line[seat] = text
+                case DiscardEvent():
+                    self._discard(event)
+                case ActionEvent():
+                    self._action(event)
+                case FaultEvent():
+                    self._fault(event)
+                case ForfeitEvent():
+                    self._forfeit(event)
+                case RoundEndEvent():
+                    self._round_end(event)
+                case ResultEvent():
+                    self._result(event)
+                    result_seen = True
         if not result_seen:
             raise _Disagree(None, "the log ends before the result: the game did not finish")
 
