@@ -10,6 +10,7 @@ discards once, in the same order.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from typing import Any, overload
@@ -81,15 +82,17 @@ class DiscardOptions(Sequence[Cards]):
     def __getitem__(self, index: slice) -> list[Cards]: ...
 
     def __getitem__(self, index: int | slice) -> Cards | list[Cards]:
-        if isinstance(index, slice):
-            return self._list()[index]
-        if self._listed is not None:
-            return self._listed[index]
+        if type(index) is not int:
+            if isinstance(index, slice):
+                return self._list()[index]
+            index = operator.index(index)  # any integer type, as a list takes; TypeError for anything else
         size = self._len
-        if not -size <= index < size:
-            raise IndexError("discard option index out of range")
         if index < 0:
             index += size
+        if not 0 <= index < size:
+            raise IndexError("discard option index out of range")
+        if self._listed is not None:
+            return self._listed[index]
         if self._counts is None:
             return self._three(index)
         return self._unrank(index)
