@@ -75,8 +75,8 @@ def load_tournament(
         if f.game_id in ordinal_of and f.entrant in key_of
     ]
     with_format(tally, params, {g.game_id: g.seats for g in stored_games})
-    if params.format == "race" and tally.race is not None:
-        planned = tally.race["games"] if tally.race.get("settled") or "max-games" in str(tally.race["reason"]) else None
+    if params.format == "race":
+        planned = tally.race_games
     return Tournament(
         name=directory.resolve().name,
         entrants=entrants,

@@ -173,6 +173,8 @@ class Tally:
         self.names = tuple(names)
         self.format = format
         self.race: dict[str, Any] | None = None
+        #: How many games a race played once it has ended (settled, or stopped at --max-games); None before.
+        self.race_games: int | None = None
         #: Entrant names best first, when the format decides the order (a race); else by matchpoints.
         self.order: Sequence[str] | None = None
         self.deal_tally = DealTally()
@@ -293,6 +295,8 @@ def with_format(tally: Tally, params: TournamentParams, results: Mapping[str, Se
     tally.race = outcome.to_dict()
     if outcome.reason is None:
         tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
+    else:
+        tally.race_games = outcome.games
 
 
 def standings_from_store(store: ResultsStore) -> Standings:
