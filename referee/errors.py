@@ -17,6 +17,7 @@
     ├── ScheduleError                 referee.tournament.schedule: options that make no schedule
     ├── ManifestError                 referee.tournament.entrants: a bots.toml that cannot be used
     ├── StoreError                    referee.tournament.store: a results database that cannot be used
+    │   └── EmptyStore                one that holds no tournament yet
     ├── DealSecretError               referee.tournament.deals: an unusable deal secret
     ├── FolderBusy                    referee.tournament.lock: another referee holds the results folder
     ├── ClusterError                  referee.tournament.cluster_worker: a Dask cluster that cannot play
@@ -51,7 +52,7 @@ from referee.tournament.entrants import ManifestError
 from referee.tournament.lock import FolderBusy
 from referee.tournament.params import ParamsError
 from referee.tournament.schedule import ScheduleError
-from referee.tournament.store import StoreError
+from referee.tournament.store import EmptyStore, StoreError
 
 __all__ = [
     "BotCrashed",
@@ -66,6 +67,7 @@ __all__ = [
     "DealError",
     "DealSecretError",
     "DesignError",
+    "EmptyStore",
     "FolderBusy",
     "IllegalMove",
     "LogError",

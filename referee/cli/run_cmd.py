@@ -458,8 +458,7 @@ def standings_cmd(directory: Path, as_json: bool) -> None:
 
     try:
         with ResultsStore(directory, read_only=True) as store, store.snapshot():
-            if store.params() is None:
-                _fail("standings", f"{directory} holds no tournament (its database is empty)")
+            store.tournament()
             standings = standings_from_store(store)
             deals = store.deals()
     except StoreError as e:

@@ -16,7 +16,7 @@ from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.replay import encode_replay
 from referee.tournament.standings import Tally, with_format
-from referee.tournament.store import DB_NAME, ResultsStore, StoreError
+from referee.tournament.store import DB_NAME, EmptyStore, ResultsStore, StoreError
 
 
 def load_tournament(
@@ -36,14 +36,14 @@ def load_tournament(
         )
     try:
         with ResultsStore(directory, read_only=True) as store, store.snapshot():
-            params = store.params()
-            if params is None:
-                raise NoTournament(f"{directory} holds no tournament (its results database is empty)")
+            params = store.tournament()
             stored_entrants = store.entrants()
             stored_games = list(store.games())
             stored_faults = store.faults()
             planned = store.planned_games()
             deals = store.deals()
+    except EmptyStore as exc:
+        raise NoTournament(str(exc)) from None
     except StoreError as exc:
         raise ReportError(str(exc)) from None
 

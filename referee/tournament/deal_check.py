@@ -71,9 +71,7 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
     deal commitment; every disagreement is a line of the result.
     """
     with ResultsStore(directory, read_only=True) as store, store.snapshot():
-        params = store.params()
-        if params is None:
-            raise StoreError(f"{directory} holds no tournament (its database is empty)")
+        params = store.tournament()
         meta = store.meta()
         stored_commitment = meta.get("deal_commitment")
         if stored_commitment is None:

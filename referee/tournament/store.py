@@ -65,6 +65,7 @@ from referee.tournament.schedule import ScheduledGame, ScheduleError
 __all__ = [
     "DB_NAME",
     "SCHEMA_VERSION",
+    "EmptyStore",
     "FaultLike",
     "GameResultLike",
     "ResultsStore",
@@ -104,6 +105,10 @@ CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
 
 class StoreError(RefereeError):
     """The results directory or database cannot be used (not a tournament, newer schema, unreadable)."""
+
+
+class EmptyStore(StoreError):
+    """A results database that holds no tournament yet."""
 
 
 class FaultLike(Protocol):
@@ -275,6 +280,14 @@ class ResultsStore:
             return TournamentParams.from_json(row[0])
         except (ValueError, KeyError, TypeError) as e:
             raise StoreError(f"{self.path}: the stored tournament parameters are unreadable ({e})") from e
+
+    def tournament(self) -> TournamentParams:
+        """The stored tournament's parameters. Raises ``EmptyStore`` when the database holds no tournament yet,
+        ``StoreError`` when they are unreadable."""
+        params = self.params()
+        if params is None:
+            raise EmptyStore(f"{self.directory} holds no tournament (its results database is empty)")
+        return params
 
     def initialise(self, params: TournamentParams, secret: DealSecret) -> None:
         """Store the parameters, deal secret (and its commitment) and entrants of a new tournament (one
