@@ -2,7 +2,8 @@
 
 ``snapshot(folder)`` reads a finished results folder as plain data: every row of the results database and every
 line of every game log, minus what varies from run to run (timings, clock times, the temporary folder's path).
-The ``send`` events of the logs are the exact bytes each bot was sent, so equal snapshots mean equal wire bytes.
+The ``send`` events of the logs hold the exact bytes each bot was sent, kept as text (not parsed), so equal
+snapshots mean equal wire bytes.
 
 The fixture ``tournament.json.gz`` beside this file was written by the referee at commit 8afb408 (before the
 records, store and faults refactoring): ``python tests/golden/golden.py --write`` with that checkout first on
@@ -133,6 +134,9 @@ def snapshot(results: Path, root: Path) -> dict[str, Any]:
         for line in path.read_text(encoding="utf-8").split("\n"):
             if line:
                 event = _clean({k: v for k, v in json.loads(line).items() if k not in _TIMINGS}, top)
+                if event["event"] == "send":
+                    # The message exactly as its bytes went to the bot (the writer copies them into the line).
+                    event["msg"] = line[line.index(',"msg":') + len(',"msg":') : -1]
                 if event["event"] in ("send", "recv"):
                     wire.setdefault(str(event["seat"]), []).append(event)
                 else:
