@@ -17,6 +17,7 @@ from referee.tournament import (
     StoreError,
     make_schedule,
     resolve_params,
+    schedule_for,
 )
 from referee.tournament.params import ParamsError
 
@@ -90,13 +91,10 @@ def test_foreign_files_are_refused(tmp_path: Path) -> None:
 
 def test_a_read_only_store_reads_a_running_tournament_without_writing(tmp_path: Path) -> None:
     p = params(repeats=2)
+    secret = DealSecret.new()
+    games = [g for b in schedule_for(p, secret) for g in b.games]  # type: ignore[arg-type]
     with ResultsStore(tmp_path) as store:
-        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
-        games = [
-            g
-            for b in make_schedule(NAMES, table_size=3, repeats=2, seed=9, secret=store.deal_secret())
-            for g in b.games
-        ]
+        store.initialise(p, secret)  # type: ignore[arg-type]
         fault = FakeFault(2, "crash")
         store.record_game(
             games[0], FakeResult("g", games[0].seats, (1, 2, 3), (1, 2, 3), (2,), (fault,), None, 0), duration=1
