@@ -63,6 +63,8 @@ class DiscardOptions(Sequence[Cards]):
             self._pairs = pairs
             self._counts = None
         else:
+            if discard < 0:
+                raise ValueError(f"a discard has 0 cards or more, not {discard}")
             # counts[i][m]: multisets of m cards from the values i.. (bounded by their copies)
             counts = [[1] + [0] * discard for _ in range(n + 1)]
             for i in range(n - 1, -1, -1):
