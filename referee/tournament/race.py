@@ -156,6 +156,7 @@ class Race:
         self.alive = np.ones(n, dtype=bool)
         self.survivors = list(self.names)
         self.eliminated: dict[str, int] = {}
+        self._out: list[int] = []  # the eliminated, latest first
         self.rounds = 0
         self.games = 0
         self.batches = 0
@@ -204,7 +205,7 @@ class Race:
         """Field phase: every pass a seeded shuffle of the survivors cut into tables, the last one filled."""
         k = self.table_size
         survivors = [self._index[s] for s in self.survivors]
-        out = [self._index[e] for e in self._eliminated_order()]
+        out = self._out
         tables: list[list[int]] = []
         passes: list[int] = []
         fillers: list[list[bool]] = []
@@ -230,7 +231,7 @@ class Race:
         ahead of it; only tables with an undecided pair that matters (one of them in the estimated top K)."""
         k = self.table_size
         order = self._ranked()
-        ranking = order + [self._index[e] for e in self._eliminated_order()]
+        ranking = order + self._out
         best = set(order[: self.top])
         closure, place = self._closure, self._place
 
@@ -247,7 +248,7 @@ class Race:
         challenges: list[list[int]] = []
         for c in order[self.top :]:
             anchors = [a for a in order if a != c and not closure[place[a], place[c]]][: k - 1]
-            anchors += [a for a in ranking if a != c and a not in anchors][: k - 1 - len(anchors)]
+            anchors += itertools.islice((a for a in ranking if a != c and a not in anchors), k - 1 - len(anchors))
             challenges.append([c, *anchors])
         swiss = order[: self.top + 1]
         tables: list[list[int]] = []
@@ -393,11 +394,16 @@ class Race:
             return
         members, relation = self._relation()
         behind = relation.sum(axis=0)  # how many entrants are proven ahead of each
-        out = [int(e) for i, e in enumerate(members) if self.alive[e] and behind[i] >= self.top]
-        out = sorted(out, key=lambda e: -behind[np.flatnonzero(members == e)[0]])[: len(self.survivors) - self.top]
-        for e in out:
-            self.alive[e] = False
-            self.eliminated[self.names[e]] = self.rounds
+        ahead = relation.sum(axis=1)
+        rating = self._rating() if self.pool is not None else np.zeros(len(members))
+        estimate = self.cs.estimate
+        out = [i for i, e in enumerate(members) if self.alive[e] and behind[i] >= self.top]
+        out = sorted(out, key=lambda i: -behind[i])[: len(self.survivors) - self.top]
+        out.sort(key=lambda i: (behind[i], -ahead[i], -rating[i], -estimate[members[i]], members[i]))  # best first
+        for i in out:
+            self.alive[members[i]] = False
+            self.eliminated[self.names[members[i]]] = self.rounds
+        self._out = [int(members[i]) for i in out] + self._out  # latest first
         self.survivors = [s for s in self.survivors if self.alive[self._index[s]]]
 
     def _check_settled(self) -> None:
@@ -438,9 +444,8 @@ class Race:
         return sorted(survivors, key=key)
 
     def _eliminated_order(self) -> list[str]:
-        """The eliminated entrants, latest first, then by their own estimate."""
-        estimate = self.cs.estimate
-        return sorted(self.eliminated, key=lambda n: (-self.eliminated[n], -estimate[self._index[n]], self._index[n]))
+        """The eliminated entrants, latest first; those of one round best first (as ``_ranked`` orders)."""
+        return [self.names[e] for e in self._out]
 
     # ------------------------------------------------------------------------------------------ outcome
 
