@@ -7,7 +7,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -21,6 +21,13 @@ from referee.cli.results_folder import (
     results_directory,
     storage_failed,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from referee.compare.run import Metric, Settings
+    from referee.settings import SandboxMode
+    from referee.tournament import ResultsStore, TournamentParams
 
 #: The panel when none is given: the Python sample bots.
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
@@ -99,12 +106,12 @@ def _compare(
     max_games: int | None,
     alpha: float | None,
     beta: float | None,
-    metric: str | None,
+    metric: Metric | None,
     d0: float | None,
     d1: float | None,
     jobs: int,
     move_time: float | None,
-    sandbox: str | None,
+    sandbox: SandboxMode | None,
     rules_file: Path | None,
     limits: dict[str, int | None],
     as_json: bool,
@@ -114,7 +121,7 @@ def _compare(
     from rich.console import Console
 
     from referee.cli.options import load_ruleset
-    from referee.compare import CompareError, Settings, block_batches, games_per_block, stored_settings
+    from referee.compare import CompareError, block_batches, games_per_block, stored_settings
     from referee.engine import RulesetError
     from referee.runner import BotSpecError, ConfigError, check_results_hidden
     from referee.tournament import (
@@ -124,7 +131,6 @@ def _compare(
         Requested,
         ResultsStore,
         StoreError,
-        TournamentParams,
         resolve_params,
     )
 
@@ -210,14 +216,14 @@ def _entrants(new: str, old: str, panel: tuple[str, ...]) -> tuple[Any, ...]:
 
 
 def _settings(
-    stored: Any,
+    stored: Settings | None,
     alpha: float | None,
     beta: float | None,
-    metric: str | None,
+    metric: Metric | None,
     d0: float | None,
     d1: float | None,
     max_games: int | None,
-) -> Any:
+) -> Settings:
     """The test's settings: the stored ones (a resume: only --max-games may change) or the given ones with
     defaults. Raises ``CompareError`` naming an impossible value or a difference from the stored test."""
     from dataclasses import replace
@@ -225,8 +231,9 @@ def _settings(
     from referee.compare import Design, Settings
 
     if stored is not None:
-        given = {k: v for k, v in {"alpha": alpha, "beta": beta, "d0": d0, "d1": d1}.items() if v is not None}
-        candidate = Settings(replace(stored.design, **given), metric or stored.metric, stored.max_games)  # type: ignore[arg-type]
+        asked: dict[str, float | None] = {"alpha": alpha, "beta": beta, "d0": d0, "d1": d1}
+        given: dict[str, Any] = {k: v for k, v in asked.items() if v is not None}
+        candidate = Settings(replace(stored.design, **given), metric or stored.metric, stored.max_games)
         diff = stored.mismatch(candidate)
         if diff is not None:
             from referee.compare import CompareError
@@ -240,11 +247,19 @@ def _settings(
         d0=0.0 if d0 is None else d0,
         d1=DEFAULT_D1[metric] if d1 is None else d1,
     )
-    return Settings(design, metric, DEFAULTS["max_games"] if max_games is None else max_games)  # type: ignore[arg-type]
+    return Settings(design, metric, DEFAULTS["max_games"] if max_games is None else max_games)
 
 
 def _run(
-    store: Any, params: Any, settings: Any, jobs: int, console: Any, as_json: bool, directory: Path, *, resumed: bool
+    store: ResultsStore,
+    params: TournamentParams,
+    settings: Settings,
+    jobs: int,
+    console: Console,
+    as_json: bool,
+    directory: Path,
+    *,
+    resumed: bool,
 ) -> None:
     from referee.compare import run_compare
     from referee.compare.display import BlockLines, verdict_line
