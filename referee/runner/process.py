@@ -21,7 +21,7 @@ import trio
 
 from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
-from referee.runner.config import Limits, RunnerConfig
+from referee.runner.config import Limits, RunnerConfig, SandboxMode
 from referee.runner.cputime import cpu_seconds
 from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
@@ -53,7 +53,7 @@ class BotProcess:
         spec: BotSpec,
         popen: subprocess.Popen[bytes],
         cgroup: Path | None,
-        mode: str,
+        mode: SandboxMode,
         limits: Limits | None = None,
     ) -> None:
         self.spec = spec
@@ -85,7 +85,9 @@ class BotProcess:
         self.closed = False
 
     @classmethod
-    async def start(cls, spec: BotSpec, config: RunnerConfig, stderr_path: Path | None, mode: str) -> BotProcess:
+    async def start(
+        cls, spec: BotSpec, config: RunnerConfig, stderr_path: Path | None, mode: SandboxMode
+    ) -> BotProcess:
         """Start ``spec`` in its own session and process group, with ``mode`` ``"bwrap"`` or ``"none"``.
 
         The fork and exec happen on the starter thread (``referee.runner.starter``: one thread for the life of

@@ -158,7 +158,7 @@ def _check_filter(config: RunnerConfig) -> None:
     problem = filter_problem() if bwrap is None else bwrap_problem(bwrap, seccomp=True)
     if problem is None:
         return
-    if config.sandbox == "bwrap":
+    if config.sandbox == SandboxMode.BWRAP:
         raise BotSpecError(
             f"--sandbox bwrap: the seccomp filter that closes file locks between bots cannot be used here "
             f"({problem}): install libseccomp (Debian: apt install libseccomp2), or use --sandbox auto"
@@ -184,20 +184,20 @@ def bot_env(spec: BotSpec) -> dict[str, str]:
     return env
 
 
-def launcher_env(mode: str, env: Mapping[str, str]) -> dict[str, str]:
+def launcher_env(mode: SandboxMode, env: Mapping[str, str]) -> dict[str, str]:
     """The environment of the process the runner spawns: the bot's own ``env`` when it is the bot (``"none"``),
     else the fixed ``LAUNCHER_ENV`` (``bwrap`` gets the bot's variables as options, see ``bot_argv``)."""
-    return dict(env) if mode == "none" else dict(LAUNCHER_ENV)
+    return dict(env) if mode == SandboxMode.NONE else dict(LAUNCHER_ENV)
 
 
-def launcher_cwd(spec: BotSpec, mode: str) -> str:
+def launcher_cwd(spec: BotSpec, mode: SandboxMode) -> str:
     """The folder the runner spawns in: the bot's own (``"none"``), else ``/`` (bwrap enters it with ``--chdir``)."""
-    return str(spec.cwd) if mode == "none" else "/"
+    return str(spec.cwd) if mode == SandboxMode.NONE else "/"
 
 
 def bot_argv(
     spec: BotSpec,
-    mode: str,
+    mode: SandboxMode,
     tmp_size: int | None = None,
     hidden: Sequence[str] = (),
     *,
@@ -214,7 +214,7 @@ def bot_argv(
     ``env`` (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by
     bwrap's own options, after ``--clearenv``, and never given to the launcher. ``seccomp_fd`` holds the program
     of ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start)."""
-    if mode == "none":
+    if mode == SandboxMode.NONE:
         return list(spec.argv)
     bwrap = bwrap_path()
     if bwrap is None:
@@ -407,7 +407,7 @@ def entrant_paths(specs: Iterable[BotSpec]) -> tuple[str, ...]:
 def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig) -> None:
     """Before any game: raise ``BotSpecError`` when the sandbox will be used and a bot's own folder is one of
     ``config.hidden`` (see ``check_hidden``); also raises it when ``--sandbox bwrap`` cannot be had."""
-    if resolve_mode(config) == "bwrap":
+    if resolve_mode(config) == SandboxMode.BWRAP:
         for spec in specs:
             check_hidden(spec, config.hidden)
 
