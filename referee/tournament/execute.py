@@ -59,10 +59,11 @@ class PlayedGame:
 
 @dataclass(slots=True)
 class _Live:
-    """A bot process of the pool and the deal seeds it has been dealt."""
+    """A bot process of the pool, the deal seeds it has been dealt, and when it last played (the pool's count)."""
 
     player: PlayerLike
     dealt: set[int | None]
+    used: int = 0
 
 
 class PlayerPool:
@@ -75,11 +76,16 @@ class PlayerPool:
     ``keep`` the least recently used process is closed to make room. ``keep=1`` (a fixed schedule played in
     ``rotation_order``: a process that met one deal again has met every deal of its pass) restarts the bot once
     per pass over the deals; a race keeps one process per seat rotation (``keep`` = the table size), so that
-    the rounds, which bring new deals, need no new process at all.
+    the rounds, which bring new deals, need no new process at all. Whatever ``keep``, a lane holds at most
+    ``max(entrants, MAX_LIVE)`` processes (a large field: as many as one per entrant): beyond that, starting one
+    closes the one of another entrant that played least recently.
 
     ``fresh=True`` closes every bot after each game (one process per game: slower, for comparison or for bots
     that leak state between games). Bot stderr goes to ``bots_dir/<entrant>.<lane>.log``.
     """
+
+    #: Live processes a lane may hold beyond one per entrant (a race's 40 entrants at tables of 4: all of them).
+    MAX_LIVE = 160
 
     def __init__(
         self,
@@ -92,6 +98,7 @@ class PlayerPool:
         factory: PlayerFactory | None = None,
         keep: int = 1,
     ) -> None:
+        """The pool's bound on live processes is ``max(len(specs), MAX_LIVE)``."""
         if keep < 1:
             raise ValueError(f"keep must be at least 1, got {keep}")
         self.specs = specs
@@ -101,8 +108,10 @@ class PlayerPool:
         self.fresh = fresh
         self.keep = keep
         self._factory: PlayerFactory = factory or Player
+        self.max_live = max(len(specs), self.MAX_LIVE)
         self._live: dict[str, list[_Live]] = {}  # entrant -> its processes, least recently used first
         self._seated: dict[str, PlayerLike] = {}  # entrant -> the process of its latest game
+        self._clock = 0  # games handed out, for _Live.used
 
     async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
         """The players of a game dealt from ``seed``, by seat: for each entrant its least recently used process
@@ -115,16 +124,34 @@ class PlayerPool:
             if proc is None:
                 while len(live) >= self.keep:
                     stale.append(live.pop(0).player)
+                if self.live_count() >= self.max_live and (other := self._evict(names)) is not None:
+                    stale.append(other)
                 proc = self._start(name)
             else:
                 live.remove(proc)
             live.append(proc)
             chosen.append(proc)
         await _close_all(stale)
+        self._clock += 1
         for name, proc in zip(names, chosen, strict=True):
             proc.dealt.add(seed)
+            proc.used = self._clock
             self._seated[name] = proc.player
         return [p.player for p in chosen]
+
+    def live_count(self) -> int:
+        """The processes the pool holds (started, or to be started by their first game)."""
+        return sum(len(live) for live in self._live.values())
+
+    def _evict(self, playing: Sequence[str]) -> PlayerLike | None:
+        """Take out the least recently used process of an entrant not in ``playing`` (the game being seated); None
+        when only those entrants have processes."""
+        others = [(n, p) for n, live in self._live.items() if n not in playing for p in live]
+        if not others:
+            return None
+        name, proc = min(others, key=lambda np: np[1].used)
+        self._live[name].remove(proc)
+        return proc.player
 
     def _start(self, name: str) -> _Live:
         path = self.bots_dir / f"{name}.{self.lane}.log"

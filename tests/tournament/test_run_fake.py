@@ -307,3 +307,36 @@ def test_a_races_progress_shows_rounds_games_and_entrants_left_not_the_cap(tmp_p
         lines = text.splitlines()
         assert lines[:2] == ["Race: the games it needs to settle", "Race: round 1, 0 games, 6 entrants left"]
         assert not any("games played" in ln for ln in lines)
+
+
+def test_a_lane_holds_at_most_one_process_per_entrant_or_max_live(tmp_path: Path, monkeypatch: Any) -> None:
+    """A race keeps a process per entrant and seat rotation, but never more than ``max(entrants, MAX_LIVE)`` in a
+    lane (a large field would otherwise hold four times as many bots as before): beyond that, the least recently
+    used process of another entrant is closed. Still no process is dealt a deal twice."""
+    from referee.tournament import PlayerPool
+
+    monkeypatch.setattr(PlayerPool, "MAX_LIVE", 8)
+    created: list[FakePlayer] = []
+    most = 0
+
+    async def counting_play(players: list[FakePlayer], **kw: Any) -> Any:
+        nonlocal most
+        most = max(most, sum(1 for p in created if not p.closed))
+        return await fake_play(players, **kw)
+
+    names = ["a", "b", "c", "d", "e", "zed"]
+    store, params = start(tmp_path, names, table_size=3, format="race", top=2, max_games=200)
+    outcome = run_tournament(store, params, LocalExecutor(1, play=counting_play, factory=make_factory(created)))  # type: ignore[arg-type]
+    assert outcome.race is not None and outcome.race.games > 100
+    assert most == 8, "one lane: at most max(6 entrants, 8) live processes, and the cap is reached"
+    assert len(created) > 3 * len(names), "so some are restarted"
+    assert all(len(set(p.deals)) == len(p.deals) for p in created) and all(p.closed for p in created)
+
+
+def test_fresh_bots_in_a_race_start_one_process_per_seat_and_game(tmp_path: Path) -> None:
+    """``--fresh-bots`` still means a new process for every game in a race, whose lanes otherwise keep theirs."""
+    created: list[FakePlayer] = []
+    store, params = start(tmp_path, ["a", "b", "c", "d"], table_size=3, format="race", top=1, max_games=60)
+    outcome = run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory(created), fresh=True))  # type: ignore[arg-type]
+    assert outcome.played > 0 and len(created) == 3 * outcome.played
+    assert all(p.games == 1 and p.closed for p in created)
