@@ -206,7 +206,9 @@ def apply(state: State, action: Action) -> State:
         force = False
     turns += 1
     history = (*history, event)
-    nxt = _next_playing(status, seat)
+    nxt = seat + 1 if seat + 1 < players else 0  # usually the next seat up is still playing
+    if status[nxt] is not PLAYING:
+        nxt = _next_playing(status, seat)
     if nxt >= 0 and turns >= ruleset.max_turns_per_round:
         # Turn limit: every player still playing drops out, with the card penalty.
         penalty_l = list(penalty)
