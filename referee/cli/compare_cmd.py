@@ -6,6 +6,7 @@ import json
 import sqlite3
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     from referee.compare.run import Metric, Settings
     from referee.settings import SandboxMode
-    from referee.tournament import ResultsStore, TournamentParams
+    from referee.tournament import DealSecret, ResultsStore, TournamentParams
 
 #: The panel when none is given: the Python sample bots.
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
@@ -93,33 +94,49 @@ def compare_cmd(**options: Any) -> None:
     # The results folder's lock is held until the comparison ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("compare"), ResultsFolder("compare") as held:
-        _compare(held=held, **options)
+        given = CompareOptions(**options)
+        _start(_resolve(held, given), given)
 
 
-def _compare(
-    held: ResultsFolder,
-    new: str | None,
-    old: str | None,
-    panel: tuple[str, ...],
-    table_size: int | None,
-    seed: int | None,
-    max_games: int | None,
-    alpha: float | None,
-    beta: float | None,
-    metric: Metric | None,
-    d0: float | None,
-    d1: float | None,
-    jobs: int,
-    move_time: float | None,
-    sandbox: SandboxMode | None,
-    rules_file: Path | None,
-    limits: dict[str, int | None],
-    as_json: bool,
-    out: Path | None,
-    resume: Path | None,
-) -> None:
-    from rich.console import Console
+@dataclass(frozen=True)
+class CompareOptions:
+    """The options of ``referee compare`` as given (None: not given)."""
 
+    new: str | None
+    old: str | None
+    panel: tuple[str, ...]
+    table_size: int | None
+    seed: int | None
+    max_games: int | None
+    alpha: float | None
+    beta: float | None
+    metric: Metric | None
+    d0: float | None
+    d1: float | None
+    jobs: int
+    move_time: float | None
+    sandbox: SandboxMode | None
+    rules_file: Path | None
+    limits: dict[str, int | None]
+    as_json: bool
+    out: Path | None
+    resume: Path | None
+
+
+@dataclass(frozen=True)
+class ComparePlan:
+    """A comparison settled by ``_resolve``: where, between which entrants, with which test and deal secret."""
+
+    directory: Path
+    params: TournamentParams
+    settings: Settings
+    secret: DealSecret
+    resumed: bool
+
+
+def _resolve(held: ResultsFolder, given: CompareOptions) -> ComparePlan:
+    """Check the options, read the comparison the results folder holds (if any), settle the parameters, the test
+    and the deal secret; every problem is one line and an exit. Takes the folder's lock."""
     from referee.cli.options import load_ruleset
     from referee.compare import CompareError, block_batches, games_per_block, stored_settings
     from referee.engine import RulesetError
@@ -134,12 +151,12 @@ def _compare(
         resolve_params,
     )
 
-    directory = results_directory("compare", out, resume, "compare")
-    if jobs < 1:
-        _fail(f"--jobs must be at least 1, got {jobs}")
-    if (new is None) != (old is None):
+    directory = results_directory("compare", given.out, given.resume, "compare")
+    if given.jobs < 1:
+        _fail(f"--jobs must be at least 1, got {given.jobs}")
+    if (given.new is None) != (given.old is None):
         _fail("give both NEW and OLD (the new and the old version of the bot)")
-    if new is None and resume is None:
+    if given.new is None and given.resume is None:
         _fail("give NEW and OLD (bot files or command lines), or --resume FOLDER")
     stored: TournamentParams | None = None
     stored_test: Settings | None = None
@@ -156,16 +173,27 @@ def _compare(
             _fail(f"results folder {directory}: {e}", 1)
         if stored is not None and stored_test is None:
             _fail(f"results folder {directory} holds a tournament, not a comparison: give another --out")
-    entrants = _entrants(new, old, panel) if new is not None and old is not None else None
+    entrants = None
+    if given.new is not None and given.old is not None:
+        entrants = _entrants(given.new, given.old, given.panel)
+    table_size = given.table_size
     if table_size is None and stored is None and entrants is not None:
         table_size = min(4, len(entrants) - 1)
     if table_size is not None and not 2 <= table_size <= 4:
         _fail(f"--table-size must be 2 to 4, got {table_size}")
-    ruleset = load_ruleset(rules_file).to_dict() if rules_file is not None else None
-    requested = Requested(entrants, table_size, None, seed, move_time, None, None, sandbox, ruleset, limits or None)
+    ruleset = load_ruleset(given.rules_file).to_dict() if given.rules_file is not None else None
+    requested = Requested(
+        entrants,
+        table_size,
+        seed=given.seed,
+        move_time=given.move_time,
+        sandbox=given.sandbox,
+        ruleset=ruleset,
+        limits=given.limits or None,
+    )
     try:
         params = resolve_params(stored, requested)
-        settings = _settings(stored_test, alpha, beta, metric, d0, d1, max_games)
+        settings = _settings(stored_test, given.alpha, given.beta, given.metric, given.d0, given.d1, given.max_games)
         block_batches(0, params.names[2:], params.table_size, params.seed, secret)
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
         params.check_line_length([f"g{settings.max_games:06d}"])
@@ -178,21 +206,32 @@ def _compare(
         )
     check_unchanged("compare", directory, params.entrants if stored is not None else ())
     held.lock(directory)
-    console = Console(stderr=as_json, highlight=False)
+    return ComparePlan(directory, params, settings, secret, stored is not None)
+
+
+def _start(plan: ComparePlan, given: CompareOptions) -> None:
+    """Open the store (a new comparison: initialise it, and store the test), then play and present it."""
+    from rich.console import Console
+
+    from referee.tournament import ResultsStore, StoreError
+
+    console = Console(stderr=given.as_json, highlight=False)
     if not console.is_terminal:
-        console = Console(stderr=as_json, highlight=False, width=max(console.width, 160))
+        console = Console(stderr=given.as_json, highlight=False, width=max(console.width, 160))
     try:
-        store = ResultsStore(directory)
+        store = ResultsStore(plan.directory)
     except StoreError as e:
         _fail(str(e), 1)
     with store:
         try:
-            if stored is None:
-                store.initialise(params, secret)
-            store.set_meta("compare", settings.to_json())
+            if not plan.resumed:
+                store.initialise(plan.params, plan.secret)
+            store.set_meta("compare", plan.settings.to_json())
         except sqlite3.Error as e:
-            _storage_failed(directory, e)
-        _run(store, params, settings, jobs, console, as_json, directory, resumed=stored is not None)
+            _storage_failed(plan.directory, e)
+        _run(
+            store, plan.params, plan.settings, given.jobs, console, given.as_json, plan.directory, resumed=plan.resumed
+        )
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
