@@ -104,7 +104,10 @@ def one(mode: str, folder: Path, manifest: Path, args: argparse.Namespace) -> di
     start = time.perf_counter()
     with store:
         if mode == "across rounds":
-            games = run_tournament(store, params, LocalExecutor(args.jobs, factory=factory)).played
+            outcome = run_tournament(store, params, LocalExecutor(args.jobs, factory=factory))
+            games = outcome.played
+            if outcome.race is not None:
+                print(f"{mode:>13}: {outcome.race.reason}; top {', '.join(outcome.race.order[:3])}", flush=True)
         else:
             games = per_round(store, params, args.jobs, factory)
     seconds = time.perf_counter() - start
@@ -120,13 +123,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="alternating runs of each mode (default 1)")
     parser.add_argument("--sandbox", default="auto", choices=["auto", "bwrap", "none"])
     parser.add_argument("--move-time", type=float, default=5.0)
+    parser.add_argument(
+        "--modes", nargs="+", default=["per round", "across rounds"], choices=["per round", "across rounds"],
+        help="which ways to play (default both; 'across rounds' alone for a whole race's bot starts)",
+    )  # fmt: skip
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}")
     totals: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-race-") as tmp:
         manifest = _make_field()(Path(tmp) / "field", args.entrants)
         for r in range(args.repeats):
-            for mode in ("per round", "across rounds"):
+            for mode in args.modes:
                 got = one(mode, Path(tmp) / f"{mode.replace(' ', '-')}-{r}", manifest, args)
                 print(
                     f"{mode:>13}: {got['games']:.0f} games in {got['seconds']:.1f} s = "
@@ -137,6 +144,8 @@ def main() -> None:
                 t = totals.setdefault(mode, {"games": 0.0, "seconds": 0.0, "starts": 0.0})
                 for k in t:
                     t[k] += got[k]
+    if len(totals) < 2:
+        return
     before, after = totals["per round"], totals["across rounds"]
     rate = (after["games"] / after["seconds"]) / (before["games"] / before["seconds"])
     print(
