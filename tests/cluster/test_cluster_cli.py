@@ -145,3 +145,39 @@ def test_a_race_on_the_cluster_plays_the_local_schedule_and_keeps_its_bots_acros
             logs = (tmp_path / folder / "bots").glob(f"{name}.*.log")
             starts = sum(f.read_text().count("started ") for f in logs)
             assert 3 <= starts <= 3 * 2, (folder, name, starts)
+
+
+def test_a_race_stopped_on_the_cluster_resumes_there_to_the_local_standings(tmp_path: Path, bot_dir: Path) -> None:
+    """Ctrl-C in the middle of a cluster race keeps the finished games and closes every bot; ``--resume`` on the
+    cluster replays the stored rounds and plays on to the standings of an uninterrupted local race."""
+    manifest = bot_dir / "bots.toml"
+    manifest.write_text("".join(f'[[bot]]\ncommand = "{n}.py"\nenv = {{ PAUSE = "0.002" }}\n' for n in NAMES))
+    race = ["--manifest", manifest, "--format", "race", "--top", "2", "--max-games", "120", *COMMON[:6], "-k", "3"]
+    race += secret_file(tmp_path)
+    local = referee("run", *race, "--jobs", "2", "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    folder = tmp_path / "cluster"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "run", *map(str, race), "--cluster", "local:2", "--out", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stored = wait_for_games(folder / "results.sqlite", 30, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("Interrupted after ") and "games of the race" in err
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        kept = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert stored <= kept < 120
+    deadline = time.monotonic() + 10
+    while live_processes_under(bot_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_processes_under(bot_dir) == []
+    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (folder / "standings.json").read_text() == (tmp_path / "local" / "standings.json").read_text()
