@@ -81,6 +81,11 @@ def test_a_bot_compared_with_itself_is_not_stronger(tmp_path: Path, bots: Path) 
         *FAST,
         "--max-games",
         "96",
+        # Deals come from a fresh secret and the random panel plays differently each run, so the verdict is random:
+        # at the default alpha (5%) a bot is called stronger than itself in up to 1 run in 20 (seen in CI). The
+        # guarantee under test is that rate; at alpha 0.001 a failure here means the test's error control is broken.
+        "--alpha",
+        "0.001",
         "--json",
         "-o",
         tmp_path / "c",
