@@ -5,8 +5,9 @@ only ``ProtocolViolation``. Bots read referee lines with ``parse_message``; the 
 ``protocol.sdk``.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
     from protocol.bounds import MAX_SENT_LINE, check_line_bound, longest_line
@@ -117,17 +118,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'protocol' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names("protocol", _WHERE, globals())
 
 
 __all__ = [

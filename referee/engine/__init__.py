@@ -4,8 +4,9 @@ Start a game with ``new_game``, list moves with ``legal_actions``, advance with 
 and give each seat only ``observation_for(state, seat)``.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
     from referee.engine.actions import DROP, PASS, PASS_FORCE, Action, Discard, Drop, Pass, Play, TurnAction
@@ -95,17 +96,7 @@ _WHERE: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'referee.engine' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_WHERE})
+__getattr__, __dir__ = lazy_names("referee.engine", _WHERE, globals())
 
 
 __all__ = [
