@@ -30,6 +30,41 @@ def secret_file(folder: Path) -> list[str | Path]:
     return ["--deal-secret", path]
 
 
+def _interrupt_on_cluster(args: list[str | Path], folder: Path, games: int) -> tuple[int, int, str]:
+    """Start ``referee run ARGS --cluster local:2 --out FOLDER``, Ctrl-C it once ``games`` games are stored, and
+    check it stopped with exit 130 and the one "Interrupted after" line: (games seen before the signal, games kept,
+    its stderr)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "run", *map(str, args), "--cluster", "local:2", "--out", str(folder)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stored = wait_for_games(folder / "results.sqlite", games, proc)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("Interrupted after ")
+    with sqlite3.connect(folder / "results.sqlite") as db:
+        kept = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    return stored, kept, err
+
+
+def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path) -> None:
+    """No bot of ``bot_dir`` outlives the interrupted run, and ``--resume`` on the cluster reaches ``local``'s
+    standings."""
+    deadline = time.monotonic() + 10
+    while live_processes_under(bot_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_processes_under(bot_dir) == []
+    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert (folder / "standings.json").read_text() == (local / "standings.json").read_text()
+
+
 def test_cluster_run_writes_the_standings_of_a_local_run(tmp_path: Path, bot_dir: Path) -> None:
     same = secret_file(tmp_path)
     local = referee("run", *bots(bot_dir), *COMMON, *same, "--jobs", "2", "--out", tmp_path / "local")
@@ -89,30 +124,9 @@ def test_ctrl_c_keeps_finished_games_and_resume_on_the_cluster_completes_the_loc
     local = referee("run", *args, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     folder = tmp_path / "cluster"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee", "run", *map(str, args), "--cluster", "local:2", "--out", str(folder)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        stored = wait_for_games(folder / "results.sqlite", 12, proc)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1].startswith("Interrupted after ")
-    with sqlite3.connect(folder / "results.sqlite") as db:
-        kept = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    stored, kept, _ = _interrupt_on_cluster(args, folder, 12)
     assert stored <= kept < 4 * 3 * 30
-    deadline = time.monotonic() + 10
-    while live_processes_under(bot_dir) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert live_processes_under(bot_dir) == []
-    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
-    assert resumed.returncode == 0, resumed.stderr
-    assert (folder / "standings.json").read_text() == (tmp_path / "local" / "standings.json").read_text()
+    _resume_to_local_standings(bot_dir, folder, tmp_path / "local")
 
 
 def test_a_race_on_the_cluster_plays_the_local_schedule_and_keeps_its_bots_across_rounds(
@@ -157,27 +171,7 @@ def test_a_race_stopped_on_the_cluster_resumes_there_to_the_local_standings(tmp_
     local = referee("run", *race, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     folder = tmp_path / "cluster"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee", "run", *map(str, race), "--cluster", "local:2", "--out", str(folder)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        stored = wait_for_games(folder / "results.sqlite", 30, proc)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1].startswith("Interrupted after ") and "games of the race" in err
-    with sqlite3.connect(folder / "results.sqlite") as db:
-        kept = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    stored, kept, err = _interrupt_on_cluster(race, folder, 30)
+    assert "games of the race" in err
     assert stored <= kept < 120
-    deadline = time.monotonic() + 10
-    while live_processes_under(bot_dir) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert live_processes_under(bot_dir) == []
-    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
-    assert resumed.returncode == 0, resumed.stderr
-    assert (folder / "standings.json").read_text() == (tmp_path / "local" / "standings.json").read_text()
+    _resume_to_local_standings(bot_dir, folder, tmp_path / "local")
