@@ -14,6 +14,7 @@ import pytest
 
 from referee.engine import Phase, PlayEvent, State
 from referee.report import read_game_log, run_steps
+from tests.report.conftest import RANDOM_BOT, referee, write_manifest
 from tests.report.dbread import per_entrant, query
 
 TABLE_JS = """() => Array.from(document.querySelectorAll('#rp-table tbody tr')).map(tr => ({
@@ -243,3 +244,45 @@ def test_replay_steps_match_the_engine(tournament: Path, open_report: Any, which
     assert page.get_attribute("#replay-view", "data-frame") == "1"
     page.fill("#rp-slider", "5")
     assert page.get_attribute("#replay-view", "data-frame") == "5"
+
+
+@pytest.fixture(scope="module")
+def opener_forfeit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three games of one deal at a table of three, where "cheater" answers its first turn illegally.
+
+    Over the three seat rotations the cheater holds the 1 once and must open with it: its illegal opening makes
+    the referee play the 1 for it and then drop it, two history entries marked as forfeits.
+    """
+    folder = tmp_path_factory.mktemp("opener")
+    entries = [
+        ("cheater", RANDOM_BOT, 'MISBEHAVE = "illegal", MISBEHAVE_AT = "1"'),
+        ("random-a", RANDOM_BOT, ""),
+        ("random-b", RANDOM_BOT, ""),
+    ]
+    out = folder / "t"
+    done = referee("run", "--manifest", write_manifest(folder, entries), "-k", "3", "--seed", "5", "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_a_fault_whose_forfeit_plays_the_1_shows_on_the_drop(opener_forfeit: Path, open_report: Any) -> None:
+    games = query(opener_forfeit, "SELECT ordinal, game_id, log_path FROM games ORDER BY ordinal")
+    opened = []
+    for ordinal, game_id, log_path in games:
+        logged = read_game_log(opener_forfeit / log_path)
+        first = run_steps(len(logged.names), logged.ruleset, logged.steps, deal=logged.deal)[-1].rounds_done[0]
+        if isinstance(first.history[0], PlayEvent) and first.history[0].forfeit:
+            opened.append((ordinal, game_id, first.history[0].seat))
+    assert len(opened) == 1  # the cheater sits once in the seat that holds the 1
+    ordinal, game_id, seat = opened[0]
+    page = open_report(opener_forfeit / "report.html", f"#replay/{ordinal}/fault")
+    page.wait_for_selector("#replay-view:not([hidden])")
+    assert "cheater" in page.inner_text("#rp-fault") and "illegal_move" in page.inner_text("#rp-fault")
+    # the banner's frame is the drop, after the referee's play of the 1 for the cheater
+    table = {r["seat"]: r for r in page.evaluate(TABLE_JS)}
+    assert table[seat]["status"] == "dropped" and table[seat]["forfeit"]
+    assert page.get_attribute("#replay-view", "data-frame") == "3"  # deal, discards, the play of the 1, the drop
+    page.click("#rp-prev")
+    assert page.is_hidden("#rp-fault")
+    table = {r["seat"]: r for r in page.evaluate(TABLE_JS)}
+    assert table[seat]["status"] == "playing"

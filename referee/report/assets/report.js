@@ -209,7 +209,8 @@
         }
         const isForfeit = (ev[1] === 0 && ev[6] & 2) || (ev[1] === 2 && ev[3] & 1);
         if (isForfeit) forfeited.add(seat);
-        if (isForfeit && pendingFault.has(seat)) {
+        // the fault shows on the forfeiter's drop: the referee's play of an unplayed 1 for it comes first
+        if (isForfeit && ev[1] === 2 && pendingFault.has(seat)) {
           const f = pendingFault.get(seat);
           pendingFault.delete(seat);
           fault = `Fault by ${players[seat]}: ${f.kind}${f.detail ? " — " + f.detail : ""}`;
