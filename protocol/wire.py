@@ -30,8 +30,24 @@ def _ints(values: Sequence[int]) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
+#: Entries already encoded, by event. An entry is a function of its event alone, and a tournament's events repeat
+#: (a few thousand distinct ones); the three kinds of event are tuples of different lengths, so no two kinds are
+#: ever equal keys. Bounded: once full, further events are encoded each time.
+_ENTRIES: dict[Event, str] = {}
+_ENTRIES_MAX = 8192
+
+
 def history_entry(event: Event) -> str:
     """One ``history`` entry, as ``event_to_entry(event)`` encodes (false flags left out, as the models do)."""
+    known = _ENTRIES.get(event)
+    if known is None:
+        known = _encode_entry(event)
+        if len(_ENTRIES) < _ENTRIES_MAX:
+            _ENTRIES[event] = known
+    return known
+
+
+def _encode_entry(event: Event) -> str:
     if isinstance(event, PassEvent):
         seat, force, penalty = event
         return f'{{"seat":{seat},"action":"pass","force":{"true" if force else "false"},"penalty":{penalty}}}'

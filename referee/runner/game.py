@@ -43,7 +43,6 @@ from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
 from referee.runner.gamelog import GameLogWriter, applied_events
 from referee.runner.logrecords import (
-    ActionEvent,
     DiscardEvent,
     FaultEvent,
     ForfeitEvent,
@@ -301,8 +300,7 @@ class _Game:
             await self._fault(seat, IllegalMove(err.detail, line=raw), turn=turn)
             return
         self.state = new
-        entries = tuple(e.to_dict() for e in applied_events(state, new))
-        self.log.record(ActionEvent(self.log.ms(), state.round + 1, turn, seat, action, entries))
+        self.log.action(state.round + 1, turn, seat, action, applied_events(state, new))
 
     # ------------------------------------------------------------------------------------------ I/O
 

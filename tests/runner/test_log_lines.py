@@ -1,0 +1,69 @@
+"""The game log's fast lines are the records' lines: ``GameLogWriter.action`` writes, byte for byte, what
+``record(ActionEvent(...))`` writes, and ``received`` the same line whether its JSON string came from the cache or
+was encoded afresh."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from referee.engine import Phase, apply, discard_options, forfeit, legal_actions, new_game
+from referee.engine.actions import Discard
+from referee.runner import gamelog
+from referee.runner.gamelog import GameLogWriter, applied_events
+from referee.runner.logrecords import ActionEvent
+
+
+class _FixedClock(GameLogWriter):
+    """A writer whose ``ms()`` is fixed, so two writers' lines can be compared."""
+
+    def ms(self) -> float:
+        return 12.5
+
+
+def test_action_lines_are_the_records_lines_over_random_games(tmp_path: Path) -> None:
+    rng = random.Random(13)
+    fast_path, slow_path = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
+    actions = 0
+    with _FixedClock(fast_path) as fast, _FixedClock(slow_path) as slow:
+        for game in range(60):
+            players = 2 + game % 3
+            state = new_game(players, seed=rng.randrange(2**32))
+            turn = 0
+            while not state.is_over:
+                if state.phase is Phase.DISCARD:
+                    seat = next(s for s in range(players) if state.discards[s] is None)
+                    options = discard_options(state.hands[seat], state.ruleset.discard)
+                    state = apply(state, Discard(seat, options[rng.randrange(len(options))]))
+                    continue
+                if rng.random() < 0.002:  # a forfeit now and then: entries with their flags, rounds cut short
+                    state = forfeit(state, state.to_move)
+                    continue
+                action = rng.choice(legal_actions(state))
+                new = apply(state, action)
+                events = applied_events(state, new)
+                turn += 1
+                fast.action(state.round + 1, turn, state.to_move, action, events)
+                entries = tuple(e.to_dict() for e in events)
+                slow.record(ActionEvent(slow.ms(), state.round + 1, turn, state.to_move, action, entries))
+                state = new
+                actions += 1
+    assert actions > 1000
+    assert fast_path.read_bytes() == slow_path.read_bytes()
+
+
+def test_a_received_line_is_logged_alike_from_the_cache_and_afresh(tmp_path: Path) -> None:
+    lines = [b'{"type":"play","value":5,"count":1,"bonus":0}', b'{"type":"pass"}\r', "caf\u00e9 \u2028".encode(),
+             b'\xff\xfe{"type": "drop"}', b"x" * 300]  # fmt: skip
+    written = []
+    for attempt in range(3):
+        if attempt == 2:
+            gamelog._LINES.clear()
+        path = tmp_path / f"recv{attempt}.jsonl"
+        with _FixedClock(path) as log:
+            for seat, line in enumerate(lines):
+                log.received(seat, line, 0.0015)
+        written.append(path.read_bytes())
+    assert written[0] == written[1] == written[2]
+    assert b'"line":"caf\\u00e9 \\u2028"' in written[0]
+    assert b'"line":"\\ufffd\\ufffd{\\"type\\": \\"drop\\"}"' in written[0]
