@@ -251,12 +251,14 @@ def bot_argv(
     tmp, shm = _writable_sizes(tmp_size)
     args += ([] if tmp is None else ["--size", str(tmp)]) + ["--tmpfs", "/tmp"]
     args += ([] if shm is None else ["--size", str(shm)]) + ["--tmpfs", "/dev/shm"]
-    needed = [Path(p) for p in _runtime_paths(spec)]
+    own = os.path.realpath(spec.cwd)
+    # The bot's own folder is bound below, with what it must not see covered after it; a runtime folder inside it
+    # (a compiled bot's program lies there) bound now would be bound again over the covers made before it.
+    needed = [Path(p) for p in _runtime_paths(spec) if not _under(p, own)]
     for folder in needed:
         args += ["--ro-bind", str(folder), str(folder)]
     roots += needed
     tops, need = [str(r) for r in roots], [str(n) for n in needed]
-    own = os.path.realpath(spec.cwd)
     mine = {own} | {str(f) for f in _own_files(spec, Path(own))}
     # ``entrants`` come resolved (``entrant_paths``); only what lies in sight is looked at on disk.
     wanted = ({os.path.realpath(x) for x in hidden} | set(entrants)) - mine

@@ -132,15 +132,22 @@ def test_a_version_manager_shim_gets_its_manager_folder_in_the_sandbox(tmp_path:
     assert processes_with(mark) == []
 
 
+@pytest.mark.parametrize("program", ["script", "executable"])
 @pytest.mark.parametrize("where", ["run", "play"])
-def test_results_kept_inside_a_bots_folder_are_hidden_from_it(tmp_path: Path, where: str) -> None:
+def test_results_kept_inside_a_bots_folder_are_hidden_from_it(tmp_path: Path, where: str, program: str) -> None:
     """Game logs hold every hand of the deal. Kept inside a bot's own folder (``-o bots/results``, or ``referee
-    play`` run from the bot's folder), the sandbox covers them, so the bot reads nothing of them."""
+    play`` run from the bot's folder), the sandbox covers them, so the bot reads nothing of them. The same for a
+    compiled bot, whose program lies in its own folder (as the C template's README runs it: ``referee play bot
+    …`` in the bot's folder): it starts, and reads nothing of them either."""
     folder = tmp_path / "mybot"
     folder.mkdir()
     for name in ("log_reader.py", "_base.py"):
         shutil.copy(BOTS / name, folder / name)
     reader, honest = str(folder / "log_reader.py"), str(BOTS / "honest.py")
+    if program == "executable":
+        reader = str(folder / "log_reader")
+        Path(reader).write_text(f'#!/bin/sh\nexec "{sys.executable}" log_reader.py\n')
+        Path(reader).chmod(0o755)
     if where == "run":
         args = ["run", reader, honest, "-n", "2", "--seed", "3", "--sandbox", "bwrap", "-o", "results", "-j", "1"]
     else:
