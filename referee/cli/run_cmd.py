@@ -153,6 +153,15 @@ def _entrants(
 @click.option("--top", type=int, help="race: how many places to settle.  [default: 3]")
 @click.option("--confidence", type=float, help="race: the confidence the order must reach.  [default: 0.95]")
 @click.option(
+    "--tie-margin",
+    type=float,
+    metavar="E",
+    help="race: an indifference zone, in points per game (the mean score difference of two entrants over a deal): "
+    "two entrants closer than E may be reported in either order, and the race stops once every pair of the top K "
+    "(and the K/K+1 boundary) is proven in order or proven not out of order by E or more. With probability at least "
+    "--confidence no reported pair is out of order by E or more.  [default: 0, the exact order]",
+)
+@click.option(
     "--cluster",
     metavar="ADDRESS",
     help="Play the tables on a Dask cluster: a scheduler address (tcp://host:8786) or local:N (N worker processes "
@@ -207,6 +216,7 @@ class RunOptions:
     challengers: tuple[str, ...] = ()
     top: int | None = None
     confidence: float | None = None
+    tie_margin: float | None = None
 
 
 @dataclass(frozen=True)
@@ -306,6 +316,7 @@ def _requested(given: RunOptions, entrants: tuple[EntrantInfo, ...] | None, chos
         challengers=chosen or None,
         top=given.top,
         confidence=given.confidence,
+        tie_margin=given.tie_margin,
     )
 
 
@@ -411,6 +422,9 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
         )
     if outcome.race is not None and outcome.race.reason is not None:
         console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
+        if outcome.race.within_margin:
+            pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
+            console.print(literal(f"Within the tie margin (order not proven, difference below it): {pairs}"))
     try:
         csv_path, json_path = _write_standings(directory, standings, played.deals)
     except OSError as e:
@@ -439,7 +453,8 @@ def _describe(params: TournamentParams) -> str:
     if params.format == "race":
         return (
             f"race: {what}, until the order of the top {params.top} is settled at {params.confidence:.0%} "
-            f"(at most {params.max_games:,} games)"
+            + (f"up to a tie margin of {params.tie_margin:g} points per game " if params.tie_margin else "")
+            + f"(at most {params.max_games:,} games)"
         )
     games = planned_games(params)
     if params.format == "balanced":

@@ -11,6 +11,7 @@ import json
 from datetime import UTC, datetime
 from html import escape
 from importlib import resources
+from typing import Any
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
@@ -160,8 +161,17 @@ def _race(t: Tournament) -> str:
     return (
         f'<p class="banner" id="race">Race for the top {race["top"]} at {race["confidence"]:.0%} confidence: '
         f"{settled} ({top}); {race['games']:,} games used in {race['rounds']} rounds. Why it stopped: "
-        f"{escape(str(race['reason']))}.</p>"
+        f"{escape(str(race['reason']))}.{_within_margin(race)}</p>"
     )
+
+
+def _within_margin(race: dict[str, Any]) -> str:
+    """The pairs a race with a tie margin reported without proving their order (each within the margin)."""
+    pairs = race.get("within_margin") or []
+    if not pairs:
+        return ""
+    shown = ", ".join(f"{escape(str(a))} over {escape(str(b))}" for a, b in pairs)
+    return f" Within the tie margin of {race['tie_margin']:g} points per game (order not proven): {shown}."
 
 
 def _banner(t: Tournament) -> str:

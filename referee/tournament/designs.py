@@ -62,6 +62,8 @@ def check_format(params: TournamentParams) -> None:
         raise ScheduleError("challengers (--challenger, or challenger = true in the manifest) need --format gauntlet")
     if (params.top, params.confidence) != (3, 0.95) and fmt != "race":
         raise ScheduleError("--top and --confidence apply to --format race only")
+    if params.tie_margin != 0 and fmt != "race":
+        raise ScheduleError("--tie-margin applies to --format race only")
     if params.repeats != 1 and fmt in ("balanced", "race"):
         raise ScheduleError(f"--games does not apply to --format {fmt}: every table plays one deal")
     if fmt == "balanced":
@@ -73,6 +75,8 @@ def check_format(params: TournamentParams) -> None:
             raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {params.top}")
         if not 0.5 <= params.confidence < 1:
             raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {params.confidence}")
+        if not 0 <= params.tie_margin < math.inf:
+            raise ScheduleError(f"--tie-margin must be 0 or more points per game, got {params.tie_margin}")
     games = planned_games(params)
     if games is not None and games > params.max_games:
         hint = (

@@ -94,6 +94,7 @@ class TournamentParams:
     challengers: tuple[str, ...] = ()  # gauntlet: the entrants that play the field
     top: int = 3  # race: the places to settle
     confidence: float = 0.95  # race
+    tie_margin: float = 0.0  # race: points per game within which two entrants may be reported in either order
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sandbox", SandboxMode(self.sandbox))
@@ -165,6 +166,7 @@ class TournamentParams:
             challengers=tuple(str(c) for c in data.get("challengers") or ()),
             top=int(data.get("top", 3)),
             confidence=float(data.get("confidence", 0.95)),
+            tie_margin=float(data.get("tie_margin", 0.0)),
         )
 
     def mismatch(self, other: TournamentParams) -> str | None:
@@ -195,6 +197,7 @@ class TournamentParams:
             "challengers": "the challengers",
             "top": "--top",
             "confidence": "--confidence",
+            "tie_margin": "--tie-margin",
         }
         for name, label in labels.items():
             was, now = getattr(self, name), getattr(other, name)
@@ -237,6 +240,7 @@ class Requested:
     challengers: tuple[str, ...] | None = None
     top: int | None = None
     confidence: float | None = None
+    tie_margin: float | None = None
 
 
 def _table_size(requested: Requested) -> int:
@@ -287,4 +291,5 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
         challengers=requested.challengers or (),
         top=3 if requested.top is None else requested.top,
         confidence=0.95 if requested.confidence is None else requested.confidence,
+        tie_margin=0.0 if requested.tie_margin is None else requested.tie_margin,
     )

@@ -102,6 +102,10 @@ class RaceOutcome:
     order: tuple[str, ...]  # every entrant, best first: survivors by estimate, then the eliminated, latest first
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     eliminated: dict[str, int] = field(default_factory=dict)  # entrant -> the round after which it left
+    tie_margin: float = 0.0  # points per game: pairs closer than this may be reported in either order
+    #: Pairs (higher, lower) of the reported order, the higher in the top K, proven only "not behind by more than
+    #: the tie margin", not ahead (empty without a margin).
+    within_margin: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +118,8 @@ class RaceOutcome:
             "order": list(self.order[: self.top]),
             "bounds": {n: list(b) for n, b in self.bounds.items()},
             "eliminated_after_round": self.eliminated,
+            "tie_margin": self.tie_margin,
+            "within_margin": [list(p) for p in self.within_margin],
         }
 
 
@@ -135,9 +141,12 @@ class Race:
         secret: DealSecret | None = None,
         pair_statistic: str = "difference",
         pair_bound: float | None = None,
+        tie_margin: float = 0.0,
     ) -> None:
         if pair_statistic not in PAIR_STATISTICS:
             raise ValueError(f"pair_statistic must be one of {', '.join(PAIR_STATISTICS)}, got {pair_statistic!r}")
+        if not 0 <= tie_margin < float("inf"):
+            raise ValueError(f"tie_margin must be a finite number of points per game, at least 0, got {tie_margin}")
         self.names = tuple(names)
         self.secret = secret
         self.table_size = table_size
@@ -147,6 +156,9 @@ class Race:
         self.max_games = max_games
         self.pair_statistic = pair_statistic
         self.pair_bound = pair_bound
+        self.tie_margin = tie_margin
+        self._shift = tie_margin * table_size  # the margin on a block total (a block is table_size games)
+        self.within_margin: tuple[tuple[str, str], ...] = ()
         n = len(self.names)
         error = 1 - confidence
         self.field_phase = n > PAIRWISE_FROM  # whether the race starts with the entrants' own sequences
@@ -171,11 +183,15 @@ class Race:
         self.pool: Ints | None = None
         self._place = np.full(n, -1, dtype=np.int64)
         self.pairs = MixtureTests(0, 0.5)
+        # With a tie margin E: "a is not behind b by E or more" (plus.above for a < b; minus.below for b over a).
+        self._plus = MixtureTests(0, 0.5)
+        self._minus = MixtureTests(0, 0.5)
         self._shared = np.zeros((0, 0))
         self._advantage = np.zeros((0, 0))
         self._squares = np.zeros((0, 0))
         self._frozen = np.zeros((0, 0), dtype=bool)  # "ahead" from the entrants' frozen sequences, in the pool
         self._closure = np.zeros((0, 0), dtype=bool)
+        self._near = self._closure  # [a, b]: a proven not behind b by the margin or more (the closure without one)
         if not self.field_phase:
             self._start_pairwise()
 
@@ -233,21 +249,24 @@ class Race:
         order = self._ranked()
         ranking = order + self._out
         best = set(order[: self.top])
-        closure, place = self._closure, self._place
+        closure, near, place = self._closure, self._near, self._place
+        rank = {e: i for i, e in enumerate(order)}
+
+        def decided(a: int, b: int) -> bool:  # proven ahead either way, or not behind by the margin in rank order
+            if rank[b] < rank[a]:
+                a, b = b, a
+            pa, pb = place[a], place[b]
+            return bool(closure[pa, pb] or closure[pb, pa] or near[pa, pb])
 
         def useful(table: Sequence[int]) -> bool:
             return any(
-                (a in best or b in best)
-                and self.alive[a]
-                and self.alive[b]
-                and not closure[place[a], place[b]]
-                and not closure[place[b], place[a]]
+                (a in best or b in best) and self.alive[a] and self.alive[b] and not decided(a, b)
                 for a, b in itertools.combinations(table, 2)
             )
 
         challenges: list[list[int]] = []
         for c in order[self.top :]:
-            anchors = [a for a in order if a != c and not closure[place[a], place[c]]][: k - 1]
+            anchors = [a for a in order if a != c and not near[place[a], place[c]]][: k - 1]
             anchors += itertools.islice((a for a in ranking if a != c and a not in anchors), k - 1 - len(anchors))
             challenges.append([c, *anchors])
         swiss = order[: self.top + 1]
@@ -325,7 +344,11 @@ class Race:
         gain = (scores[:, second] - scores[:, first])[both]  # a's advantage: b's total minus a's (lower is better)
         swap = a > b
         a, b, gain = np.where(swap, b, a), np.where(swap, a, b), np.where(swap, -gain, gain)
-        shares = self._share(a, b, gain)
+        clip = self._clip()
+        shares = self._share(gain, clip)
+        if self.tie_margin:
+            self._plus.update(a * m + b, self._share(gain + self._shift, clip))
+            self._minus.update(a * m + b, self._share(gain - self._shift, clip))
         np.add.at(self._squares, (a, b), gain**2)
         np.add.at(self._shared, (a, b), 1)
         np.add.at(self._shared, (b, a), 1)
@@ -333,17 +356,22 @@ class Race:
         np.add.at(self._advantage, (b, a), -gain)
         decided = int(self.pairs.above.sum() + self.pairs.below.sum())
         self.pairs.update(a * m + b, shares)
-        if int(self.pairs.above.sum() + self.pairs.below.sum()) == decided:
-            return  # no new direct relation: the closure stands
-        ahead = self._frozen | self.pairs.above.reshape(m, m) | self.pairs.below.reshape(m, m).T
-        for v in range(m):  # Warshall: the transitive closure
-            ahead |= ahead[:, v, None] & ahead[None, v, :]
-        self._closure = ahead
+        if int(self.pairs.above.sum() + self.pairs.below.sum()) != decided:
+            ahead = self._frozen | self.pairs.above.reshape(m, m) | self.pairs.below.reshape(m, m).T
+            for v in range(m):  # Warshall: the transitive closure
+                ahead |= ahead[:, v, None] & ahead[None, v, :]
+            self._closure = ahead
+        if self.tie_margin:
+            self._near = _near_closure(
+                self._closure, self._plus.above.reshape(m, m) | self._minus.below.reshape(m, m).T
+            )
+        else:
+            self._near = self._closure
 
-    def _share(self, a: Ints, b: Ints, gain: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """The head-to-head observations of the paired differences ``gain`` of places ``a`` < ``b`` (positive: a did
-        better), in [0, 1]. ``difference`` clips them at CLIP_SPREADS times the spread of the earlier rounds' paired
-        differences around their pair's mean (pooled over the pairs): a clip fixed before the round (predictable)."""
+    def _clip(self) -> float | None:
+        """The clip c of this round's paired differences (None: the sign). ``difference`` clips them at CLIP_SPREADS
+        times the spread of the earlier rounds' paired differences around their pair's mean (pooled over the pairs):
+        a clip fixed before the round (predictable)."""
         c = self.pair_bound
         if c is None and self.pair_statistic == "difference":
             met = np.triu(self._shared, 1)
@@ -351,7 +379,13 @@ class Race:
             if freedom > 0:
                 spread = self._squares - self._advantage**2 / np.where(met > 0, met, 1)  # around each pair's mean
                 c = CLIP_SPREADS * float(np.sqrt(np.triu(spread, 1).sum() / freedom))
-        if self.pair_statistic == "sign" or not c:
+        return None if self.pair_statistic == "sign" else c
+
+    @staticmethod
+    def _share(gain: npt.NDArray[np.float64], c: float | None) -> npt.NDArray[np.float64]:
+        """The head-to-head observations, in [0, 1], of the paired differences ``gain`` of places a < b (positive:
+        a did better): clipped at ±c and scaled, or the sign when ``c`` is None or 0."""
+        if not c:
             shares: npt.NDArray[np.float64] = (gain > 0) + 0.5 * (gain == 0)
         else:
             shares = (np.clip(gain, -c, c) + c) / (2 * c)
@@ -363,7 +397,12 @@ class Race:
         m = len(pool)
         self.pool = pool
         self._place[pool] = np.arange(m)
-        self.pairs = MixtureTests(m * m, self.pair_error / max(1, m * (m - 1) // 2))
+        level = self.pair_error / max(1, m * (m - 1) // 2)  # a pair's share of the error
+        if self.tie_margin:  # four one-sided tests a pair instead of two: half the level for each pair of them
+            level /= 2
+            self._plus = MixtureTests(m * m, level)
+            self._minus = MixtureTests(m * m, level)
+        self.pairs = MixtureTests(m * m, level)
         self._shared = np.zeros((m, m))
         self._advantage = np.zeros((m, m))
         self._squares = np.zeros((m, m))  # Σ of the squared paired differences, per pair (a < b)
@@ -372,6 +411,7 @@ class Race:
         else:
             self._frozen = np.zeros((m, m), dtype=bool)
         self._closure = self._frozen.copy()
+        self._near = self._closure
 
     # ------------------------------------------------------------------------------------------ decisions
 
@@ -407,16 +447,37 @@ class Race:
         self.survivors = [s for s in self.survivors if self.alive[self._index[s]]]
 
     def _check_settled(self) -> None:
-        if len(self.survivors) != self.top:
-            return
+        if len(self.survivors) == self.top:
+            ordered = self._ranked()
+            if all(self.ahead(a, b) for a, b in itertools.pairwise(self.names[i] for i in ordered)):
+                self.settled = True
+                self.survivors = [self.names[i] for i in ordered]
+                self.reason = (
+                    f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence after "
+                    f"{self.rounds} rounds ({self.games:,} games)"
+                )
+                return
+        if self.tie_margin and self.pool is not None:
+            self._check_settled_within_margin()
+
+    def _check_settled_within_margin(self) -> None:
+        """Settled up to the tie margin E: every entrant of the estimated top K is proven not behind every survivor
+        ranked below it by E or more (the eliminated are behind K survivors, hence behind the top K or within E)."""
         ordered = self._ranked()
-        if all(self.ahead(a, b) for a, b in itertools.pairwise(self.names[i] for i in ordered)):
-            self.settled = True
-            self.survivors = [self.names[i] for i in ordered]
-            self.reason = (
-                f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence after "
-                f"{self.rounds} rounds ({self.games:,} games)"
-            )
+        place = self._place
+        pairs = [(a, b) for i, a in enumerate(ordered[: self.top]) for b in ordered[i + 1 :]]
+        if not all(self._near[place[a], place[b]] for a, b in pairs):
+            return
+        self.settled = True
+        self.survivors = [self.names[i] for i in ordered]
+        self.within_margin = tuple(
+            (self.names[a], self.names[b]) for a, b in pairs if not self._closure[place[a], place[b]]
+        )
+        self.reason = (
+            f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence up to a tie margin of "
+            f"{self.tie_margin:g} points per game ({len(self.within_margin)} pair(s) within it) after "
+            f"{self.rounds} rounds ({self.games:,} games)"
+        )
 
     def _rating(self) -> npt.NDArray[np.float64]:
         """Least-squares ratings of the pool from the paired score differences (a higher rating is better)."""
@@ -449,6 +510,13 @@ class Race:
 
     # ------------------------------------------------------------------------------------------ outcome
 
+    def leaders(self) -> list[str]:
+        """The race's current answer for the top K, best first: the settled order, else its estimate (what
+        ``outcome`` reports if the race stops now, e.g. at ``max_games``)."""
+        if self.settled:
+            return self.survivors[: self.top]
+        return [self.names[i] for i in self._ranked()[: self.top]]
+
     def outcome(self) -> RaceOutcome:
         survivors = self.survivors if self.settled else [self.names[i] for i in self._ranked()]
         return RaceOutcome(
@@ -465,7 +533,18 @@ class Race:
                 if self.cs.t[i]
             },
             eliminated=dict(self.eliminated),
+            tie_margin=self.tie_margin,
+            within_margin=self.within_margin,
         )
+
+
+def _near_closure(ahead: npt.NDArray[np.bool_], near: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """[a, b]: a is proven not behind b by the margin or more, from the closed relation ``ahead`` and the direct
+    "not behind by the margin" relation ``near``: a path of "ahead" steps with at most one ``near`` step (two near
+    steps could add up to twice the margin)."""
+    step = (ahead | np.eye(len(ahead), dtype=bool)).astype(np.int64)
+    through: npt.NDArray[np.bool_] = ahead | ((step @ (near | ahead).astype(np.int64) @ step) > 0)
+    return through
 
 
 def _nearest(group: Sequence[int], ranking: Sequence[int], count: int) -> list[int]:
@@ -489,6 +568,7 @@ def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
         confidence=params.confidence,
         max_games=params.max_games,
         secret=secret,
+        tie_margin=params.tie_margin,
     )
 
 

@@ -114,6 +114,9 @@ def test_gauntlet_never_seats_two_field_entrants_together(field: int, challenger
         ({"format": "gauntlet", "challengers": ("e000",)}, "needs 3 challengers per table"),
         ({"format": "gauntlet", "challengers": ("nobody",), "table_size": 2}, "challenger 'nobody' is not an entrant"),
         ({"format": "race", "max_games": 0}, "--max-games must be at least 1"),
+        ({"tie_margin": 0.5}, "--tie-margin applies to --format race only"),
+        ({"format": "race", "tie_margin": -1.0}, "--tie-margin must be 0 or more points per game, got -1.0"),
+        ({"format": "race", "tie_margin": float("nan")}, "--tie-margin must be 0 or more points per game"),
     ],
 )
 def test_bad_combinations_are_one_line_errors(changes: dict[str, object], message: str) -> None:
@@ -121,6 +124,12 @@ def test_bad_combinations_are_one_line_errors(changes: dict[str, object], messag
     with pytest.raises(ScheduleError) as err:
         check_format(params(n, **changes))
     assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_race_tie_margin_is_stored_and_a_resume_must_keep_it() -> None:
+    p = params(40, format="race", tie_margin=0.5)
+    assert TournamentParams.from_json(p.to_json()) == p
+    assert p.mismatch(replace(p, tie_margin=0.0)) == "--tie-margin was 0.5; now 0.0"
 
 
 def test_round_robin_under_the_cap_is_todays_schedule() -> None:

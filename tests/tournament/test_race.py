@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -60,11 +61,13 @@ def simulate(
     noise: float = 2.9,
     max_games: int = 10**5,
     statistic: str = "difference",
+    levels: list[float] | None = None,
+    tie_margin: float = 0.0,
 ) -> tuple[Race, list[str]]:
-    """A field of in-process entrants of known order, ``gap`` apart, shuffled: block total = -strength + normal deal
-    noise (lower is better)."""
+    """A field of in-process entrants of known order, ``gap`` apart (or at ``levels``), shuffled: block total =
+    -strength + normal deal noise (lower is better)."""
     rng = random.Random(seed)
-    levels = [gap * i for i in range(n)]
+    levels = [gap * i for i in range(n)] if levels is None else list(levels)
     rng.shuffle(levels)
     strength = {f"e{i:02d}": level for i, level in enumerate(levels)}
     race = Race(
@@ -75,6 +78,7 @@ def simulate(
         confidence=0.95,
         max_games=max_games,
         pair_statistic=statistic,
+        tie_margin=tie_margin,
     )
     while (tables := race.next_tables()) is not None:
         assert race.next_tables() == tables, "asking twice gives the same round"
@@ -171,3 +175,72 @@ def test_race_is_a_pure_function_of_results_and_seed() -> None:
     other = Race([f"e{i:02d}" for i in range(9)], table_size=4, seed=6, top=2, confidence=0.95, max_games=10**5)
     first = Race([f"e{i:02d}" for i in range(9)], table_size=4, seed=5, top=2, confidence=0.95, max_games=10**5)
     assert other.next_round() != first.next_round(), "the seed shapes the tables and the deals"
+
+
+def right_up_to(order: Sequence[str], strength: Mapping[str, float], top: int, margin: float) -> bool:
+    """Whether no entrant of the reported top ``top`` is weaker by ``margin`` or more than one reported below it."""
+    return all(strength[order[i]] > max(strength[e] for e in order[i + 1 :]) - margin for i in range(top))
+
+
+#: A field with near-ties, as block totals (4 games, per-game noise sd 1): the top four hold a pair 0.05 points per
+#: game apart and, at the K/K+1 boundary, one 0.025 apart; 0.75 (1.5 margins of 0.5) separates the second and third.
+#: The rest are spaced 2 points per game apart.
+NEAR_TIES = [4 * x for x in (10.0, 9.95, 9.2, 9.175, *[8.0 - 2 * i for i in range(6)])]
+NOISE = 4.0  # sd of a block total: 1 point per game
+MARGIN = 0.5  # points per game
+
+
+def test_a_tie_margin_settles_near_ties_and_keeps_its_guarantee() -> None:
+    """With a tie margin E of 0.5 points per game on a field of near-ties: every race settles, reports its
+    within-margin pairs (never proven ahead), and no reported pair is out of order by E or more (the second and
+    third, 1.5 E apart, are never swapped) on at least 95% of 60 seeds."""
+    right = 0
+    for seed in range(60):
+        race, _ = simulate(len(NEAR_TIES), 3, seed, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
+        outcome = race.outcome()
+        levels = list(NEAR_TIES)
+        random.Random(seed).shuffle(levels)  # the simulation's shuffle: each name's strength
+        strength = {f"e{i:02d}": level / 4 for i, level in enumerate(levels)}
+        assert outcome.settled and "tie margin of 0.5 points per game" in (outcome.reason or "")
+        right += right_up_to(outcome.order, strength, 3, MARGIN)
+        for a, b in outcome.within_margin:
+            assert a in outcome.order[:3] and outcome.order.index(a) < outcome.order.index(b)
+            assert not race.ahead(a, b)
+        assert outcome.to_dict()["tie_margin"] == MARGIN
+        assert outcome.to_dict()["within_margin"] == [list(p) for p in outcome.within_margin]
+    assert right >= 57, "the guarantee: at least 95% right up to the margin"
+
+
+def test_a_tie_margin_stops_long_before_the_exact_race() -> None:
+    """On the near-tie field the exact race does not settle within 20,000 games; with the margin it settles with
+    within-margin pairs, in far fewer games."""
+    exact, _ = simulate(len(NEAR_TIES), 3, 3, levels=NEAR_TIES, noise=NOISE, max_games=20_000)
+    margin, _ = simulate(len(NEAR_TIES), 3, 3, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN, max_games=20_000)
+    assert not exact.outcome().settled and exact.outcome().within_margin == ()
+    assert margin.outcome().settled and margin.outcome().within_margin
+    assert margin.games * 4 < exact.games
+
+
+def test_the_margin_guarantee_holds_for_gaps_just_above_it() -> None:
+    """Entrants spaced 1.5 margins apart (pairs a margin race may not swap): on at least 95% of 60 seeds the settled
+    top 2 is exactly right."""
+    levels = [4 * 1.5 * MARGIN * i for i in range(7)]
+    right = 0
+    for seed in range(60):
+        race, truth = simulate(7, 2, seed, levels=levels, noise=NOISE, tie_margin=MARGIN)
+        outcome = race.outcome()
+        assert outcome.settled
+        right += list(outcome.order[:2]) == truth
+    assert right >= 57
+
+
+def test_a_margin_race_is_a_pure_function_of_results_and_seed() -> None:
+    one, _ = simulate(10, 3, 4, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
+    two, _ = simulate(10, 3, 4, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
+    assert one.outcome() == two.outcome() and one.games == two.games
+
+
+def test_a_bad_tie_margin_is_refused() -> None:
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="tie_margin"):
+            Race(["a", "b", "c"], table_size=2, seed=1, top=1, confidence=0.95, max_games=10, tie_margin=bad)
