@@ -139,8 +139,8 @@ class Standings:
             w.writerow(
                 [
                     place,
-                    e.name,
-                    e.declared_name or "",
+                    _text(e.name),
+                    _text(e.declared_name or ""),
                     e.games,
                     *map(_num, numbers),
                     forfeits,
@@ -162,6 +162,16 @@ _CSV_HEADER = (
 
 def _num(x: float | None) -> str:
     return "" if x is None else f"{x:.6g}"
+
+
+#: What a spreadsheet reads as the start of a formula (or, for a tab or line break, may strip to find one).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def _text(x: str) -> str:
+    """A text cell of standings.csv: a name an entrant chose (its manifest table, its hello) that a spreadsheet
+    would run as a formula (``=HYPERLINK(...)``, ``@SUM(...)``) gets a leading ``'``, which makes it text."""
+    return "'" + x if x.startswith(_FORMULA_START) else x
 
 
 class Tally:

