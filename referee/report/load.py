@@ -1,5 +1,5 @@
-"""Read a tournament folder for the report: the results database (through ``ResultsStore``, read-only) and the
-game logs.
+"""Read a tournament folder for the report: the results database (through ``ResultsStore``, read-only) and, for a
+game stored without its replay (by an older referee), its game log.
 
 The store is opened read-only and read in one snapshot, so a tournament that is still running is seen in one
 consistent state and is never written to.
@@ -7,9 +7,11 @@ consistent state and is never written to.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
@@ -24,9 +26,11 @@ def load_tournament(
 ) -> Tournament:
     """Everything the report shows about the tournament in ``directory``.
 
-    With ``replays`` each game's log is re-run through the engine (``on_game`` is called with the count done).
-    Raises ``ReportError`` with one line when the folder holds no tournament or its database cannot be read.
-    A game whose log is missing or does not replay keeps its result and gets a note instead of a replay.
+    With ``replays`` each game gets its replay: the one stored with its result, recorded as it was played; a game
+    stored without one (by an older referee) has its game log re-run through the engine (``on_game`` is called
+    with the count of games done). Raises ``ReportError`` with one line when the folder holds no tournament or
+    its database cannot be read. A game without a stored replay whose log is missing or does not replay keeps
+    its result and gets a note instead of a replay.
     """
     if not directory.is_dir():
         raise NoTournament(f"{directory}: no such folder")
@@ -42,6 +46,7 @@ def load_tournament(
             stored_faults = store.faults()
             planned = store.planned_games()
             deals = store.deals()
+            recorded = store.replays() if replays else {}
     except EmptyStore as exc:
         raise NoTournament(str(exc)) from None
     except StoreError as exc:
@@ -64,7 +69,8 @@ def load_tournament(
             seed=stored.seed,
         )
         if replays:
-            game = _with_replay(directory, game, stored.log_path)
+            text = recorded.get(stored.game_id)
+            game = _with_replay(directory, game, stored.log_path) if text is None else _stored(game, json.loads(text))
             if on_game is not None:
                 on_game(done)
         games.append(game)
@@ -90,6 +96,7 @@ def load_tournament(
 
 
 def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:
+    """``game`` with the replay of its game log (re-run through the engine), or a note saying why it has none."""
     if not log_path:
         return replace(game, replay_note="no game log was kept")
     try:
@@ -99,4 +106,11 @@ def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:
         return replace(game, replay_note=f"the game log does not replay: {exc}")
     if tuple(replay.get("s", ())) != game.scores:
         return replace(game, replay_note="the game log does not match the stored result")
+    return replace(game, replay=replay)
+
+
+def _stored(game: Game, replay: dict[str, Any]) -> Game:
+    """``game`` with the replay stored with its result (checked against it, like a log's)."""
+    if tuple(replay.get("s", ())) != game.scores:
+        return replace(game, replay_note="the stored replay does not match the stored result")
     return replace(game, replay=replay)

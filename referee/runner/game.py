@@ -51,6 +51,7 @@ from referee.runner.logrecords import (
     ResultEvent,
     RoundEndEvent,
 )
+from referee.runner.replay import ReplayRecorder
 
 
 class Participant(Protocol):
@@ -85,7 +86,8 @@ _Answer = tuple[AnyReply | None, bytes | None, float, BotError | None]
 
 @dataclass(frozen=True)
 class GameResult:
-    """The outcome of one game, by seat. ``forfeits`` are the seats that forfeited; ``faults`` every fault."""
+    """The outcome of one game, by seat. ``forfeits`` are the seats that forfeited; ``faults`` every fault.
+    ``replay`` is the game's compact replay for the report (``referee.runner.replay``), recorded as it was played."""
 
     game_id: str
     names: tuple[str, ...]
@@ -96,6 +98,7 @@ class GameResult:
     log_path: Path | None
     seed: int | None
     deal: Deal
+    replay: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The summary object of ``referee play --json``."""
@@ -144,6 +147,7 @@ async def play_game(
             log_path=log_path,
             seed=seed,
             deal=final.deal,
+            replay=game.replay.replay(),
         )
         log.record(ResultEvent(log.ms(), result.scores, result.ranks, result.forfeits, result.faults))
     return result
@@ -154,6 +158,7 @@ class _Game:
         self.players = players
         self.names = [p.name for p in players]
         self.state = state
+        self.replay = ReplayRecorder(state)  # told of every later state
         self.game_id = game_id
         self.log = log
         self.faults: list[Fault] = []
@@ -250,6 +255,7 @@ class _Game:
             except IllegalMove as err:
                 await self._fault(seat, IllegalMove(err.detail, kind="illegal_discard", line=raw))
                 continue
+            self.replay.step(self.state)
             self.log.record(DiscardEvent(self.log.ms(), state.round + 1, seat, action.cards, "bot"))
         self._log_referee_discards()
 
@@ -300,6 +306,7 @@ class _Game:
             await self._fault(seat, IllegalMove(err.detail, line=raw), turn=turn)
             return
         self.state = new
+        self.replay.step(new)
         self.log.action(state.round + 1, turn, seat, action, applied_events(state, new))
 
     # ------------------------------------------------------------------------------------------ I/O
@@ -375,6 +382,7 @@ class _Game:
             self.log.record(ForfeitEvent(self.log.ms(), seat, False))
             return
         self.state = forfeit(state, seat)
+        self.replay.step(self.state)
         entries = tuple(e.to_dict() for e in applied_events(state, self.state))
         self.log.record(ForfeitEvent(self.log.ms(), seat, True, entries))
 

@@ -42,6 +42,12 @@ Schema (version 1)::
            round INTEGER, turn INTEGER,      -- round 1-based (0: before the first deal); turn 1-based within
                                              -- the round (0: outside a turn, e.g. a discard or start-up)
            detail TEXT NOT NULL, line TEXT)  -- the explanation, and the offending line when there was one
+    replays(game_id TEXT PRIMARY KEY REFERENCES games,
+            replay TEXT NOT NULL)            -- the game's compact replay for the report (referee.runner.replay),
+                                             -- JSON, recorded as the game was played; committed with its game
+
+``replays`` came after version 1 without changing it: an older referee ignores the table, and a database without
+it (or a game without a row, stored by an older referee) has its replays re-run from the game logs by the report.
 """
 
 from __future__ import annotations
@@ -100,6 +106,7 @@ CREATE TABLE IF NOT EXISTS faults(
     entrant TEXT NOT NULL REFERENCES entrants(name), kind TEXT NOT NULL, round INTEGER, turn INTEGER,
     detail TEXT NOT NULL, line TEXT);
 CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
+CREATE TABLE IF NOT EXISTS replays(game_id TEXT PRIMARY KEY REFERENCES games(game_id), replay TEXT NOT NULL);
 """
 
 
@@ -227,7 +234,7 @@ class ResultsStore:
                     f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True, isolation_level=None
                 )
                 self._db.execute("PRAGMA busy_timeout=10000")
-                tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                tables = self._tables()
                 self._empty = not {"meta", "entrants", "games", "seats", "faults"} <= tables
                 row = None if self._empty else self._db.execute(_VERSION).fetchone()
             else:
@@ -371,7 +378,8 @@ class ResultsStore:
         """Commit one finished game with its seats and faults in one transaction.
 
         ``declared`` maps entrants to the (name, version) their bots gave in hello; the entrants table keeps the
-        latest. A game already stored (same id) is left as it is, so replaying a game cannot duplicate it.
+        latest. A game already stored (same id) is left as it is, so replaying a game cannot duplicate it. The
+        result's ``replay`` (when it has one: the runner's ``GameResult``) is stored with it, for the report.
         """
         log_path = result.log_path
         if log_path is not None:
@@ -415,6 +423,11 @@ class ResultsStore:
                     for f in result.faults
                 ],
             )
+            replay = getattr(result, "replay", None)
+            if replay is not None:
+                db.execute(
+                    "INSERT INTO replays VALUES (?, ?)", (game.game_id, json.dumps(replay, separators=(",", ":")))
+                )
 
     def dealt_games(self) -> list[tuple[str, int, int, str | None]]:
         """(game id, batch, deal seed, log path) of every stored game, in schedule order."""
@@ -450,6 +463,16 @@ class ResultsStore:
             seats.append(SeatRow(entrant, score, rank, kind))
         if current is not None:
             yield StoredGame(current[0], current[1], tuple(seats), *current[2:])
+
+    def replays(self) -> dict[str, str]:
+        """Game id → its stored replay (JSON text), for the games stored with one; empty for a database written
+        before the ``replays`` table."""
+        if "replays" not in self._tables():
+            return {}
+        return dict(self._db.execute("SELECT game_id, replay FROM replays").fetchall())
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
     def entrants(self) -> list[StoredEntrant]:
         """The entrants in their given order."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,16 @@ def test_seeded_tournament_stores_and_sends_what_8afb408_did(tmp_path: Path) -> 
     want = _without_interpreter(load_fixture())
     assert len(want["logs"]) == 20 and any(row["kind"] == "illegal_move" for row in want["tables"]["faults"])
     assert _first_difference("", got, want) is None
+    # the replays stored for the report, recorded as the games were played, are those of the game logs
+    db = sqlite3.connect(f"file:{results / 'results.sqlite'}?mode=ro", uri=True)
+    try:
+        stored = dict(db.execute("SELECT log_path, replay FROM games JOIN replays USING (game_id)").fetchall())
+    finally:
+        db.close()
+    assert len(stored) == len(want["logs"])
+    for log_path, replay in stored.items():
+        logged = read_game_log(results / log_path)
+        assert json.loads(replay) == encode_replay(len(logged.names), logged.ruleset, logged.steps, deal=logged.deal)
 
 
 @pytest.mark.parametrize("name", ["play_a", "play_b"])

@@ -4,6 +4,7 @@ clear line (never a traceback) for a folder without one. The report never writes
 from __future__ import annotations
 
 import hashlib
+import json
 import signal
 import sqlite3
 import subprocess
@@ -126,7 +127,13 @@ def test_an_output_in_a_missing_folder_is_one_line(tournament: Path, tmp_path: P
 
 
 def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, copy_of: Any) -> None:
+    """A folder of an older referee (no stored replays): the report re-runs the game logs, and a game whose log is
+    missing or does not tell the stored game keeps its result with a note."""
     folder = copy_of(tournament)
+    db = sqlite3.connect(folder / "results.sqlite")
+    with db:
+        db.execute("DROP TABLE replays")
+    db.close()
     logs = query(folder, "SELECT game_id, log_path FROM games ORDER BY ordinal LIMIT 2")
     (folder / logs[0][1]).unlink()
     path = folder / logs[1][1]
@@ -143,6 +150,34 @@ def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, 
     assert sum(1 for g in games.values() if g["replay"] is not None) == len(games) - 2
     # results are still listed for both
     assert missing["scores"] and changed["scores"]
+
+
+def test_stored_replays_need_no_game_log_and_match_the_logs(tournament: Path, copy_of: Any) -> None:
+    """``referee run`` stores each game's replay as it is played: the report reads those (the same as re-running
+    each game log through the engine) and needs no game log; a game stored without one falls back to its log."""
+    from referee.report import encode_replay, read_game_log
+
+    rows = query(tournament, "SELECT game_id, log_path FROM games ORDER BY ordinal")
+    stored = dict(query(tournament, "SELECT game_id, replay FROM replays"))
+    assert set(stored) == {g for g, _ in rows}
+    for game_id, log_path in rows:
+        logged = read_game_log(tournament / log_path)
+        replay = encode_replay(len(logged.names), logged.ruleset, logged.steps, deal=logged.deal)
+        assert json.loads(stored[game_id]) == replay, game_id
+    folder = copy_of(tournament)
+    first = rows[0][0]
+    db = sqlite3.connect(folder / "results.sqlite")
+    with db:
+        db.execute("DELETE FROM replays WHERE game_id = ?", (first,))
+    db.close()
+    for _, log_path in rows[1:]:
+        (folder / log_path).unlink()
+    done = referee("report", folder)
+    assert done.returncode == 0, done.stderr
+    games = page_index((folder / "report.html").read_text(encoding="utf-8"))["games"]
+    assert all(g["replay"] is not None for g in games)  # the first from its log, the rest from the database
+    before = page_index((tournament / "report.html").read_text(encoding="utf-8"))["games"]
+    assert games == before
 
 
 def test_a_running_tournament_is_reported_as_partial(tmp_path: Path) -> None:
