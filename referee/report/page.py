@@ -15,7 +15,7 @@ from typing import Any
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
-from referee.report.payload import Packed, pack
+from referee.report.payload import SMALLEST, Packed, pack
 from referee.report.stats import rating_history, scores_by_entrant
 from referee.tournament.standings import WINS_NOTE, EntrantStanding
 
@@ -32,15 +32,20 @@ FAULT_ROWS = 1000
 
 def render(t: Tournament, *, limit: int = SIZE_LIMIT, now: datetime | None = None) -> tuple[str, Packed]:
     """The report's HTML text and what was packed into it: every replay if the file stays under ``limit`` bytes,
-    else as many as fit (the rest of the page, results of every game included, is always there)."""
+    else as many as fit (the rest of the page, results of every game included, is always there). Compressed
+    quickly; at gzip's smallest when that does not fit."""
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     packed = pack(t)
     html = _page(t, packed, when)
     size = len(html.encode("utf-8"))
+    if size > limit:
+        packed = pack(t, level=SMALLEST)
+        html = _page(t, packed, when)
+        size = len(html.encode("utf-8"))
     budget = sum(len(c) for c in packed.chunks) - (size - limit)
     budget -= 8 * len(t.games) + 1024  # the index grows a little with a note for each replay left out
     while size > limit and packed.embedded:
-        packed = pack(t, max(0, budget))
+        packed = pack(t, max(0, budget), level=SMALLEST)
         html = _page(t, packed, when)
         budget -= max(0, len(html.encode("utf-8")) - limit)
         size = len(html.encode("utf-8"))
