@@ -17,6 +17,12 @@ The filter closes each such call, without killing the bot:
   shared-memory segment, private to the sandbox's IPC namespace, would outlive its mapping and so hold memory
   that the address-space limit does not count.
 
+- a socket of any family but those the sandbox's network namespace keeps to itself (unix, IPv4, IPv6, netlink,
+  packet: ``SOCKET_FAMILIES``) fails with ``EAFNOSUPPORT``: the ports of ``AF_VSOCK`` (host-to-virtual-machine
+  sockets) are one space for the whole machine, whatever the namespace, so a bot binding a port there is seen by
+  every other bot that tries the same port. A 32-bit program's ``socketcall(SYS_SOCKET)`` passes its family in
+  memory, where the filter cannot read it, and fails the same way (a 32-bit bot opens sockets with ``socket``).
+
 Other kernel objects are private to each sandbox through bubblewrap's namespaces: System V IPC and POSIX message
 queues (IPC namespace), abstract unix sockets (network namespace), processes and signals (PID namespace).
 
@@ -34,6 +40,7 @@ __all__ = [
     "FCNTL_REFUSED",
     "FCNTL_VOID",
     "REFUSED_CALLS",
+    "SOCKET_FAMILIES",
     "VOID_CALLS",
     "filter_fd",
     "filter_problem",
@@ -60,6 +67,13 @@ REFUSED_CALLS = (
 #: ``fcntl`` commands that fail with EPERM: ask about locks (5; 12 on 32-bit programs; 36 the open-file-description
 #: one), leases (1024, 1025) and directory notification (1026).
 FCNTL_REFUSED = (5, 12, 36, 1024, 1025, 1026)
+#: The socket families a bot may open (``AF_UNIX``, ``AF_INET``, ``AF_INET6``, ``AF_NETLINK``, ``AF_PACKET``): each
+#: is private to the network namespace. Every other family below ``_FAMILY_END`` (the kernel's count is under 50,
+#: and it refuses any higher number itself) fails with EAFNOSUPPORT.
+SOCKET_FAMILIES = (1, 2, 10, 16, 17)
+_FAMILY_END = 64
+#: ``socketcall``'s call number for ``socket`` (32-bit x86).
+_SYS_SOCKET = 1
 
 _program: bytes | None = None
 _problem: str | None = None
@@ -120,6 +134,11 @@ def _build() -> None:
                         if call == "fcntl":
                             raise
                         break  # no fcntl64 on any architecture of the filter (a 64-bit-only machine)
+        no_family = sc.ERRNO(errno.EAFNOSUPPORT)
+        for family in range(_FAMILY_END):
+            if family not in SOCKET_FAMILIES:
+                rules.add_rule(no_family, "socket", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, family))
+        rules.add_rule(no_family, "socketcall", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, _SYS_SOCKET))
         with tempfile.TemporaryFile() as out:
             rules.export_bpf(out)
             out.seek(0)

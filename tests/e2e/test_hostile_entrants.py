@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -108,6 +109,44 @@ def test_lock_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
     for what in ("flock", "posix", "ofd"):
         assert f"hold: {what} took" in held
         assert f"probe: {what} saw a lock" in probed
+
+
+def _vsock_game(mode: str, tmp_path: Path) -> tuple[str, str]:
+    mark, port = new_mark(), str(40000 + os.getpid() % 20000)
+    holder = replace(bot("vsock_signal", mark, VSOCK_ROLE="hold", VSOCK_PORT=port), name="holder")
+    prober = replace(bot("vsock_signal", mark, VSOCK_ROLE="probe", VSOCK_PORT=port), name="prober")
+    (result,), _ = run_games([holder, prober], config(mode), tmp_path)
+    assert result.faults == ()
+    assert_verified(result)
+    assert processes_with(mark) == []
+    return (tmp_path / "seat0.holder.stderr.log").read_text(), (tmp_path / "seat1.prober.stderr.log").read_text()
+
+
+def _vsock_works() -> bool:
+    try:
+        with socket.socket(40, socket.SOCK_STREAM) as sock:  # AF_VSOCK
+            sock.bind((0xFFFFFFFF, 0xFFFFFFFF))  # any free port
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(filter_problem() is not None, reason="no seccomp filter here")
+def test_bots_cannot_signal_each_other_through_vsock_ports(tmp_path: Path) -> None:
+    """vsock's ports are one space for the whole machine, whatever the network namespace: a bot binding one is
+    seen by any other that tries it. Inside bubblewrap the seccomp filter refuses a vsock socket
+    (EAFNOSUPPORT), so neither bot gets one, and both play on."""
+    held, probed = _vsock_game("bwrap", tmp_path)
+    assert "hold: refused (Address family not supported by protocol)" in held
+    assert "probe: refused (Address family not supported by protocol)" in probed
+
+
+@pytest.mark.skipif(not _vsock_works(), reason="no vsock on this machine")
+def test_vsock_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
+    """The control: where the machine has vsock, the same two bots outside the sandbox do pass the signal."""
+    held, probed = _vsock_game("none", tmp_path)
+    assert "hold: bound" in held
+    assert "probe: port taken" in probed
 
 
 FILTER_PROBE = r"""
