@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -225,6 +226,9 @@ class ResultsStore:
     def __init__(self, directory: Path | str, *, create: bool = True, read_only: bool = False) -> None:
         self.directory = Path(directory)
         self.path = self.directory / DB_NAME
+        self._prefix = str(self.directory) + os.sep
+        #: entrant -> the (name, version) its bot declared, as this store last wrote it (record_game)
+        self._declared: dict[str, tuple[str | None, str | None]] = {}
         self.read_only = read_only
         if (read_only or not create) and not self.path.exists():
             raise StoreError(f"{self.directory} holds no tournament ({DB_NAME} not found)")
@@ -381,12 +385,9 @@ class ResultsStore:
         latest. A game already stored (same id) is left as it is, so replaying a game cannot duplicate it. The
         result's ``replay`` (when it has one: the runner's ``GameResult``) is stored with it, for the report.
         """
-        log_path = result.log_path
-        if log_path is not None:
-            log_path = Path(log_path)
-            if log_path.is_relative_to(self.directory):
-                log_path = log_path.relative_to(self.directory)
-            log_path = str(log_path)
+        log_path = None if result.log_path is None else self._relative(result.log_path)
+        # the entrants table already holds what this store wrote last: only a bot that said something new is updated
+        changed = [(n, said) for n, said in (declared or {}).items() if self._declared.get(n) != said]
         with self._transaction() as db:
             cur = db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -412,22 +413,35 @@ class ResultsStore:
                     for seat, r in enumerate(seat_rows(game.seats, result))
                 ],
             )
-            db.executemany(
-                "UPDATE entrants SET declared_name = ?, declared_version = ? WHERE name = ?",
-                [(said, version, name) for name, (said, version) in (declared or {}).items()],
-            )
-            db.executemany(
-                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (game.game_id, f.seat, game.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line)
-                    for f in result.faults
-                ],
-            )
+            if changed:
+                db.executemany(
+                    "UPDATE entrants SET declared_name = ?, declared_version = ? WHERE name = ?",
+                    [(said, version, name) for name, (said, version) in changed],
+                )
+            if result.faults:
+                db.executemany(
+                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (game.game_id, f.seat, game.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line)
+                        for f in result.faults
+                    ],
+                )
             replay = getattr(result, "replay", None)
             if replay is not None:
                 db.execute(
                     "INSERT INTO replays VALUES (?, ?)", (game.game_id, json.dumps(replay, separators=(",", ":")))
                 )
+        self._declared.update(changed)
+
+    def _relative(self, path: Any) -> str:
+        """A game log's path as stored: relative to the results folder when inside it (``games/<id>.jsonl``)."""
+        text: str = os.fspath(path)
+        if text.startswith(self._prefix):  # the usual case, without pathlib's parsing (a few us a game)
+            rest = text[len(self._prefix) :]
+            if all(part not in ("", ".", "..") for part in rest.split(os.sep)):
+                return rest
+        full = Path(text)
+        return str(full.relative_to(self.directory) if full.is_relative_to(self.directory) else full)
 
     def dealt_games(self) -> list[tuple[str, int, int, str | None]]:
         """(game id, batch, deal seed, log path) of every stored game, in schedule order."""

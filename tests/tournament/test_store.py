@@ -62,6 +62,28 @@ def test_params_round_trip_and_games_in_schedule_order(tmp_path: Path) -> None:
         assert store.first_faults()[games[1].seats[1]] == (games[1].game_id, "timeout", "scripted")
 
 
+def test_declared_names_keep_the_latest_and_log_paths_are_stored_relative(tmp_path: Path) -> None:
+    """The entrants table keeps what each bot last declared (written only when it changes), also across a second
+    store on the same database; a game log in the folder is stored relative to it, one elsewhere as it is."""
+    p = params(repeats=3)
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        games = [g for b in schedule_for(p, store.deal_secret()) for g in b.games]  # type: ignore[arg-type]
+    said = [("bot", "1"), ("bot", "2"), ("bot", "2"), ("bot", "1"), (None, None)]
+    logs = [tmp_path / "games" / "g.jsonl", f"{tmp_path}/./games//g.jsonl", "/elsewhere/g.jsonl", None, None]
+    want_logs = ["games/g.jsonl", "games/g.jsonl", "/elsewhere/g.jsonl", None, None]
+    rows = list(zip(games, said, logs, want_logs, strict=False))
+    for part in (rows[:3], rows[3:]):  # a second store object on the same database knows nothing of the first's
+        with ResultsStore(tmp_path) as store:
+            for game, declared, log, want in part:
+                result = FakeResult(game.game_id, game.seats, (1, 2, 3), (1, 2, 3), (), (), log, game.seed)  # type: ignore[arg-type]
+                store.record_game(game, result, duration=0.1, declared={"a": declared})
+                entrant = store._db.execute("SELECT declared_name, declared_version FROM entrants WHERE name = 'a'")
+                assert entrant.fetchone() == declared
+                stored = store._db.execute("SELECT log_path FROM games WHERE game_id = ?", (game.game_id,))
+                assert stored.fetchone()[0] == want
+
+
 def test_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
     p = params()
     with pytest.raises(ParamsError, match="--games was 1; now 3"):
