@@ -88,6 +88,10 @@ class GameWire:
         self._round = 0  # the round whose history is kept
         self._events: list[Event] = []
         self._history = ""  # the entries joined with commas
+        # Each seat's row of the table and each hand, as last encoded: a turn changes one row or none, and a hand
+        # shows up again in every later turn of its seat until it plays.
+        self._rows: list[tuple[PlayerView | None, str]] = [(None, "")] * len(self._names)
+        self._hands: dict[Hand, str] = {}
 
     def game_start(self, seat: int, rules: Mapping[str, object], move_ms: int, bank_ms: int | None = None) -> bytes:
         """The ``game_start`` line for ``seat`` (``encode(game_start_message(game_id, seat, names, ruleset,
@@ -109,7 +113,7 @@ class GameWire:
         """The ``turn`` line for ``obs.seat`` (``encode(turn_message(game_id, obs, legal, names=names))``)."""
         last = "null" if obs.last is None else obs.last
         line = (
-            f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{obs.seat},"hand":{_ints(obs.hand)},'
+            f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{obs.seat},"hand":{self._hand(obs.hand)},'
             f'"last":{last},"forced":{"true" if obs.forced else "false"},"players":{self._players(obs.players)},'
             f'"history":[{self._encoded_history(obs.round, obs.history)}]'
         )
@@ -137,14 +141,24 @@ class GameWire:
     def _players(self, players: Sequence[PlayerView]) -> str:
         if len(players) != len(self._names):
             raise ValueError(f"{len(self._names)} names for a table of {len(players)} seats")
-        return (
-            "["
-            + ",".join(
-                f'{{"name":{name},"cards":{cards},"penalty":{penalty},"bonus":{bonus},"status":"{status}"}}'
-                for name, (cards, penalty, bonus, status) in zip(self._names, players, strict=True)
-            )
-            + "]"
-        )
+        rows = self._rows
+        for seat, view in enumerate(players):
+            if rows[seat][0] != view:
+                cards, penalty, bonus, status = view
+                row = (
+                    f'{{"name":{self._names[seat]},"cards":{cards},"penalty":{penalty},"bonus":{bonus},'
+                    f'"status":"{status}"}}'
+                )
+                rows[seat] = (view, row)
+        return "[" + ",".join([row for _, row in rows]) + "]"
+
+    def _hand(self, hand: Hand) -> str:
+        known = self._hands.get(hand)
+        if known is None:
+            if len(self._hands) >= 256:
+                self._hands.clear()
+            known = self._hands[hand] = _ints(hand)
+        return known
 
     def _encoded_history(self, round_1based: int, history: Sequence[Event]) -> str:
         """The round's history entries joined with commas; only entries not seen before are encoded. Within a

@@ -169,6 +169,13 @@ class _Game:
         self.referee_discards: set[tuple[int, int]] = set()  # (round index, seat) already logged
         self.dealt = 0  # the last round (1-based) whose deal messages went out
         self.wire = GameWire(game_id, self.names)  # the lines of deal, turn, round_end, game_end
+        # What each seat's requests need, read once (a participant's settings do not change during a game).
+        self.move: list[float | None] = [p.move_time for p in players]
+        # --clock cpu: the bot is charged the CPU time its processes use for the reply, and may take up to
+        # CPU_BACKSTOP times its allowance of wall time (so a loaded machine does not cost it the game).
+        self.cpu_clock = [bool(getattr(p, "cpu_clock", False)) and p.move_time is not None for p in players]
+        self.backstop: list[float] = [getattr(p, "cpu_backstop", CPU_BACKSTOP) for p in players]
+        self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -183,14 +190,17 @@ class _Game:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
                 await self._notify(seat, self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank))
         while not self.state.is_over:
-            await self._announce_rounds()
-            if self.state.is_over:
-                break
+            if self.rounds_announced < len(self.state.rounds_done):
+                await self._announce_rounds()
+                if self.state.is_over:
+                    break
             self.current_round = self.state.round + 1
-            await self._check_exits()
-            if self.state.is_over:
-                break
-            if self.state.phase is Phase.DISCARD:
+            if any(seat not in self.out and p.exited() is not None for seat, p in enumerate(self.players)):
+                await self._check_exits()
+                if self.state.is_over:
+                    break
+            phase = self.state.phase
+            if phase is Phase.DISCARD:
                 await self._discards()
             elif self.dealt < self.current_round:
                 await self._empty_deals()
@@ -204,12 +214,13 @@ class _Game:
             await self._notify(seat, end)
 
     async def _start_all(self) -> None:
-        async with trio.open_nursery() as nursery:
-            for p in self.players:
-                nursery.start_soon(p.ensure_started)
+        if not all(p.ready for p in self.players):  # between games of a lane, every process is usually running
+            async with trio.open_nursery() as nursery:
+                for p in self.players:
+                    nursery.start_soon(p.ensure_started)
         for seat, p in enumerate(self.players):
-            hello = p.hello.model_dump(mode="json") if p.hello is not None else None
-            self.log.record(PlayerEvent(seat, p.name, hello))
+            self.legal_moves[seat] = p.wants_legal_moves
+            self.log.record(PlayerEvent(seat, p.name, _hello_json(p.hello)))
             if not p.ready:
                 # A bot that answered hello and then exited has no start-up fault: its exit is a crash.
                 exc: BotError | None = p.startup_fault or p.exited()
@@ -289,9 +300,8 @@ class _Game:
     async def _turn(self) -> None:
         state = self.state
         seat = state.to_move
-        p = self.players[seat]
         obs = observation_for(state, seat)
-        legal = legal_actions(state) if p.wants_legal_moves else None
+        legal = legal_actions(state) if self.legal_moves[seat] else None
         line = self.wire.turn(obs, legal)
         reply, raw, _, exc = await self._request(seat, line, Expect.TURN)
         turn = state.turns + 1
@@ -312,23 +322,24 @@ class _Game:
     # ------------------------------------------------------------------------------------------ I/O
 
     def _deadline(self, seat: int) -> float:
-        move = self.players[seat].move_time
+        move = self.move[seat]
         if move is None:
             return math.inf
         return trio.current_time() + move + self.bank[seat]
 
     async def _request(self, seat: int, line: bytes, expect: Expect) -> _Answer:
         p = self.players[seat]
-        move = p.move_time
-        # --clock cpu: the bot is charged the CPU time its processes use for the reply, and may take up to
-        # CPU_BACKSTOP times its allowance of wall time (so a loaded machine does not cost it the game).
-        cpu_start = _cpu_now(p) if getattr(p, "cpu_clock", False) and move is not None else None
-        deadline = self._deadline(seat)
-        backstop = getattr(p, "cpu_backstop", CPU_BACKSTOP)
-        if cpu_start is not None and move is not None:
-            deadline = trio.current_time() + backstop * (move + self.bank[seat])
-        self.log.sent(seat, line)
+        move = self.move[seat]
+        cpu_start = _cpu_now(p) if self.cpu_clock[seat] else None
+        backstop = self.backstop[seat]
         start = trio.current_time()
+        if move is None:
+            deadline = math.inf
+        elif cpu_start is not None:
+            deadline = start + backstop * (move + self.bank[seat])
+        else:
+            deadline = start + move + self.bank[seat]
+        self.log.sent(seat, line)
         try:
             reply, raw = await p.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
@@ -385,6 +396,22 @@ class _Game:
         self.replay.step(self.state)
         entries = tuple(e.to_dict() for e in applied_events(state, self.state))
         self.log.record(ForfeitEvent(self.log.ms(), seat, True, entries))
+
+
+#: The log's form of each hello reply seen, by the reply (frozen, so the same object dumps the same way every game).
+_HELLOS: dict[int, tuple[HelloReply, dict[str, Any]]] = {}
+
+
+def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
+    """``hello.model_dump(mode="json")``, once per reply object (a process's hello is logged in each of its games)."""
+    if hello is None:
+        return None
+    known = _HELLOS.get(id(hello))
+    if known is None or known[0] is not hello:
+        if len(_HELLOS) >= 256:
+            _HELLOS.clear()
+        known = _HELLOS[id(hello)] = (hello, hello.model_dump(mode="json"))
+    return dict(known[1])
 
 
 def _cpu_now(p: Participant) -> float | None:

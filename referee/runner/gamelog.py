@@ -78,7 +78,7 @@ class GameLogWriter:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._file: IO[bytes] | None = None
-        self._t0 = time.monotonic()
+        self._t0 = time.monotonic_ns()
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
@@ -90,7 +90,8 @@ class GameLogWriter:
         self.close()
 
     def ms(self) -> float:
-        return round((time.monotonic() - self._t0) * 1000, 3)
+        """Milliseconds since the game began, to the microsecond."""
+        return (time.monotonic_ns() - self._t0 + 500) // 1000 / 1000
 
     def record(self, record: _Record) -> None:
         """Write one event (a record of ``referee.runner.logrecords`` that has ``to_json``)."""
@@ -115,8 +116,8 @@ class GameLogWriter:
             text = _encode_text(line_text(line, _RAW_KEPT) or "")
             if type(line) is bytes and len(line) <= _LINE_SHORT and len(_LINES) < _LINES_MAX:
                 _LINES[line] = text
-        ms = round(elapsed * 1000, 3)
-        used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1000, 3)}'
+        ms = round(elapsed * 1e6) / 1000
+        used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1e6) / 1000}'
         entry = f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{text}}}\n'
         self._file.write(entry.encode())
 

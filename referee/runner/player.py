@@ -164,8 +164,10 @@ class Player:
         # The protocol's rule: a reply answers the request it was sent for. Whatever the bot wrote before this
         # request (an answer to a message that needs none, a second line) is drained here and is a fault.
         self._check_unsolicited(proc)
-        quiet, self._quiet = self._quiet, []
-        self._last_sent = (expect.prompt, True)
+        quiet = self._quiet
+        if quiet:
+            self._quiet = []
+        self._last_sent = _ASKED[expect]
         await proc.send(line, deadline)
         try:
             raw = await proc.read_line(deadline)
@@ -227,6 +229,9 @@ class Player:
         if proc is not None:
             await proc.terminate(self.config.grace)
 
+
+#: ``_last_sent`` after a request, by the reply it awaits.
+_ASKED = {expect: (expect.prompt, True) for expect in Expect}
 
 #: Faults of a line that could be a bot's answer to a message that needs none, read in place of the real reply.
 _ANSWER_LIKE = frozenset({"wrong_type", "unknown_type", "bad_field", "not_object", "invalid_json"})
