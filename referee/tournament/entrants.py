@@ -14,7 +14,9 @@ A manifest lists one ``[[bot]]`` table per entrant::
 
 Relative paths in ``command`` are taken from ``cwd`` (itself relative to the manifest's folder), else from the
 manifest's folder. The bot runs in ``cwd`` if given, else in its script's folder; the sandbox lets it read only
-that folder, so keep a bot's files together. That folder must lie inside the manifest's folder.
+that folder, so keep a bot's files together. That folder must lie inside the manifest's folder. A name is at
+most ``NAME_MAX`` printable characters (no control or format character, no space at either end, no ``/``), and
+no two tables share one.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from types import MappingProxyType
 
 from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
+from referee.runner.safe_text import visible
 
 __all__ = [
     "ManifestError",
@@ -41,6 +44,9 @@ __all__ = [
 ]
 
 _KEYS = ("name", "command", "cwd", "env", "challenger")
+#: The longest name a manifest may give an entrant, in characters (at 4 bytes each, its stderr files' names stay
+#: well within a file system's 255 bytes).
+NAME_MAX = 48
 #: A command whose first word is a bot file of these kinds runs it as ``referee run FILE`` would, with the arguments.
 BOT_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs")
 
@@ -128,12 +134,25 @@ def load_manifest_entries(path: Path | str) -> list[tuple[BotSpec, bool]]:
     if not isinstance(bots, list) or not bots or not all(isinstance(b, dict) for b in bots):
         raise ManifestError(f"manifest {path}: no entrants; add [[bot]] tables with a command each")
     base = path.resolve().parent
-    return [_entry(path, base, i, bot) for i, bot in enumerate(bots, start=1)]
+    entries = [_entry(path, base, i, bot) for i, bot in enumerate(bots, start=1)]
+    named: dict[str, int] = {}
+    for i, bot in enumerate(bots, start=1):
+        name = bot.get("name")
+        if isinstance(name, str):
+            if name in named:
+                # Renumbering one of them (name-2) would let an entrant take another's name, by the order of the
+                # tables: refuse instead.
+                raise ManifestError(
+                    f"manifest {path}: bot {i} ({visible(name)}): bot {named[name]} has the name already; "
+                    "give each entrant a name of its own"
+                )
+            named[name] = i
+    return entries
 
 
 def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> tuple[BotSpec, bool]:
     name = bot.get("name")
-    where = f"manifest {path}: bot {index}" + (f" ({name})" if isinstance(name, str) else "")
+    where = f"manifest {path}: bot {index}" + (f" ({visible(name)})" if isinstance(name, str) else "")
 
     def fail(message: str) -> ManifestError:
         return ManifestError(f"{where}: {message}")
@@ -143,6 +162,13 @@ def _entry(path: Path, base: Path, index: int, bot: dict[str, object]) -> tuple[
             raise fail(f"unknown field {key!r} (fields: {', '.join(_KEYS)})")
     if name is not None and (not isinstance(name, str) or not name.strip() or "/" in name):
         raise fail("name must be a non-empty string without '/'")
+    if isinstance(name, str) and (len(name) > NAME_MAX or not name.isprintable() or name != name.strip()):
+        # It names the entrant's stderr files (a NUL in a file name stopped the run with a traceback; a long one
+        # lost them), and the standings, the report and the terminal show it.
+        raise fail(
+            f"name must be at most {NAME_MAX} printable characters, with no control or format character and no "
+            "space at either end"
+        )
     challenger = bot.get("challenger", False)
     if not isinstance(challenger, bool):
         raise fail("challenger must be true or false")

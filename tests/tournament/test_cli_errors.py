@@ -56,6 +56,19 @@ def test_bad_options(tmp_path: Path, bot_dir: Path, args: list[str], needles: li
         ('title = "x"\n', ["unknown top-level key 'title'"]),
         ("", ["no entrants"]),
         ('[[bot]]\nname = ""\ncommand = "python3 alpha.py"\n', ["name must be a non-empty string"]),
+        # Names an entrant chooses: a NUL (it names the stderr files: the run used to end in a traceback), escape
+        # codes (shown as escapes, never acted on by the terminal), too long, spaces around, another's name.
+        ('[[bot]]\nname = "a\\u0000b"\ncommand = "python3 alpha.py"\n', ["bot 1 (a\\x00b)", "printable characters"]),
+        (
+            '[[bot]]\nname = "e\\u001b]0;owned\\u0007"\ncommand = "python3 alpha.py"\n',
+            ["bot 1 (e\\x1b]0;owned\\x07)", "no control or format character"],
+        ),
+        ('[[bot]]\nname = "%s"\ncommand = "python3 alpha.py"\n' % ("n" * 49), ["at most 48 printable characters"]),
+        ('[[bot]]\nname = " a"\ncommand = "python3 alpha.py"\n', ["no space at either end"]),
+        (
+            '[[bot]]\nname = "a"\ncommand = "python3 alpha.py"\n[[bot]]\nname = "a"\ncommand = "python3 beta.py"\n',
+            ["bot 2 (a): bot 1 has the name already"],
+        ),
     ],
 )
 def test_bad_manifest(tmp_path: Path, bot_dir: Path, manifest: str, needles: list[str]) -> None:
