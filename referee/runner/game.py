@@ -43,13 +43,11 @@ from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
 from referee.runner.gamelog import GameLogWriter, applied_events
 from referee.runner.logrecords import (
-    DiscardEvent,
     FaultEvent,
     ForfeitEvent,
     LogHeader,
     PlayerEvent,
     ResultEvent,
-    RoundEndEvent,
 )
 from referee.runner.replay import ReplayRecorder
 
@@ -234,8 +232,7 @@ class _Game:
             record = done[self.rounds_announced]
             self.rounds_announced += 1
             self.current_round = record.round
-            table = tuple(p._asdict() for p in record.players)
-            self.log.record(RoundEndEvent(self.log.ms(), record.round, tuple(record.discards), table))
+            self.log.round_end(record)
             line = self.wire.round_end(record)
             for seat in range(len(self.players)):
                 await self._notify(seat, line)
@@ -249,7 +246,7 @@ class _Game:
             cards = st.discards[seat]
             if st.forfeited[seat] and cards is not None and (st.round, seat) not in self.referee_discards:
                 self.referee_discards.add((st.round, seat))
-                self.log.record(DiscardEvent(self.log.ms(), st.round + 1, seat, tuple(cards), "referee"))
+                self.log.discard(st.round + 1, seat, cards, "referee")
 
     async def _discards(self) -> None:
         self._log_referee_discards()
@@ -267,7 +264,7 @@ class _Game:
                 await self._fault(seat, IllegalMove(err.detail, kind="illegal_discard", line=raw))
                 continue
             self.replay.step(self.state)
-            self.log.record(DiscardEvent(self.log.ms(), state.round + 1, seat, action.cards, "bot"))
+            self.log.discard(state.round + 1, seat, action.cards, "bot")
         self._log_referee_discards()
 
     async def _empty_deals(self) -> None:

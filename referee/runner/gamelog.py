@@ -30,7 +30,7 @@ from typing import IO, Any, Protocol
 
 from protocol import MAX_LINE
 from protocol.wire import history_entry, legal_reply
-from referee.engine import Event, State, TurnAction
+from referee.engine import Event, RoundRecord, State, TurnAction
 from referee.runner.logrecords import LogError, LogEvent, LogHeader, NoHeader, parse_event, parse_header
 from referee.runner.safe_text import line_text
 
@@ -103,8 +103,11 @@ class GameLogWriter:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
         if self._file is None:
             return
-        head = f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":'.encode()
-        self._file.write(head + line.rstrip(b"\n") + b"}\n")
+        write = self._file.write
+        write(f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":'.encode())
+        # Every message ends with one newline: the line is copied once, into the file's buffer, without it.
+        write(memoryview(line)[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n"))
+        write(b"}\n")
 
     def received(self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None) -> None:
         """A line from ``seat`` (raw text), ``elapsed`` seconds after the request; ``cpu``: the CPU seconds the
@@ -131,6 +134,30 @@ class GameLogWriter:
         self._file.write(
             f'{{"event":"action","t":{self.ms()},"round":{round_1based},"turn":{turn},"seat":{seat},'
             f'"action":{legal_reply(action)},"entries":[{entries}]}}\n'.encode()
+        )
+
+    def discard(self, round_1based: int, seat: int, cards: Sequence[int], by: str) -> None:
+        """A discard as applied: the line ``record(DiscardEvent(self.ms(), round_1based, seat, cards, by))`` writes."""
+        if self._file is None:
+            return
+        self._file.write(
+            f'{{"event":"discard","t":{self.ms()},"round":{round_1based},"seat":{seat},'
+            f'"cards":[{",".join(map(str, cards))}],"by":"{by}"}}\n'.encode()
+        )
+
+    def round_end(self, record: RoundRecord) -> None:
+        """A finished round: the line ``record(RoundEndEvent(self.ms(), ...))`` writes for it, with each seat's
+        discard and its row of the table (``PlayerView._asdict()``)."""
+        if self._file is None:
+            return
+        discards = ",".join("[" + ",".join(map(str, d)) + "]" for d in record.discards)
+        table = ",".join(
+            f'{{"cards":{cards},"penalty":{penalty},"bonus":{bonus},"status":"{status}"}}'
+            for cards, penalty, bonus, status in record.players
+        )
+        self._file.write(
+            f'{{"event":"round_end","t":{self.ms()},"round":{record.round},"discards":[{discards}],'
+            f'"table":[{table}]}}\n'.encode()
         )
 
     def close(self) -> None:

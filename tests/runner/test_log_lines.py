@@ -1,5 +1,6 @@
-"""The game log's fast lines are the records' lines: ``GameLogWriter.action`` writes, byte for byte, what
-``record(ActionEvent(...))`` writes, and ``received`` the same line whether its JSON string came from the cache or
+"""The game log's fast lines are the records' lines: ``GameLogWriter.action``, ``discard`` and ``round_end`` write,
+byte for byte, what ``record`` writes for ``ActionEvent``, ``DiscardEvent`` and ``RoundEndEvent``; ``sent`` embeds
+the message without its newline; ``received`` writes the same line whether its JSON string came from the cache or
 was encoded afresh."""
 
 from __future__ import annotations
@@ -7,11 +8,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from referee.engine import Phase, apply, discard_options, forfeit, legal_actions, new_game
+from referee.engine import Phase, State, apply, discard_options, forfeit, legal_actions, new_game
 from referee.engine.actions import Discard
 from referee.runner import gamelog
 from referee.runner.gamelog import GameLogWriter, applied_events
-from referee.runner.logrecords import ActionEvent
+from referee.runner.logrecords import ActionEvent, DiscardEvent, RoundEndEvent
 
 
 class _FixedClock(GameLogWriter):
@@ -21,35 +22,48 @@ class _FixedClock(GameLogWriter):
         return 12.5
 
 
-def test_action_lines_are_the_records_lines_over_random_games(tmp_path: Path) -> None:
+def test_action_discard_and_round_end_lines_are_the_records_lines_over_random_games(tmp_path: Path) -> None:
     rng = random.Random(13)
     fast_path, slow_path = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
-    actions = 0
+    actions = rounds = 0
     with _FixedClock(fast_path) as fast, _FixedClock(slow_path) as slow:
         for game in range(60):
             players = 2 + game % 3
             state = new_game(players, seed=rng.randrange(2**32))
             turn = 0
             while not state.is_over:
+                done = len(state.rounds_done)
                 if state.phase is Phase.DISCARD:
                     seat = next(s for s in range(players) if state.discards[s] is None)
                     options = discard_options(state.hands[seat], state.ruleset.discard)
-                    state = apply(state, Discard(seat, options[rng.randrange(len(options))]))
-                    continue
-                if rng.random() < 0.002:  # a forfeit now and then: entries with their flags, rounds cut short
+                    cards = options[rng.randrange(len(options))]
+                    state = apply(state, Discard(seat, cards))
+                    by = "bot" if rng.random() < 0.5 else "referee"
+                    fast.discard(state.round + 1, seat, cards, by)
+                    slow.record(DiscardEvent(slow.ms(), state.round + 1, seat, tuple(cards), by))  # type: ignore[arg-type]
+                elif rng.random() < 0.002:  # a forfeit now and then: entries with their flags, rounds cut short
                     state = forfeit(state, state.to_move)
-                    continue
-                action = rng.choice(legal_actions(state))
-                new = apply(state, action)
-                events = applied_events(state, new)
-                turn += 1
-                fast.action(state.round + 1, turn, state.to_move, action, events)
-                entries = tuple(e.to_dict() for e in events)
-                slow.record(ActionEvent(slow.ms(), state.round + 1, turn, state.to_move, action, entries))
-                state = new
-                actions += 1
-    assert actions > 1000
+                else:
+                    state = _turn(state, rng, turn := turn + 1, fast, slow)
+                    actions += 1
+                for record in state.rounds_done[done:]:
+                    fast.round_end(record)
+                    table = tuple(p._asdict() for p in record.players)
+                    slow.record(RoundEndEvent(slow.ms(), record.round, tuple(record.discards), table))
+                    rounds += 1
+    assert actions > 1000 and rounds > 100
     assert fast_path.read_bytes() == slow_path.read_bytes()
+
+
+def _turn(state: State, rng: random.Random, turn: int, fast: GameLogWriter, slow: GameLogWriter) -> State:
+    """Play a random legal move of ``state``, logging it both ways."""
+    action = rng.choice(legal_actions(state))
+    new = apply(state, action)
+    events = applied_events(state, new)
+    fast.action(state.round + 1, turn, state.to_move, action, events)
+    entries = tuple(e.to_dict() for e in events)
+    slow.record(ActionEvent(slow.ms(), state.round + 1, turn, state.to_move, action, entries))
+    return new
 
 
 def test_a_received_line_is_logged_alike_from_the_cache_and_afresh(tmp_path: Path) -> None:
@@ -67,3 +81,14 @@ def test_a_received_line_is_logged_alike_from_the_cache_and_afresh(tmp_path: Pat
     assert written[0] == written[1] == written[2]
     assert b'"line":"caf\\u00e9 \\u2028"' in written[0]
     assert b'"line":"\\ufffd\\ufffd{\\"type\\": \\"drop\\"}"' in written[0]
+
+
+def test_a_sent_line_embeds_the_message_without_its_newline(tmp_path: Path) -> None:
+    path = tmp_path / "sent.jsonl"
+    with _FixedClock(path) as log:
+        log.sent(1, b'{"type":"bye"}\n')
+        log.sent(2, b'{"type":"bye"}')
+        log.sent(3, b'{"type":"bye"}\n\n')
+    assert path.read_bytes() == b"".join(
+        b'{"event":"send","t":12.5,"seat":%d,"msg":{"type":"bye"}}\n' % seat for seat in (1, 2, 3)
+    )
