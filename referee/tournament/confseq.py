@@ -157,11 +157,12 @@ class MixtureTests:
         where, xs = _observations(idx, x)
         if len(where) == 0:
             return
-        step = np.outer(2 * xs - 1, MIXTURE_BETS)
-        np.add.at(self._up, where, np.log1p(step))
-        np.add.at(self._down, where, np.log1p(-step))
-        np.add.at(self.t, where, 1)
-        np.add.at(self._sum, where, xs)
-        seen = np.unique(where)
+        order = np.argsort(where, kind="stable")
+        seen, starts, counts = np.unique(where[order], return_index=True, return_counts=True)
+        step = np.outer(2 * xs[order] - 1, MIXTURE_BETS)  # grouped by stream: one sum per stream
+        self._up[seen] += np.add.reduceat(np.log1p(step), starts, axis=0)
+        self._down[seen] += np.add.reduceat(np.log1p(-step), starts, axis=0)
+        self.t[seen] += counts
+        self._sum[seen] += np.add.reduceat(xs[order], starts)
         self.above[seen] |= np.logaddexp.reduce(self._up[seen], axis=1) >= self._threshold
         self.below[seen] |= np.logaddexp.reduce(self._down[seen], axis=1) >= self._threshold

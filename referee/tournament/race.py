@@ -1,8 +1,8 @@
 """The race format: an adaptive schedule that stops once the order of the top K entrants is settled.
 
-The race goes in rounds of ``BLOCKS_PER_ROUND`` *passes*; each pass seats entrants at tables, and every table is a
-block (one deal at one table, every seat rotation). The tables of a round depend only on the seed, the round number
-and the results of the earlier rounds. The race has two phases.
+The race goes in rounds of ``BLOCKS_PER_ROUND`` *passes* (a long pairwise phase grows them: ``PASS_GROWTH``); each
+pass seats entrants at tables, and every table is a block (one deal at one table, every seat rotation). The tables
+of a round depend only on the seed, the round number and the results of the earlier rounds. The race has two phases.
 
 *Field phase* (only while more than ``PAIRWISE_FROM`` entrants survive). Each pass shuffles the survivors (seeded)
 and cuts them into tables; the last table is completed with *fillers* (recently eliminated entrants, else survivors
@@ -80,6 +80,10 @@ PAIRWISE_FROM = 32
 #: Passes (blocks per survivor) in a round. Several, so that a bot process plays several deals before it meets one
 #: again (it is restarted then), and the elimination rule runs less often.
 BLOCKS_PER_ROUND = 4
+#: A pairwise round has this share of the passes the pairwise phase has played so far (at least BLOCKS_PER_ROUND):
+#: late in a long race a round is then a few hundred passes instead of four, so the race looks after every 5% more
+#: games (it stops at most a round late) instead of after every handful, and replays a long race quickly.
+PASS_GROWTH = 0.05
 #: The head-to-head statistics: the paired block-total difference, clipped (default), or the sign test.
 PAIR_STATISTICS = ("difference", "sign")
 #: ``difference`` clips the paired differences of a round at this many times the root mean square of the earlier
@@ -191,6 +195,7 @@ class Race:
         self._squares = np.zeros((0, 0))
         self._frozen = np.zeros((0, 0), dtype=bool)  # "ahead" from the entrants' frozen sequences, in the pool
         self._closure = np.zeros((0, 0), dtype=bool)
+        self._pair_passes = 0  # passes played in the pairwise phase
         self._near = self._closure  # [a, b]: a proven not behind b by the margin or more (the closure without one)
         if not self.field_phase:
             self._start_pairwise()
@@ -273,18 +278,26 @@ class Race:
         tables: list[list[int]] = []
         passes: list[int] = []
         start = rng.randrange(k)
-        for p in range(BLOCKS_PER_ROUND):
+        by_offset: dict[int, list[list[int]]] = {}  # a pass's tables depend on its offset only
+        for p in range(self._round_passes()):
             offset = (start + p) % k if len(swiss) > k else 0  # the passes cycle through the offsets
-            groups = [swiss[max(0, i) : i + k] for i in range(offset - k, len(swiss), k)]
-            seen: set[frozenset[int]] = set()
-            for table in [g + _nearest(g, ranking, k - len(g)) for g in groups if g] + challenges:
-                if frozenset(table) not in seen and useful(table):
-                    seen.add(frozenset(table))
-                    tables.append(table)
-                    passes.append(p)
+            if offset not in by_offset:
+                groups = [swiss[max(0, i) : i + k] for i in range(offset - k, len(swiss), k)]
+                seen: set[frozenset[int]] = set()
+                chosen = by_offset[offset] = []
+                for table in [g + _nearest(g, ranking, k - len(g)) for g in groups if g] + challenges:
+                    if frozenset(table) not in seen and useful(table):
+                        seen.add(frozenset(table))
+                        chosen.append(table)
+            tables += [list(t) for t in by_offset[offset]]
+            passes += [p] * len(by_offset[offset])
         if not tables:  # not reached while "ahead" is consistent; if it is not, play the top's table anyway
             tables, passes = [swiss[:k] + _nearest(swiss[:k], ranking, k - len(swiss[:k]))], [0]
         return tables, passes, np.zeros((len(tables), k), dtype=bool)
+
+    def _round_passes(self) -> int:
+        """The passes of the next pairwise round: BLOCKS_PER_ROUND, or PASS_GROWTH of those played before."""
+        return max(BLOCKS_PER_ROUND, int(PASS_GROWTH * self._pair_passes))
 
     def next_round(self) -> list[TableBatch] | None:
         """The next round as the schedule's blocks (game ids and batch numbers go on from the earlier rounds'; the
@@ -311,6 +324,7 @@ class Race:
             self._record_shares(seats, scores)
         else:
             self._record_pairs(seats, scores)
+            self._pair_passes += self._round_passes()
         self.games += len(tables) * self.table_size
         self.batches += len(tables)
         self.rounds += 1
