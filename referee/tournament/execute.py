@@ -302,6 +302,9 @@ class DealQueue:
 
     #: How many queued games ``take`` looks through for one that fits the lane, past the first free one.
     LOOKAHEAD = 64
+    #: A lane that fits none of the queued games leaves them to the busy lanes, instead of starting new bot
+    #: processes, while there are at most this many for each busy lane (about what a lane plays while bots start).
+    RESTART_GAMES = 4
 
     def __init__(
         self, units: Iterable[TableBatch], more: Callable[[], Awaitable[Sequence[TableBatch]]] | None = None
@@ -314,19 +317,30 @@ class DealQueue:
 
     async def take(self, fits: Callable[[ScheduledGame], bool] | None = None) -> TableBatch | None:
         """The next game whose deal is free (marked as being played): the first one that ``fits`` within
-        ``LOOKAHEAD`` games of the first free one, else the first free one; None when no game is left."""
+        ``LOOKAHEAD`` games of the first free one, else the first free one; None when no game is left.
+
+        A game that does not fit means new bot processes for the lane (a fresh process per entrant: a generation
+        of bot starts), so rather than take one the lane waits while a game that fits is only waiting for its deal
+        (another lane is playing that deal: free within a game), and while the queue is down to its last
+        ``RESTART_GAMES`` games per busy lane (they play them in about the time new bots would take to start, and
+        a generation started for a game or two is most of the extra bot starts of a two-lane run)."""
         while True:
             first = None
+            fitting = fits is None
+            soon = False  # a game that fits waits only for its deal, which another lane is playing
             for i, unit in enumerate(self._pending):
+                if first is not None and i - first > self.LOOKAHEAD:
+                    break
                 if unit.batch in self._playing:
+                    soon = soon or (fits is not None and fits(unit.games[0]))
                     continue
                 if first is None:
                     first = i
                 if fits is None or fits(unit.games[0]):
-                    first = i
+                    first, fitting = i, True
                     break
-                if i - first >= self.LOOKAHEAD:
-                    break
+            if first is not None and not fitting and (soon or self._few_left()):
+                first = None  # wait for a lane to finish its game, rather than start new bot processes
             if first is not None:
                 unit = self._pending[first]
                 del self._pending[first]
@@ -346,6 +360,10 @@ class DealQueue:
                     self._more = None
                 continue
             await self._changed.wait()
+
+    def _few_left(self) -> bool:
+        """The queue's last few games: the busy lanes play them in about the time new bot processes take to start."""
+        return len(self._pending) <= self.RESTART_GAMES * len(self._playing)
 
     def release(self, unit: TableBatch) -> None:
         """``unit``'s game has ended (or was abandoned): its deal is free again."""
