@@ -54,7 +54,7 @@ def load_tournament(
 
     entrants = tuple(Entrant(key, e.name, e.declared, " ".join(e.argv)) for key, e in enumerate(stored_entrants))
     key_of = {e.name: e.key for e in entrants}
-    tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants})
+    tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants}, history=True)
     games: list[Game] = []
     for done, stored in enumerate(stored_games, start=1):
         rows = stored.seats
@@ -92,6 +92,7 @@ def load_tournament(
         planned=planned,
         ruleset=dict(params.ruleset),
         deals=deals,
+        ratings=tuple(tuple((tally.rating_history or {})[e.name]) for e in entrants),
     )
 
 

@@ -65,6 +65,10 @@ class Tournament:
     ruleset: dict[str, Any] = field(default_factory=dict)
     #: The deal commitment and, once the tournament has ended, its secret (``ResultsStore.deals``).
     deals: dict[str, str | None] = field(default_factory=dict)
+    #: Per entrant key, its rating (ordinal, mu - 3 sigma) after each game it played: (games so far in the
+    #: tournament, rating), from (0, the starting rating); the standings' own updates (``Tally``), so it ends at
+    #: the standings' rating.
+    ratings: tuple[tuple[tuple[int, float], ...], ...] = ()
 
     @property
     def partial(self) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
 from referee.report.payload import SMALLEST, Packed, pack
-from referee.report.stats import rating_history, scores_by_entrant
+from referee.report.stats import scores_by_entrant
 from referee.tournament.standings import WINS_NOTE, EntrantStanding
 
 
@@ -73,7 +73,7 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         _standings(t),
         "</section>",
         '<section id="ratings"><h2>Ratings over the tournament</h2>',
-        ratings_chart(names, rating_history(len(names), t.games), len(t.games)),
+        ratings_chart(names, t.ratings, len(t.games)),
         "</section>",
         '<section id="scores"><h2>Score distribution</h2>',
         '<p class="hint">Per entrant: whiskers from best to worst game score, box from first to third quartile, '

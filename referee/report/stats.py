@@ -1,9 +1,8 @@
-"""Figures of the report beyond the tournament's standings: ratings over time and score spreads.
+"""Figures of the report beyond the tournament's standings: score spreads.
 
 The standings themselves (wins, means, ratings, head-to-head) are ``referee.tournament``'s, so the report and
-``referee standings`` always agree. ``rating_history`` replays the same OpenSkill (Plackett-Luce) updates in
-the same order (one per game, in schedule order, each seat a team, ranked by the game's ranks) and records
-each entrant's rating (ordinal, μ − 3σ) after every game it played: its last point is the standings' rating.
+``referee standings`` always agree; so is the ratings chart's history (``Tally(history=True)``: the same
+OpenSkill updates, recorded after every game).
 """
 
 from __future__ import annotations
@@ -11,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean, median
-
-from openskill.models import PlackettLuce
 
 from referee.report.model import Game
 
@@ -28,19 +25,6 @@ class Spread:
     high: float
     mean: float
     count: int
-
-
-def rating_history(entrants: int, games: Sequence[Game]) -> list[list[tuple[int, float]]]:
-    """Per entrant key: (games played in the tournament so far, rating) from (0, start) after each of its games."""
-    model = PlackettLuce()
-    ratings = [model.rating() for _ in range(entrants)]
-    out = [[(0, float(r.ordinal()))] for r in ratings]
-    for number, game in enumerate(games, start=1):
-        rated = model.rate([[ratings[e]] for e in game.seats], ranks=list(game.ranks))
-        for e, team in zip(game.seats, rated, strict=True):
-            ratings[e] = team[0]
-            out[e].append((number, float(team[0].ordinal())))
-    return out
 
 
 def scores_by_entrant(entrants: int, games: Sequence[Game]) -> list[list[int]]:

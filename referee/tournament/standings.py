@@ -178,8 +178,15 @@ class Tally:
     """Running standings of a tournament between ``names`` (the entrants, in their given order)."""
 
     def __init__(
-        self, names: Sequence[str], declared: Mapping[str, str | None] | None = None, *, format: str = "round-robin"
+        self,
+        names: Sequence[str],
+        declared: Mapping[str, str | None] | None = None,
+        *,
+        format: str = "round-robin",
+        history: bool = False,
     ) -> None:
+        """With ``history``, ``rating_history`` keeps each entrant's rating after every game it played (the
+        report's chart): (games counted so far, ordinal), from (0, the starting ordinal)."""
         self.names = tuple(names)
         self.format = format
         self.race: dict[str, Any] | None = None
@@ -193,6 +200,9 @@ class Tally:
         self._sums = {n: _Sums() for n in self.names}
         self._model = PlackettLuce()
         self._ratings = {n: self._model.rating(name=n) for n in self.names}
+        self.rating_history: dict[str, list[tuple[int, float]]] | None = None
+        if history:
+            self.rating_history = {n: [(0, float(r.ordinal()))] for n, r in self._ratings.items()}
         self._ahead: dict[str, Counter[str]] = {n: Counter() for n in self.names}
         self._met: dict[str, Counter[str]] = {n: Counter() for n in self.names}
 
@@ -222,6 +232,9 @@ class Tally:
         rated = self._model.rate(teams, ranks=[s.rank for s in seats])
         for s, team in zip(seats, rated, strict=True):
             self._ratings[s.entrant] = team[0]
+        if self.rating_history is not None:
+            for s in seats:
+                self.rating_history[s.entrant].append((self.games, float(self._ratings[s.entrant].ordinal())))
 
     def standings(self) -> Standings:
         rows = [self._entrant(n) for n in self.names]

@@ -63,12 +63,22 @@ def test_a_long_faults_table_is_cut_with_a_pointer_to_the_rest(tournament: Path,
 
 
 def test_the_rating_history_ends_at_the_standings_ratings(tournament: Path) -> None:
-    from referee.report.stats import rating_history
+    from openskill.models import PlackettLuce
 
     t = load_tournament(tournament)
-    history = rating_history(len(t.entrants), t.games)
     ratings = {e.name: e.rating for e in t.standings.entrants}
+    # the same updates, replayed here game by game in schedule order
+    model = PlackettLuce()
+    current = [model.rating() for _ in t.entrants]
+    want: list[list[tuple[int, float]]] = [[(0, float(r.ordinal()))] for r in current]
+    for number, game in enumerate(t.games, start=1):
+        rated = model.rate([[current[e]] for e in game.seats], ranks=list(game.ranks))
+        for e, team in zip(game.seats, rated, strict=True):
+            current[e] = team[0]
+            want[e].append((number, float(team[0].ordinal())))
     for e in t.entrants:
         games = sum(1 for g in t.games if e.key in g.seats)
-        assert len(history[e.key]) == games + 1
-        assert history[e.key][-1][1] == pytest.approx(ratings[e.name], abs=1e-9)
+        assert len(t.ratings[e.key]) == games + 1
+        assert [n for n, _ in t.ratings[e.key]] == [n for n, _ in want[e.key]]
+        assert [v for _, v in t.ratings[e.key]] == pytest.approx([v for _, v in want[e.key]], abs=1e-9)
+        assert t.ratings[e.key][-1][1] == pytest.approx(ratings[e.name], abs=1e-9)
