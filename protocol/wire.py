@@ -92,6 +92,8 @@ class GameWire:
         # shows up again in every later turn of its seat until it plays.
         self._rows: list[tuple[PlayerView | None, str]] = [(None, "")] * len(self._names)
         self._hands: dict[Hand, str] = {}
+        self._table: tuple[PlayerView, ...] = ()  # the last table encoded, and its text
+        self._table_text = ""
 
     def game_start(self, seat: int, rules: Mapping[str, object], move_ms: int, bank_ms: int | None = None) -> bytes:
         """The ``game_start`` line for ``seat`` (``encode(game_start_message(game_id, seat, names, ruleset,
@@ -142,6 +144,8 @@ class GameWire:
         if len(players) != len(self._names):
             raise ValueError(f"{len(self._names)} names for a table of {len(players)} seats")
         rows = self._rows
+        if self._table == players:
+            return self._table_text
         for seat, view in enumerate(players):
             if rows[seat][0] != view:
                 cards, penalty, bonus, status = view
@@ -150,7 +154,9 @@ class GameWire:
                     f'"status":"{status}"}}'
                 )
                 rows[seat] = (view, row)
-        return "[" + ",".join([row for _, row in rows]) + "]"
+        self._table = tuple(players)
+        self._table_text = "[" + ",".join([row for _, row in rows]) + "]"
+        return self._table_text
 
     def _hand(self, hand: Hand) -> str:
         known = self._hands.get(hand)

@@ -193,10 +193,12 @@ class _Game:
                 if self.state.is_over:
                     break
             self.current_round = self.state.round + 1
-            if any(seat not in self.out and p.exited() is not None for seat, p in enumerate(self.players)):
-                await self._check_exits()
-                if self.state.is_over:
+            for p in self.players:  # a plain loop: this runs before every turn
+                if p.exited() is not None:
+                    await self._check_exits()
                     break
+            if self.state.is_over:
+                break
             phase = self.state.phase
             if phase is Phase.DISCARD:
                 await self._discards()

@@ -124,7 +124,7 @@ class Player:
             return
         deadline = trio.current_time() + self.config.startup_time
         try:
-            reply, _ = await self._exchange(_HELLO, Expect.HELLO, deadline)
+            reply, _ = await self.request(_HELLO, Expect.HELLO, deadline)
         except ProtocolViolation as exc:
             if exc.kind == "protocol_version":
                 self.startup_fault = exc
@@ -147,19 +147,6 @@ class Player:
         ``deadline`` is in trio time. Raises ``BotTimeout``, ``BotCrashed``, ``UnsolicitedOutput`` or
         ``ProtocolViolation`` (with ``.line`` set to the offending line).
         """
-        return await self._exchange(line, expect, deadline)
-
-    async def notify(self, line: bytes, deadline: float) -> None:
-        """Send ``line`` (a message without reply). Raises ``BotCrashed``, ``BotTimeout``, ``UnsolicitedOutput``."""
-        proc = self._live()
-        self._check_unsolicited(proc)
-        kind = message_type(line)
-        self._last_sent = (kind, False)
-        if kind not in self._quiet:
-            self._quiet.append(kind)
-        await proc.send(line, deadline)
-
-    async def _exchange(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
         proc = self._live()
         # The protocol's rule: a reply answers the request it was sent for. Whatever the bot wrote before this
         # request (an answer to a message that needs none, a second line) is drained here and is a fault.
@@ -179,6 +166,16 @@ class Player:
             if quiet and exc.kind in _ANSWER_LIKE:
                 exc = _after_quiet(exc, quiet, expect)
             raise ProtocolViolation(exc.kind, exc.detail, line=raw[:400]) from None
+
+    async def notify(self, line: bytes, deadline: float) -> None:
+        """Send ``line`` (a message without reply). Raises ``BotCrashed``, ``BotTimeout``, ``UnsolicitedOutput``."""
+        proc = self._live()
+        self._check_unsolicited(proc)
+        kind = message_type(line)
+        self._last_sent = (kind, False)
+        if kind not in self._quiet:
+            self._quiet.append(kind)
+        await proc.send(line, deadline)
 
     def exited(self) -> BotCrashed | None:
         """A ``BotCrashed`` saying how the process ended when it has exited on its own, else None (it is
