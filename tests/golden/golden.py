@@ -62,6 +62,9 @@ _VARYING_META = {"created_at", "revealed_at"}
 #: Tables the referee at 8afb408 did not write: ``replays`` (each game's replay for the report, recorded as it was
 #: played; ``test_golden.py`` holds every stored replay to its game log's).
 _NEWER_TABLES = {"replays"}
+#: Tournament parameters the referee at 8afb408 did not have, at the default they take in this tournament (a race
+#: option stored with every tournament's parameters): left out of the comparison.
+_NEWER_DEFAULTS = {"tie_margin": 0.0}
 
 #: The deal secret: fixed, so the deals (and so every game) are the same in every run.
 SECRET = "5eed" * 16
@@ -126,6 +129,10 @@ def snapshot(results: Path, root: Path) -> dict[str, Any]:
                     continue
                 if table == "meta" and record["key"] in ("params", "compare"):
                     record["value"] = json.loads(record["value"])
+                    if record["key"] == "params":
+                        for key, default in _NEWER_DEFAULTS.items():
+                            if record["value"].get(key) == default:
+                                del record["value"][key]
                 rows.append(_clean(record, top))
             tables[table] = rows
     finally:
