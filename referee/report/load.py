@@ -92,7 +92,7 @@ def load_tournament(
         planned=planned,
         ruleset=dict(params.ruleset),
         deals=deals,
-        ratings=tuple(tuple((tally.rating_history or {})[e.name]) for e in entrants),
+        ratings=tuple(tuple(tally.rating_history()[e.name]) for e in entrants),
     )
 
 

@@ -177,6 +177,9 @@ def _text(x: str) -> str:
 class Tally:
     """Running standings of a tournament between ``names`` (the entrants, in their given order)."""
 
+    #: Games whose rating updates may wait for a rating to be read (bounds the memory they hold).
+    RATE_AFTER = 4096
+
     def __init__(
         self,
         names: Sequence[str],
@@ -185,7 +188,7 @@ class Tally:
         format: str = "round-robin",
         history: bool = False,
     ) -> None:
-        """With ``history``, ``rating_history`` keeps each entrant's rating after every game it played (the
+        """With ``history``, ``rating_history()`` gives each entrant's rating after every game it played (the
         report's chart): (games counted so far, ordinal), from (0, the starting ordinal)."""
         self.names = tuple(names)
         self.format = format
@@ -200,9 +203,13 @@ class Tally:
         self._sums = {n: _Sums() for n in self.names}
         self._model = PlackettLuce()
         self._ratings = {n: self._model.rating(name=n) for n in self.names}
-        self.rating_history: dict[str, list[tuple[int, float]]] | None = None
+        self._history: dict[str, list[tuple[int, float]]] | None = None
         if history:
-            self.rating_history = {n: [(0, float(r.ordinal()))] for n, r in self._ratings.items()}
+            self._history = {n: [(0, float(r.ordinal()))] for n, r in self._ratings.items()}
+        #: Games counted but not rated yet: (game number, entrants by seat, ranks). OpenSkill's update is the
+        #: costly part of a game's count (about 50 us), and the live count of a run off a terminal never shows a
+        #: rating, so the updates wait (in order) until a rating is read, at most ``RATE_AFTER`` games.
+        self._unrated: list[tuple[int, tuple[str, ...], list[float]]] = []
         self._ahead: dict[str, Counter[str]] = {n: Counter() for n in self.names}
         self._met: dict[str, Counter[str]] = {n: Counter() for n in self.names}
 
@@ -228,15 +235,27 @@ class Tally:
                     self._met[s.entrant][o.entrant] += 1
                     if s.rank < o.rank:
                         self._ahead[s.entrant][o.entrant] += 1
-        teams = [[self._ratings[s.entrant]] for s in seats]
-        rated = self._model.rate(teams, ranks=[s.rank for s in seats])
-        for s, team in zip(seats, rated, strict=True):
-            self._ratings[s.entrant] = team[0]
-        if self.rating_history is not None:
-            for s in seats:
-                self.rating_history[s.entrant].append((self.games, float(self._ratings[s.entrant].ordinal())))
+        self._unrated.append((self.games, tuple(s.entrant for s in seats), [s.rank for s in seats]))
+        if len(self._unrated) >= self.RATE_AFTER:
+            self._rate()
+
+    def _rate(self) -> None:
+        """Apply the waiting rating updates, in the order the games were counted."""
+        for number, entrants, ranks in self._unrated:
+            rated = self._model.rate([[self._ratings[e]] for e in entrants], ranks=ranks)
+            for e, team in zip(entrants, rated, strict=True):
+                self._ratings[e] = team[0]
+                if self._history is not None:
+                    self._history[e].append((number, float(team[0].ordinal())))
+        self._unrated.clear()
+
+    def rating_history(self) -> dict[str, list[tuple[int, float]]]:
+        """Entrant -> its rating after each of its games (``history=True``; empty lists without it)."""
+        self._rate()
+        return self._history if self._history is not None else {n: [] for n in self.names}
 
     def standings(self) -> Standings:
+        self._rate()
         rows = [self._entrant(n) for n in self.names]
         rows.sort(key=_best_first)
         if self.order is not None:
