@@ -23,7 +23,8 @@ class Game:
     """One stored game, in schedule order.
 
     ``key`` is the schedule ordinal, ``label`` the game id. ``seats`` holds the entrant key of each seat and
-    ``scores``/``ranks``/``forfeits`` are per seat. ``replay`` is the compact replay (``replay.py``) or
+    ``scores``/``ranks``/``forfeits`` are per seat. ``replay`` is the compact replay (``referee.runner.replay``):
+    its JSON text as ``referee run`` stored it (put into the page as it is), or a dict made from a game log; or
     ``None``, with ``replay_note`` saying why.
     """
 
@@ -34,7 +35,7 @@ class Game:
     ranks: tuple[int, ...]
     forfeits: tuple[bool, ...]
     seed: int | None = None
-    replay: dict[str, Any] | None = None
+    replay: dict[str, Any] | str | None = None
     replay_note: str = ""
 
 

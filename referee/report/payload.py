@@ -45,8 +45,16 @@ class Packed:
 
 def pack_blob(value: Any, level: int = SMALLEST) -> str:
     """JSON → gzip (at ``level``) → base64 text."""
-    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-    return base64.b64encode(gzip.compress(raw, compresslevel=level, mtime=0)).decode("ascii")
+    return _pack_json(json.dumps(value, separators=(",", ":"), ensure_ascii=False), level)
+
+
+def _pack_json(text: str, level: int) -> str:
+    return base64.b64encode(gzip.compress(text.encode(), compresslevel=level, mtime=0)).decode("ascii")
+
+
+def _replay_json(replay: dict[str, Any] | str | None) -> str:
+    """A game's replay as JSON text: as stored (already compact JSON), or a dict made from its log encoded."""
+    return replay if isinstance(replay, str) else json.dumps(replay, separators=(",", ":"))
 
 
 def unpack_blob(text: str) -> Any:
@@ -116,6 +124,8 @@ def _choose(t: Tournament, candidates: Sequence[int], faulted: set[int], keep: i
 
 
 def _chunks(t: Tournament, chosen: list[int], level: int) -> list[str]:
+    """The replay chunks: each a JSON list of up to ``CHUNK`` replays, the stored ones spliced in as they are."""
     return [
-        pack_blob([t.games[i].replay for i in chosen[c : c + CHUNK]], level) for c in range(0, len(chosen), CHUNK)
+        _pack_json("[" + ",".join(_replay_json(t.games[i].replay) for i in chosen[c : c + CHUNK]) + "]", level)
+        for c in range(0, len(chosen), CHUNK)
     ]
