@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-import rich.progress
 from rich.console import Console, Group
-from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +13,10 @@ from referee.runner.safe_text import literal
 from referee.tournament.execute import PlayedGame
 from referee.tournament.run import Progress
 from referee.tournament.standings import WINS_NOTE, Standings, Tally
+
+if TYPE_CHECKING:
+    import rich.progress
+    from rich.live import Live
 
 __all__ = ["LiveProgress", "head_to_head_table", "standings_table"]
 
@@ -122,6 +125,9 @@ class LiveProgress(Progress):
             else:
                 self.console.print(f"{done}/{total} games already played" if done else f"{total} games to play")
             return
+        import rich.progress  # a terminal only: the bar and the live view (off one, a run never loads them)
+        from rich.live import Live
+
         columns: list[str | rich.progress.ProgressColumn]
         if total is None:
             columns = [
