@@ -7,7 +7,9 @@
    start-ups included). Both run bots without a sandbox. The
    ``referee run`` goes first; the naive referee then plays the deals of its game logs with the bots in the
    same seats. Repeated ``--reps`` times, alternating, so both see the same machine. The referee's modules are
-   byte-compiled first, as in an installed package.
+   byte-compiled first, as in an installed package. Then the same comparison at contest size (``--long-deals``,
+   default 300 deals: 1,200 games), where a run's fixed costs (start-up, the 16 bot starts the deal rule needs,
+   the closing report) are spread over five times the games, as they are in a real contest.
 2. Start-up of a bot on the SDK (``sample_bots/random_bot.py``) against the stdlib-only bot: the wall time from
    starting the process to its hello reply, median over alternating starts.
 3. ``referee --help`` and ``referee run --help`` wall time (median of several runs).
@@ -153,32 +155,16 @@ def fixed_costs(args: argparse.Namespace, ref_cpu: float, naive_cpu: float) -> N
         )
 
 
-def verdict(ok: bool) -> str:
-    return "met" if ok else "NOT met"
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--deals", type=int, default=60, help="deals per referee run (x4 seat rotations = games)")
-    ap.add_argument("--reps", type=int, default=3, help="alternating repetitions of the referee comparison")
-    ap.add_argument("--starts", type=int, default=10, help="bot starts of each kind")
-    ap.add_argument("--engine-seconds", type=float, default=3.0, help="CPU seconds of engine playouts")
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
-    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
-    # An installed referee runs from byte-compiled modules; a checkout with PYTHONDONTWRITEBYTECODE set (as on the
-    # shared machine) would compile about a hundred of them in every run (some 50 ms of CPU).
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(ROOT / "referee"), str(ROOT / "protocol")], check=True
-    )
-
-    print(f"\n1. referee run --jobs 2 vs naive blocking referee, {args.deals * 4} four-player games each, stdlib bots")
+def compare(deals: int, reps: int, seed: int, label: str) -> tuple[float, float, float]:
+    """``reps`` alternating runs of both referees on ``deals`` deals (x4 games), one line each: the median ratio,
+    referee CPU ms per game, naive CPU ms per game."""
+    print(f"\n{label}, {deals * 4} four-player games each, stdlib bots")
     print("rep   referee games/s  cpu ms/game  bots ms/game   naive games/s  cpu ms/game  bots ms/game   ratio")
     ratios, cpu_ref, cpu_naive = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for rep in range(args.reps):
+        for rep in range(reps):
             folder = Path(tmp) / f"run{rep}"
-            g1, w1, c1, b1 = referee_run(folder, args.deals, args.seed + rep)
+            g1, w1, c1, b1 = referee_run(folder, deals, seed + rep)
             g2, w2, c2, b2 = naive_run(folder)
             ratio = (g1 / w1) / (g2 / w2)
             ratios.append(ratio)
@@ -196,9 +182,33 @@ def main() -> None:
         f"median referee CPU per game {ref_ms:.2f} ms vs naive {naive_ms:.2f} ms: "
         f"target referee <= naive {verdict(ref_ms <= naive_ms)}"
     )
-    fixed_costs(
-        args, statistics.median(cpu_ref) * args.deals * 4 / 1000, statistics.median(cpu_naive) * args.deals * 4 / 1000
+    return ratio, ref_ms, naive_ms
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--deals", type=int, default=60, help="deals per referee run (x4 seat rotations = games)")
+    ap.add_argument("--reps", type=int, default=3, help="alternating repetitions of the referee comparison")
+    ap.add_argument("--long-deals", type=int, default=300, help="deals of the contest-size comparison (1b; 0 skips it)")
+    ap.add_argument("--starts", type=int, default=10, help="bot starts of each kind")
+    ap.add_argument("--engine-seconds", type=float, default=3.0, help="CPU seconds of engine playouts")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
+    # An installed referee runs from byte-compiled modules; a checkout with PYTHONDONTWRITEBYTECODE set (as on the
+    # shared machine) would compile about a hundred of them in every run (some 50 ms of CPU).
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "referee"), str(ROOT / "protocol")], check=True
     )
+
+    _, ref_ms, naive_ms = compare(args.deals, args.reps, args.seed, "1. referee run --jobs 2 vs naive blocking referee")
+    fixed_costs(args, ref_ms * args.deals * 4 / 1000, naive_ms * args.deals * 4 / 1000)
+    if args.long_deals:
+        compare(args.long_deals, args.reps, args.seed, "1b. the same at contest size (fixed costs over more games)")
 
     sdk, plain = [], []
     for _ in range(args.starts):
