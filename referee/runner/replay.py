@@ -63,21 +63,25 @@ class ReplayRecorder:
         """The compact replay of the states seen so far (format in the module docstring)."""
         first, final = self._first, self._last
         finished_rounds = final.rounds_done
-
-        def history(r: int) -> tuple[Event, ...]:
-            return finished_rounds[r].history if r < len(finished_rounds) else final.history
-
+        histories = [record.history for record in finished_rounds]  # each round's events, as they ended up
+        histories.append(final.history)
+        encode = _encode_event
         events: list[list[list[int]]] = [[]]
         done = 0  # rounds finished so far
         seen = 0  # events of the current round already encoded
         for finished, length, to_move in self._marks:
+            if finished == done:  # the usual step: within a round
+                if length > seen:
+                    events[done].extend([encode(e, to_move) for e in histories[done][seen:length]])
+                if length >= 0:
+                    seen = length
+                continue
             for r in range(done, finished):
                 # a round that ended inside this step: its new events have no seat to move after them
-                events[r].extend(_encode_event(e, -1) for e in history(r)[seen if r == done else 0 :])
+                events[r].extend([encode(e, -1) for e in histories[r][seen if r == done else 0 :]])
                 events.append([])
             if length >= 0:
-                start = seen if finished == done else 0
-                events[finished].extend(_encode_event(e, to_move) for e in history(finished)[start:length])
+                events[finished].extend([encode(e, to_move) for e in histories[finished][:length]])
                 seen = length
             done = finished
         rounds: list[dict[str, Any]] = []
@@ -103,10 +107,11 @@ class ReplayRecorder:
 
 def _encode_event(event: Event, nxt: int) -> list[int]:
     if isinstance(event, PlayEvent):
-        flags = (1 if event.finished else 0) | (2 if event.forfeit else 0)
-        return [event.seat, 0, event.value, event.count, event.bonus, event.penalty, flags, nxt]
+        seat, value, count, bonus, penalty, finished, forfeit = event
+        return [seat, 0, value, count, bonus, penalty, (1 if finished else 0) | (2 if forfeit else 0), nxt]
     if isinstance(event, PassEvent):
-        return [event.seat, 1, int(event.force), event.penalty, nxt]
+        seat, force, penalty = event
+        return [seat, 1, int(force), penalty, nxt]
     assert isinstance(event, DropEvent)
-    flags = (1 if event.forfeit else 0) | (2 if event.limit else 0)
-    return [event.seat, 2, event.penalty, flags, nxt]
+    seat, penalty, forfeit, limit = event
+    return [seat, 2, penalty, (1 if forfeit else 0) | (2 if limit else 0), nxt]
