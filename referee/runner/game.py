@@ -28,8 +28,11 @@ from referee.engine import (
     STANDARD,
     BotError,
     Deal,
+    Drop,
     IllegalMove,
+    Pass,
     Phase,
+    Play,
     Ruleset,
     State,
     apply,
@@ -308,7 +311,7 @@ class _Game:
             await self._fault(seat, exc, turn=turn)
             return
         assert isinstance(reply, PlayReply | PassReply | DropReply)
-        action = reply_to_action(reply)
+        action = _action_of(reply)
         try:
             new = apply(state, action)
         except IllegalMove as err:
@@ -411,6 +414,21 @@ def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
             _HELLOS.clear()
         known = _HELLOS[id(hello)] = (hello, hello.model_dump(mode="json"))
     return dict(known[1])
+
+
+#: The engine action of each turn reply seen, by the reply: the player's parse cache hands out the same frozen reply
+#: object for the same line, so a bot's repeated replies are converted once.
+_ACTIONS: dict[int, tuple[AnyReply, Play | Pass | Drop]] = {}
+
+
+def _action_of(reply: PlayReply | PassReply | DropReply) -> Play | Pass | Drop:
+    """``reply_to_action(reply)``, once per reply object."""
+    known = _ACTIONS.get(id(reply))
+    if known is None or known[0] is not reply:
+        if len(_ACTIONS) >= 4096:
+            _ACTIONS.clear()
+        known = _ACTIONS[id(reply)] = (reply, reply_to_action(reply))
+    return known[1]
 
 
 def _cpu_now(p: Participant) -> float | None:

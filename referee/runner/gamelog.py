@@ -80,8 +80,11 @@ class GameLogWriter:
         self._file: IO[bytes] | None = None
         self._t0 = time.monotonic_ns()
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+            try:
+                self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+            except FileNotFoundError:  # the folder is made once, by the first game that needs it
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
 
     def __enter__(self) -> GameLogWriter:
         return self
