@@ -45,6 +45,9 @@ from referee.engine.deck import HIGHEST
 #: same, ``protocol.MAX_LINE``).
 MAX_SENT_LINE = 65_536
 
+#: The largest turn limit and bonus chip count ``check_line_bound`` measures: more turns' entries, or plays, than
+#: this are over ``MAX_SENT_LINE`` at more than 16 bytes each.
+_MEASURED = MAX_SENT_LINE // 16
 #: The most penalty chips one play can take: the highest card on the lowest ``last``, no bonus chip.
 _MAX_PLAY_PENALTY = HIGHEST - 1 - 1
 #: The widest millisecond count a ``time`` field can hold (any 64-bit integer).
@@ -132,17 +135,27 @@ def longest_line(ruleset: Ruleset, names: Sequence[str], game_id: str) -> int:
 
 def check_line_bound(ruleset: Ruleset, names: Sequence[str], game_id: str) -> None:
     """Raise ``RulesetError`` when a game of ``names`` under ``ruleset`` could make the referee send a line over
-    ``MAX_SENT_LINE`` bytes (see ``longest_line``), naming what to change."""
-    longest = longest_line(ruleset, names, game_id)
+    ``MAX_SENT_LINE`` bytes (see ``longest_line``), naming what to change.
+
+    A turn limit or a bonus chip count over ``_MEASURED`` is over the limit whatever else: a history entry, or a play
+    in ``legal``, takes more than 16 bytes. Such values are measured at ``_MEASURED`` instead (building their lines
+    whole took gigabytes, or failed with an ``OverflowError``)."""
+    measured = replace(
+        ruleset,
+        max_turns_per_round=min(ruleset.max_turns_per_round, _MEASURED),
+        start_bonus=min(ruleset.start_bonus, _MEASURED),
+    )
+    longest = longest_line(measured, names, game_id)
     if longest <= MAX_SENT_LINE:
         return
     widest = max(len(n.encode("utf-8")) for n in names)
-    fits = _most_turns_that_fit(ruleset, names, game_id)
+    fits = _most_turns_that_fit(measured, names, game_id)
     advice = f"max_turns_per_round {fits} or less fits" if fits else "lower start_bonus or shorten the names"
+    size = f"{longest:,}" if measured == ruleset else f"more than {longest:,}"
     raise RulesetError(
         f"with {len(names)} players, max_turns_per_round {ruleset.max_turns_per_round}, start_bonus "
         f"{ruleset.start_bonus} and names of up to {widest} bytes, the referee could have to send a line of "
-        f"{longest:,} bytes, over the {MAX_SENT_LINE:,} it may send: {advice}"
+        f"{size} bytes, over the {MAX_SENT_LINE:,} it may send: {advice}"
     )
 
 

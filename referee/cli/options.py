@@ -169,6 +169,10 @@ def rules_option(f: F) -> F:
     )(f)
 
 
+#: The most rounds a ruleset file may ask for.
+MAX_ROUNDS = 1000
+
+
 def load_ruleset(path: Path | None) -> Ruleset:
     """The ruleset in the JSON file at ``path`` (the standard one for None).
 
@@ -182,9 +186,16 @@ def load_ruleset(path: Path | None) -> Ruleset:
     if not isinstance(data, dict):
         raise click.ClickException(f"ruleset file {path} must hold a JSON object of options")
     try:
-        return Ruleset.from_dict(data)
+        ruleset = Ruleset.from_dict(data)
     except RefereeError as exc:
         raise click.ClickException(f"ruleset file {path}: {exc}") from None
+    if ruleset.rounds > MAX_ROUNDS:
+        # Every round of a game is dealt before it starts: a billion rounds took gigabytes before the first move.
+        raise click.ClickException(
+            f"ruleset file {path}: ruleset option rounds ({ruleset.rounds}) is more than the referee plays in a "
+            f"game (at most {MAX_ROUNDS:,})"
+        )
+    return ruleset
 
 
 def read_json_file(path: Path, what: str) -> Any:
@@ -194,5 +205,5 @@ def read_json_file(path: Path, what: str) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise click.ClickException(f"cannot read {what} {path}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, an integer of over 4,300 digits
         raise click.ClickException(f"{what} {path} is not JSON: {exc}") from None

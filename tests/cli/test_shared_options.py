@@ -98,3 +98,25 @@ def test_run_refuses_a_ruleset_that_cannot_deal_its_tables_before_any_game(tmp_p
         "the deck holds 66"
     ]
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        # Each round is dealt before the game: a billion rounds took gigabytes before the first move, and the
+        # referee did not stop on SIGTERM meanwhile.
+        ('{"rounds": 1000000000}', "ruleset option rounds (1000000000) is more than the referee plays in a game"),
+        # The line bound used to build these lines whole: a MemoryError, an OverflowError.
+        ('{"max_turns_per_round": 1000000000}', "could have to send a line of more than"),
+        ('{"max_turns_per_round": 100000000000000000000000}', "could have to send a line of more than"),
+        ('{"rounds": 1%s}' % ("0" * 5000), "is not JSON"),  # over Python's 4,300 digits for an integer
+        ("[" * 100000, "is not JSON"),
+    ],
+)
+def test_play_refuses_an_outsized_ruleset_file_in_one_line(tmp_path: Path, rules: str, message: str) -> None:
+    (tmp_path / "rules.json").write_text(rules)
+    proc = _referee("play", HONEST, HONEST, "--rules", "rules.json", "--log", "g.jsonl", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert not (tmp_path / "g.jsonl").exists()

@@ -118,6 +118,21 @@ def test_a_ruleset_that_could_break_the_limit_is_refused_with_the_largest_turn_l
         check_line_bound(STANDARD, ["n" * 20000, "b"], "g000001")
 
 
+@pytest.mark.parametrize(
+    ("options", "advice"),
+    [
+        ({"max_turns_per_round": 10**9}, "max_turns_per_round 1"),  # its lines would take gigabytes to build
+        ({"max_turns_per_round": 10**23}, "max_turns_per_round 1"),  # OverflowError building them
+        ({"start_bonus": 10**12}, "lower start_bonus"),
+    ],
+)
+def test_a_huge_turn_limit_or_bonus_is_refused_at_once(options: dict[str, int], advice: str) -> None:
+    """Values far over the limit are refused with the same advice, without building their lines whole."""
+    with pytest.raises(RulesetError, match=r"a line of more than [\d,]+ bytes") as info:
+        check_line_bound(Ruleset(**options), ["greedy", "heuristic"], "g000001")
+    assert advice in str(info.value)
+
+
 @pytest.mark.parametrize("command", ["play", "run"])
 def test_play_and_run_refuse_such_a_ruleset_in_one_line_before_any_game(tmp_path: Path, command: str) -> None:
     rules = tmp_path / "rules.json"
