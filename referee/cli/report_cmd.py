@@ -10,6 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from referee.report import ReportOutcome
+    from referee.tournament import Tally
 
 
 def describe(outcome: ReportOutcome) -> str:
@@ -27,12 +28,14 @@ def describe(outcome: ReportOutcome) -> str:
     return line
 
 
-def report_after_run(directory: Path) -> None:
-    """Write ``DIRECTORY/report.html`` at the end of ``referee run``: one line, a failure only warns."""
+def report_after_run(directory: Path, counted: Tally | None = None) -> None:
+    """Write ``DIRECTORY/report.html`` at the end of ``referee run``: one line, a failure only warns. ``counted``:
+    the run's standings of every stored game (``tally_from_store(store, history=True)``), so that the report does
+    not count them all again."""
     from referee.report import ReportError, build_report
 
     try:
-        click.echo(describe(build_report(directory)))
+        click.echo(describe(build_report(directory, counted=counted)))
     except ReportError as exc:
         click.echo(f"referee run: the report was not written: {exc}", err=True)
 

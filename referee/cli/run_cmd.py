@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         Requested,
         RunOutcome,
         Standings,
+        Tally,
         TournamentParams,
     )
 
@@ -345,6 +346,8 @@ class Played:
     standings: Standings
     faults: dict[str, tuple[str, str, str]]
     deals: dict[str, str | None]
+    #: The count behind ``standings``, with the ratings' history, handed to the report.
+    tally: Tally
 
 
 def _play(plan: Plan, console: Console) -> Played:
@@ -357,7 +360,7 @@ def _play(plan: Plan, console: Console) -> Played:
         ResultsStore,
         StoreError,
         run_tournament,
-        standings_from_store,
+        tally_from_store,
     )
 
     directory = plan.directory
@@ -380,7 +383,8 @@ def _play(plan: Plan, console: Console) -> Played:
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
         except (OSError, sqlite3.Error) as e:
             _storage_failed(directory, e)
-        return Played(outcome, standings_from_store(store), store.first_faults(), store.deals())
+        tally = tally_from_store(store, history=True)
+        return Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally)
 
 
 def _announce(plan: Plan, console: Console) -> None:
@@ -436,7 +440,7 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
             + literal(str(played.deals["secret"])),
             soft_wrap=True,
         )
-    report_after_run(directory)
+    report_after_run(directory, played.tally)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
         of = "games of the race" if outcome.race is not None else f"of {outcome.total} games"  # a race has no total

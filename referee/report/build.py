@@ -7,10 +7,14 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from referee.report.errors import ReportError
 from referee.report.load import load_tournament
 from referee.report.page import SIZE_LIMIT, render
+
+if TYPE_CHECKING:
+    from referee.tournament.standings import Tally
 
 REPORT_NAME = "report.html"
 
@@ -38,13 +42,15 @@ def build_report(
     *,
     limit: int = SIZE_LIMIT,
     on_game: Callable[[int], None] | None = None,
+    counted: Tally | None = None,
 ) -> ReportOutcome:
     """Write the report of the tournament in ``directory`` to ``output`` (default ``DIRECTORY/report.html``).
 
     The file is replaced atomically, so a reader never sees half a report. Raises ``ReportError`` (one line)
     when the folder holds no tournament, its database cannot be read, or the file cannot be written.
+    ``counted``: the folder's games already counted, as ``load_tournament`` takes them.
     """
-    tournament = load_tournament(directory, on_game=on_game)
+    tournament = load_tournament(directory, on_game=on_game, counted=counted)
     html, packed = render(tournament, limit=limit)
     target = output if output is not None else directory / REPORT_NAME
     data = html.encode("utf-8")

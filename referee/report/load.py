@@ -20,7 +20,11 @@ from referee.tournament.store import DB_NAME, EmptyStore, ResultsStore, StoreErr
 
 
 def load_tournament(
-    directory: Path, *, replays: bool = True, on_game: Callable[[int], None] | None = None
+    directory: Path,
+    *,
+    replays: bool = True,
+    on_game: Callable[[int], None] | None = None,
+    counted: Tally | None = None,
 ) -> Tournament:
     """Everything the report shows about the tournament in ``directory``.
 
@@ -30,6 +34,10 @@ def load_tournament(
     with the count of games done). Raises ``ReportError`` with one line when the folder holds no tournament or
     its database cannot be read. A game without a stored replay whose log is missing or does not replay keeps
     its result and gets a note instead of a replay.
+
+    ``counted`` is the standings of this folder's games already counted (``tally_from_store(store, history=True)``,
+    as ``referee run`` does right before its report, holding the folder's lock): taken as they are when they
+    count as many games as the folder holds, instead of counting every game (OpenSkill's update) once more.
     """
     if not directory.is_dir():
         raise NoTournament(f"{directory}: no such folder")
@@ -53,11 +61,14 @@ def load_tournament(
 
     entrants = tuple(Entrant(key, e.name, e.declared, " ".join(e.argv)) for key, e in enumerate(stored_entrants))
     key_of = {e.name: e.key for e in entrants}
-    tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants}, history=True)
+    own = counted is None or not counted.keeps_history or counted.games != len(stored_games)
+    tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants}, history=True) if own else counted
+    assert tally is not None
     games: list[Game] = []
     for done, stored in enumerate(stored_games, start=1):
         rows = stored.seats
-        tally.add(rows, stored.batch)
+        if own:
+            tally.add(rows, stored.batch)
         game = Game(
             key=stored.ordinal,
             label=stored.game_id,
@@ -79,7 +90,8 @@ def load_tournament(
         for f in stored_faults
         if f.game_id in ordinal_of and f.entrant in key_of
     ]
-    with_format(tally, params, {g.game_id: g.seats for g in stored_games})
+    if own:
+        with_format(tally, params, {g.game_id: g.seats for g in stored_games})
     if params.format == "race":
         planned = tally.race_games
     return Tournament(

@@ -249,6 +249,11 @@ class Tally:
                     self._history[e].append((number, float(team[0].ordinal())))
         self._unrated.clear()
 
+    @property
+    def keeps_history(self) -> bool:
+        """Whether ``rating_history()`` has every game's point (made with ``history=True``)."""
+        return self._history is not None
+
     def rating_history(self) -> dict[str, list[tuple[int, float]]]:
         """Entrant -> its rating after each of its games (``history=True``; empty lists without it)."""
         self._rate()
@@ -309,10 +314,13 @@ def _best_first(e: EntrantStanding) -> tuple[bool, float, float, float, str]:
     return (points is None, -(points or 0.0), -e.rating, -e.wins, e.name)
 
 
-def tally_from_store(store: ResultsStore) -> Tally:
-    """A ``Tally`` of every game in ``store``, fed in game-id order (deterministic ratings)."""
+def tally_from_store(store: ResultsStore, *, history: bool = False) -> Tally:
+    """A ``Tally`` of every game in ``store``, fed in game-id order (deterministic ratings); ``history`` as
+    ``Tally``'s (the report's ratings chart)."""
     params = store.params()
-    tally = Tally(store.names(), store.declared_names(), format=params.format if params else "round-robin")
+    tally = Tally(
+        store.names(), store.declared_names(), format=params.format if params else "round-robin", history=history
+    )
     results = {}
     for game in store.games():
         tally.add(game.seats, game.batch)

@@ -74,12 +74,33 @@ def test_the_rating_history_ends_at_the_standings_ratings(tournament: Path) -> N
     want: list[list[tuple[int, float]]] = [[(0, float(r.ordinal()))] for r in current]
     for number, game in enumerate(t.games, start=1):
         rated = model.rate([[current[e]] for e in game.seats], ranks=list(game.ranks))
-        for e, team in zip(game.seats, rated, strict=True):
-            current[e] = team[0]
-            want[e].append((number, float(team[0].ordinal())))
+        for key, team in zip(game.seats, rated, strict=True):
+            current[key] = team[0]
+            want[key].append((number, float(team[0].ordinal())))
     for e in t.entrants:
         games = sum(1 for g in t.games if e.key in g.seats)
         assert len(t.ratings[e.key]) == games + 1
         assert [n for n, _ in t.ratings[e.key]] == [n for n, _ in want[e.key]]
         assert [v for _, v in t.ratings[e.key]] == pytest.approx([v for _, v in want[e.key]], abs=1e-9)
         assert t.ratings[e.key][-1][1] == pytest.approx(ratings[e.name], abs=1e-9)
+
+
+def test_a_count_of_the_same_games_is_taken_and_any_other_is_not(tournament: Path) -> None:
+    """``referee run`` hands the report the standings it has just counted from the store: the report takes them (the
+    same figures and chart as counting itself), but counts itself when they hold other games or no history."""
+    from referee.tournament import ResultsStore, Tally, tally_from_store
+
+    own = load_tournament(tournament)
+    with ResultsStore(tournament, read_only=True) as store:
+        counted = tally_from_store(store, history=True)
+        no_history = tally_from_store(store)
+        games = list(store.games())
+        fewer = Tally(store.names(), store.declared_names(), history=True)
+    for game in games[:-1]:  # as if the last game had not been stored yet
+        fewer.add(game.seats, game.batch)
+    taken = load_tournament(tournament, counted=counted)
+    assert (taken.standings, taken.ratings) == (own.standings, own.ratings)
+    for other in (fewer, no_history):
+        report = load_tournament(tournament, counted=other)
+        assert (report.standings, report.ratings) == (own.standings, own.ratings)
+    assert fewer.standings() != own.standings  # so taking it would have shown other figures
