@@ -427,9 +427,10 @@ class ResultsStore:
                     ],
                 )
             replay = getattr(result, "replay", None)
-            if replay is not None:
+            if replay is not None:  # a row left by a game whose games row was deleted by hand is that game's: replaced
                 db.execute(
-                    "INSERT INTO replays VALUES (?, ?)", (game.game_id, json.dumps(replay, separators=(",", ":")))
+                    "INSERT OR REPLACE INTO replays VALUES (?, ?)",
+                    (game.game_id, json.dumps(replay, separators=(",", ":"))),
                 )
         self._declared.update(changed)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +26,11 @@ from referee.tournament.params import ParamsError
 from .fakes import FakeFault, FakeResult
 
 NAMES = ["a", "b", "c"]
+
+
+@dataclass(frozen=True)
+class ReplayResult(FakeResult):
+    replay: Any = None
 
 
 def params(**kw: object) -> object:
@@ -82,6 +89,24 @@ def test_declared_names_keep_the_latest_and_log_paths_are_stored_relative(tmp_pa
                 assert entrant.fetchone() == declared
                 stored = store._db.execute("SELECT log_path FROM games WHERE game_id = ?", (game.game_id,))
                 assert stored.fetchone()[0] == want
+
+
+def test_a_game_stored_again_after_its_rows_were_deleted_gets_its_new_replay(tmp_path: Path) -> None:
+    """A resume plays again the games missing from ``games`` (deleted by hand, say, as the cluster tests do): the
+    replay row the old game left is replaced by the new game's."""
+    p = params()
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        game = next(g for b in schedule_for(p, store.deal_secret()) for g in b.games)  # type: ignore[arg-type]
+        for replay in ({"n": 3, "old": True}, {"n": 3, "old": False}):
+            result = ReplayResult(game.game_id, game.seats, (1, 2, 3), (1, 2, 3), (), (), None, game.seed, replay)
+            store.record_game(game, result, duration=0.1)
+            if replay["old"]:
+                with sqlite3.connect(tmp_path / "results.sqlite") as db:  # by hand: foreign keys not enforced
+                    for table in ("seats", "games"):
+                        db.execute(f"DELETE FROM {table} WHERE game_id = ?", (game.game_id,))
+                db.close()
+        assert store.replays() == {game.game_id: '{"n":3,"old":false}'}
 
 
 def test_resume_with_other_parameters_is_refused(tmp_path: Path) -> None:
