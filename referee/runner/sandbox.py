@@ -47,6 +47,9 @@ STANDARD_FOLDERS = frozenset(
 )
 #: Marks of a results folder or game logs (of an earlier run, say) inside a bot's own folder: covered too.
 RESULTS_MARKS = ("results.sqlite", "referee-logs")
+#: Version-control metadata, covered wherever it lies in a bot's folder: a contest kept in a repository has every
+#: entrant's files, of every version, in its ``.git`` (a file for a work tree or a submodule).
+VCS_MARKS = (".git", ".hg", ".svn", ".bzr")
 _SCAN_LIMIT = 5_000  # entries of a bot's folder looked at for RESULTS_MARKS
 #: Files and folders of /etc that dynamic linking, locales and common runtimes (Java) read.
 ETC_PATHS = (
@@ -368,8 +371,9 @@ def _own_files(spec: BotSpec, own: Path) -> set[Path]:
 
 
 def _earlier_results(own: str) -> list[str]:
-    """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``; looked
-    for once per folder and process (a bot starts many times; what a run adds meanwhile is hidden anyway)."""
+    """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``, and its
+    version-control metadata (``VCS_MARKS``); looked for once per folder and process (a bot starts many times; what a
+    run adds meanwhile is hidden anyway)."""
     if own not in _earlier_found:
         _earlier_found[own] = _find_results(own)
     return _earlier_found[own]
@@ -390,6 +394,7 @@ def _find_results(own: str) -> list[str]:
         if "referee-logs" in dirs:
             found.append(os.path.join(folder, "referee-logs"))
             dirs.remove("referee-logs")
+        found += [os.path.join(folder, mark) for mark in VCS_MARKS if mark in dirs or mark in files]
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         if seen > _SCAN_LIMIT:
             break

@@ -250,15 +250,18 @@ def test_every_writable_place_of_the_sandbox_is_inside_one_cap(tmp_path: Path) -
 
 def test_the_manifest_and_a_neighbours_file_are_hidden_from_a_bot_beside_them(tmp_path: Path) -> None:
     """One-file bots kept beside their manifest: a bot's folder holds the manifest (every entrant's command and
-    environment) and the other entrant's file; the sandbox covers both."""
+    environment), the other entrant's file and the contest's repository (every entrant's files, every version); the
+    sandbox covers all three."""
     shutil.copy(BOTS / "spy.py", tmp_path / "spy.py")
     shutil.copy(SAMPLE, tmp_path / "victim.py")
-    targets = f"{tmp_path / 'bots.toml'}:{tmp_path / 'victim.py'}"
+    (tmp_path / ".git" / "objects").mkdir(parents=True)
+    shutil.copy(SAMPLE, tmp_path / ".git" / "objects" / "victim-blob")
+    targets = f"{tmp_path / 'bots.toml'}:{tmp_path / 'victim.py'}:{tmp_path / '.git'}"
     (tmp_path / "bots.toml").write_text(
         f'[[bot]]\ncommand = "spy.py"\nenv = {{ SPY_PATHS = "{targets}" }}\n\n[[bot]]\ncommand = "victim.py"\n'
     )
     said = _spy_run(tmp_path / "bots.toml", tmp_path / "results")
-    assert said.count("spy: blocked") >= 2 and "spy: read" not in said, said
+    assert said.count("spy: blocked") >= 3 and "spy: read" not in said, said
 
 
 def test_earlier_results_kept_in_a_bots_folder_are_hidden_from_it(tmp_path: Path) -> None:
