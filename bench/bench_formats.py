@@ -13,7 +13,8 @@ bench/README.md for the measurement and its command). For each field size N and 
   top K is exactly the true top K, whether it is right up to the margin (no entrant of its top K weaker by the
   margin or more than one it reports below it: what the race guarantees at 95%), the pairs it settled only up to
   the margin; and, as a *budgeted* race (F-race/irace: the answer a race capped at B games reports, settled or not),
-  the smallest budget B of a geometric grid at which that answer is exactly right on 95% of the seeds;
+  the smallest budget B of a geometric grid at which that answer is exactly right on 95% of the seeds (exact races
+  only: a race with a margin stops once settled up to it);
 - balanced: every entrant at T tables (T rounds of a random partition into tables of 4), the top K by mean
   matchpoints and by mean relative score (the better of the two is compared); the share of seeds on which that order
   is exactly right, for T on a geometric grid; the games balanced needs is N·T for the smallest T of the grid whose
@@ -248,8 +249,10 @@ def main() -> None:
                         a, b = (_shown(g, s, n, ts[-1]) for g, s in by_method)
                         c = f"{need_same:,} ({ratio:.1f}x)" if need_same else f"> {n * ts[-1]:,}"
                         curve = np.array([r["budget"] for r in races]).mean(axis=0)
-                        budget = _budget_needed(curve, budgets, args.target)
-                        if budget is None:
+                        budget = _budget_needed(curve, budgets, args.target) if margin == 0 else None
+                        if margin:  # a margin race stops once settled up to the margin: no budget curve
+                            d = "-"
+                        elif budget is None:
                             d = f"> {args.max_games:,} (best {curve.max():.0%})"
                         elif need95:
                             d = f"{budget:,} ({need95 / budget:.1f}x)"
@@ -266,7 +269,8 @@ def main() -> None:
                         else:
                             verdicts["margin"].append(right_margin >= args.target and ratio >= 3)
                         best_balanced = need95 or n * ts[-1] + 1
-                        verdicts["budgeted"].append(budget is not None and best_balanced >= 3 * budget)
+                        if margin == 0:
+                            verdicts["budgeted"].append(budget is not None and best_balanced >= 3 * budget)
     print(
         f"target (>= {args.target:.0%} right with >= 3x fewer games than balanced for the same exact share): "
         f"exact settled {sum(verdicts['settled'])} of {len(verdicts['settled'])}; up to the tie margin "

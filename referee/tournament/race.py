@@ -269,11 +269,22 @@ class Race:
                 for a, b in itertools.combinations(table, 2)
             )
 
-        challenges: list[list[int]] = []
-        for c in order[self.top :]:
-            anchors = [a for a in order if a != c and not near[place[a], place[c]]][: k - 1]
-            anchors += itertools.islice((a for a in ranking if a != c and a not in anchors), k - 1 - len(anchors))
-            challenges.append([c, *anchors])
+        def seated(c: int, anchors: list[int]) -> list[int]:  # c, its anchors, then the best-ranked others
+            anchors = anchors[: k - 1]
+            return [
+                c,
+                *anchors,
+                *itertools.islice((a for a in ranking if a != c and a not in anchors), k - 1 - len(anchors)),
+            ]
+
+        challenges = [
+            seated(c, [a for a in order if a != c and not near[place[a], place[c]]]) for c in order[self.top :]
+        ]
+        if self.tie_margin:  # "not behind by the margin" does not chain twice: pairs inside the top K meet directly
+            for i, c in enumerate(order[1 : self.top], 1):
+                above = [a for a in order[:i] if not near[place[a], place[c]]]
+                if above:
+                    challenges.append(seated(c, above))
         swiss = order[: self.top + 1]
         tables: list[list[int]] = []
         passes: list[int] = []
@@ -324,7 +335,7 @@ class Race:
             self._record_shares(seats, scores)
         else:
             self._record_pairs(seats, scores)
-            self._pair_passes += self._round_passes()
+            self._pair_passes += len(set(self._passes))
         self.games += len(tables) * self.table_size
         self.batches += len(tables)
         self.rounds += 1
