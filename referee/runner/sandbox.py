@@ -20,7 +20,7 @@ from types import MappingProxyType
 
 from referee.runner.config import RunnerConfig, SandboxMode
 from referee.runner.errors import BotSpecError
-from referee.runner.spec import BotSpec
+from referee.runner.spec import BotSpec, is_file
 from referee.runner.syscall_filter import filter_fd, filter_problem
 
 #: System folders a program may need, bound read-only when they exist (symlinks are recreated as symlinks).
@@ -365,7 +365,7 @@ def _own_files(spec: BotSpec, own: Path) -> set[Path]:
     for word in spec.argv:
         if word.startswith("/") or word.startswith("."):
             path = (spec.cwd / word).resolve()
-            if path.is_file() and _inside(path, own):
+            if is_file(path) and _inside(path, own):
                 files.add(path)
     return files
 

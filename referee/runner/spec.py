@@ -38,7 +38,7 @@ def parse_bot_spec(spec: str, *, name: str | None = None) -> BotSpec:
     if not text:
         raise BotSpecError("empty BOT argument: give a bot file (bot.py, bot.js, an executable) or a command line")
     path = Path(text).expanduser()
-    if " " in text and not path.exists():
+    if " " in text and not exists(path):
         try:
             words = shlex.split(text)
         except ValueError as exc:
@@ -47,8 +47,25 @@ def parse_bot_spec(spec: str, *, name: str | None = None) -> BotSpec:
     return _from_file(path, name, text)
 
 
+def exists(path: Path) -> bool:
+    """``path.exists()``, false for a path the system cannot look up (a name too long: ENAMETOOLONG, which
+    ``Path.exists`` raises)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def is_file(path: Path) -> bool:
+    """``path.is_file()``, false for a path the system cannot look up (see ``exists``)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def _from_file(path: Path, name: str | None, text: str) -> BotSpec:
-    if not path.exists():
+    if not exists(path):
         raise BotSpecError(f"bot {text!r} not found: give the path of a bot file or a command line in quotes")
     if path.is_dir():
         raise BotSpecError(f"bot {text!r} is a folder: give the bot's file inside it (bot.py, bot.js, an executable)")
@@ -75,7 +92,7 @@ def _from_words(words: list[str], name: str | None, text: str) -> BotSpec:
     resolved = shutil.which(program) if "/" not in program else None
     if resolved is None:
         path = Path(program).expanduser()
-        if not path.is_file():
+        if not is_file(path):
             raise BotSpecError(f"bot command {text!r}: program {program!r} not found on PATH or as a file")
         resolved = str(path.resolve())
     # The bot's folder: the first argument that is an existing file (the script), else the current folder.
@@ -85,7 +102,7 @@ def _from_words(words: list[str], name: str | None, text: str) -> BotSpec:
     args = list(words[1:])
     for i, word in enumerate(args):
         candidate = Path(word).expanduser()
-        if not word.startswith("-") and candidate.is_file():
+        if not word.startswith("-") and is_file(candidate):
             cwd = candidate.resolve().parent
             stem = candidate.stem
             args[i] = str(candidate.resolve())

@@ -33,6 +33,7 @@ from types import MappingProxyType
 from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 from referee.runner.safe_text import visible
+from referee.runner.spec import is_file
 
 __all__ = [
     "ManifestError",
@@ -227,7 +228,7 @@ def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) 
     argument that is an existing file, else the program's folder when it is a file, else ``folder``.
     """
     program = words[0]
-    if (folder / program).is_file() and (len(words) == 1 or Path(program).suffix in BOT_FILE_SUFFIXES):
+    if is_file(folder / program) and (len(words) == 1 or Path(program).suffix in BOT_FILE_SUFFIXES):
         # A bot file, alone or with arguments (greedy.py --noise 0.2): run as a lone file is (a .py with this
         # Python, whose packages hold the SDK), followed by its arguments.
         spec = parse_bot_spec(str(folder / program), name=name)
@@ -236,13 +237,13 @@ def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) 
     resolved = shutil.which(program) if "/" not in program else None
     if resolved is None:
         candidate = folder / program
-        if not candidate.is_file():
+        if not is_file(candidate):
             raise BotSpecError(f"program {program!r} not found on PATH or in {folder}")
         resolved = str(candidate.resolve())
     args = list(words[1:])
     script: Path | None = None
     for i, word in enumerate(args):
-        if not word.startswith("-") and (folder / word).is_file():
+        if not word.startswith("-") and is_file(folder / word):
             args[i] = str((folder / word).resolve())
             script = script or Path(args[i])
     home = folder if explicit_cwd else (script.parent if script else folder)

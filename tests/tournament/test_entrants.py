@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from referee.runner import parse_bot_spec
+from referee.runner.sandbox import entrant_paths
 from referee.tournament import ManifestError, load_manifest, name_entrants, unique_names, with_unique_names
 
 
@@ -136,3 +137,19 @@ def test_manifest_errors_name_entrant_and_field(tmp_path: Path, text: str, messa
         load_manifest(path)
     assert message in str(info.value)
     assert str(path) in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_command_word_too_long_for_a_file_name_is_no_file(tmp_path: Path) -> None:
+    """A word over the system's 255 bytes for a file name (an inline program, say) is looked up as a file and found
+    to be none: the lookup's ENAMETOOLONG ended ``referee run`` in a traceback."""
+    (tmp_path / "x.py").write_text("")
+    long = "z" * 300
+    (tmp_path / "bots.toml").write_text(
+        f'[[bot]]\nname = "a"\ncommand = ["python3", "x.py", "./{long}"]\n'
+        f'[[bot]]\nname = "b"\ncommand = ["python3", "-c", "{long}"]\n'
+    )
+    a, b = load_manifest(tmp_path / "bots.toml")
+    assert a.argv[-1] == f"./{long}" and b.argv[-1] == long and b.cwd == tmp_path
+    assert str(tmp_path / "x.py") in entrant_paths([a, b])
+    spec = parse_bot_spec(f"python3 {long}")
+    assert spec.argv[-1] == long
