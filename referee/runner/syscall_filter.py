@@ -15,7 +15,9 @@ The filter closes each such call, without killing the bot:
   directory notification (``F_NOTIFY``), ``inotify``, ``fanotify`` and the kernel keyrings (``keyctl``,
   ``add_key``, ``request_key``, shared per user) fail with ``EPERM``; so does ``shmget``: a System V
   shared-memory segment, private to the sandbox's IPC namespace, would outlive its mapping and so hold memory
-  that the address-space limit does not count.
+  that the address-space limit does not count. So do ``io_uring_setup``, ``io_uring_enter`` and
+  ``io_uring_register``: an io_uring runs its operations (opening a socket, for one) without the system calls this
+  filter sees, so it would get round every rule here (runtimes that use it fall back to plain calls).
 
 - a socket of any family but those the sandbox's network namespace keeps to itself (unix, IPv4, IPv6, netlink,
   packet: ``SOCKET_FAMILIES``) fails with ``EAFNOSUPPORT``: the ports of ``AF_VSOCK`` (host-to-virtual-machine
@@ -63,6 +65,9 @@ REFUSED_CALLS = (
     "add_key",
     "request_key",
     "shmget",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
 )
 #: ``fcntl`` commands that fail with EPERM: ask about locks (5; 12 on 32-bit programs; 36 the open-file-description
 #: one), leases (1024, 1025) and directory notification (1026).

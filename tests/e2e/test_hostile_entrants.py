@@ -4,6 +4,7 @@ the writable space, and what a bot can see of a contest kept in a system folder.
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import socket
 import subprocess
@@ -111,10 +112,10 @@ def test_lock_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
         assert f"probe: {what} saw a lock" in probed
 
 
-def _vsock_game(mode: str, tmp_path: Path) -> tuple[str, str]:
-    mark, port = new_mark(), str(40000 + os.getpid() % 20000)
-    holder = replace(bot("vsock_signal", mark, VSOCK_ROLE="hold", VSOCK_PORT=port), name="holder")
-    prober = replace(bot("vsock_signal", mark, VSOCK_ROLE="probe", VSOCK_PORT=port), name="prober")
+def _vsock_game(mode: str, tmp_path: Path, way: str = "socket") -> tuple[str, str]:
+    mark, port = new_mark(), str(40000 + os.getpid() % 20000 + (way == "uring"))
+    holder = replace(bot("vsock_signal", mark, VSOCK_ROLE="hold", VSOCK_PORT=port, VSOCK_WAY=way), name="holder")
+    prober = replace(bot("vsock_signal", mark, VSOCK_ROLE="probe", VSOCK_PORT=port, VSOCK_WAY=way), name="prober")
     (result,), _ = run_games([holder, prober], config(mode), tmp_path)
     assert result.faults == ()
     assert_verified(result)
@@ -131,20 +132,27 @@ def _vsock_works() -> bool:
     return True
 
 
-@pytest.mark.skipif(filter_problem() is not None, reason="no seccomp filter here")
-def test_bots_cannot_signal_each_other_through_vsock_ports(tmp_path: Path) -> None:
+@pytest.mark.skipif(filter_problem() is not None or platform.machine() != "x86_64", reason="no seccomp filter")
+@pytest.mark.parametrize(
+    ("way", "refusal"),
+    [("socket", "Address family not supported by protocol"), ("uring", "Operation not permitted")],
+)
+def test_bots_cannot_signal_each_other_through_vsock_ports(tmp_path: Path, way: str, refusal: str) -> None:
     """vsock's ports are one space for the whole machine, whatever the network namespace: a bot binding one is
-    seen by any other that tries it. Inside bubblewrap the seccomp filter refuses a vsock socket
-    (EAFNOSUPPORT), so neither bot gets one, and both play on."""
-    held, probed = _vsock_game("bwrap", tmp_path)
-    assert "hold: refused (Address family not supported by protocol)" in held
-    assert "probe: refused (Address family not supported by protocol)" in probed
+    seen by any other that tries it. Inside bubblewrap the seccomp filter refuses a vsock socket (EAFNOSUPPORT),
+    and an io_uring (whose socket operation would get round that rule) with EPERM, so neither bot gets one, and
+    both play on."""
+    held, probed = _vsock_game("bwrap", tmp_path, way)
+    assert f"hold: refused ({refusal})" in held
+    assert f"probe: refused ({refusal})" in probed
 
 
-@pytest.mark.skipif(not _vsock_works(), reason="no vsock on this machine")
-def test_vsock_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
-    """The control: where the machine has vsock, the same two bots outside the sandbox do pass the signal."""
-    held, probed = _vsock_game("none", tmp_path)
+@pytest.mark.skipif(not _vsock_works() or platform.machine() != "x86_64", reason="no vsock on this machine")
+@pytest.mark.parametrize("way", ["socket", "uring"])
+def test_vsock_signal_bots_get_through_without_sandbox(tmp_path: Path, way: str) -> None:
+    """The control: where the machine has vsock, the same two bots outside the sandbox do pass the signal, with a
+    socket of either way."""
+    held, probed = _vsock_game("none", tmp_path, way)
     assert "hold: bound" in held
     assert "probe: port taken" in probed
 
