@@ -140,6 +140,7 @@ def check_line_bound(ruleset: Ruleset, names: Sequence[str], game_id: str) -> No
     A turn limit or a bonus chip count over ``_MEASURED`` is over the limit whatever else: a history entry, or a play
     in ``legal``, takes more than 16 bytes. Such values are measured at ``_MEASURED`` instead (building their lines
     whole took gigabytes, or failed with an ``OverflowError``)."""
+    ruleset.validate(len(names))  # a ruleset that cannot deal the table has no bound (a huge hand_size: no list)
     measured = replace(
         ruleset,
         max_turns_per_round=min(ruleset.max_turns_per_round, _MEASURED),

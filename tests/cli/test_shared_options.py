@@ -109,6 +109,7 @@ def test_run_refuses_a_ruleset_that_cannot_deal_its_tables_before_any_game(tmp_p
         # The line bound used to build these lines whole: a MemoryError, an OverflowError.
         ('{"max_turns_per_round": 1000000000}', "could have to send a line of more than"),
         ('{"max_turns_per_round": 100000000000000000000000}', "could have to send a line of more than"),
+        ('{"hand_size": 1000000000}', "hand_size (1000000000) is too large for 2 players"),  # play hung on it
         ('{"rounds": 1%s}' % ("0" * 5000), "is not JSON"),  # over Python's 4,300 digits for an integer
         ("[" * 100000, "is not JSON"),
     ],
