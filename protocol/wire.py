@@ -159,6 +159,9 @@ class GameWire:
         return self._table_text
 
     def _hand(self, hand: Hand) -> str:
+        """The hand as a JSON list, from the kept ones when it is a tuple (the engine's hands are)."""
+        if type(hand) is not tuple:
+            return _ints(hand)
         known = self._hands.get(hand)
         if known is None:
             if len(self._hands) >= 256:

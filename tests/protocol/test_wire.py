@@ -140,3 +140,14 @@ def test_a_table_without_a_name_per_seat_is_refused() -> None:
     state = new_game(3, seed=1)
     with pytest.raises(ValueError, match="2 names for a table of 3 seats"):
         GameWire("g", ["a", "b"]).turn(observation_for(state, 0))
+
+
+def test_a_turn_line_is_the_same_from_lists_as_from_the_engines_tuples() -> None:
+    """GameWire keeps each seat's row and each hand it encoded; an observation built by hand with lists (not
+    hashable) is written the same, and does not disturb what is kept."""
+    obs = observation_for(new_game(4, seed=3), 1)
+    wire = GameWire("g", ["a", "b", "c", "d"])
+    line = wire.turn(obs)
+    as_lists = obs._replace(hand=list(obs.hand), players=[list(p) for p in obs.players])
+    assert wire.turn(as_lists) == line  # type: ignore[arg-type]
+    assert wire.turn(obs) == line == encode(turn_message("g", obs, names=["a", "b", "c", "d"]))
