@@ -35,8 +35,21 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
-#: One decoder for every line (building one per call costs more than decoding a short reply).
-_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_parse_int)
+def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise ValueError(f"the name {json.dumps(name)[:80]} appears twice in one object")
+            seen.add(name)
+    return obj
+
+
+#: One decoder for every line (building one per call costs more than decoding a short reply). An object that
+#: repeats a name is refused: which of the two values counts differs between JSON parsers (RFC 8259, section 4),
+#: so a game log holding such a line could be read back differently from how the referee judged it.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_parse_int, object_pairs_hook=_unique_names)
 
 
 def load_object(line: bytes, what: str, limit: int | None = MAX_LINE) -> dict[str, Any]:

@@ -27,6 +27,8 @@ def violation(line: bytes, expect: Expect = Expect.TURN) -> ProtocolViolation:
         (b'{"type":"pass"}{"type":"pass"}', "invalid_json", "not valid JSON"),
         (b'{"type":"play","value":NaN,"count":1,"bonus":0}', "invalid_json", "NaN"),
         (b'{"type":"play","value":Infinity,"count":1,"bonus":0}', "invalid_json", "Infinity"),
+        (b'{"type":"play","value":23,"count":1,"bonus":0,"value":5}', "invalid_json", '"value" appears twice'),
+        (b'{"type":"pass","x":{"a":1,"a":2}}', "invalid_json", '"a" appears twice'),
         (b"[" * 100_000, "line_too_long", ""),
         (b"[" * 60_000, "invalid_json", "deeply"),
         (b'{"a":' * 10_000 + b"1" + b"}" * 10_000, "invalid_json", "deeply"),
