@@ -91,6 +91,11 @@ class BotSettings:
     def __post_init__(self) -> None:
         for name in ("move_time", "startup_time"):
             _check_seconds(name, getattr(self, name))
+        if self.move_time < 0.001:
+            # game_start tells a bot its move time in whole milliseconds: a shorter one could not be told truly
+            _refuse(
+                f"move-time must be at least 0.001 seconds (bots are told it in milliseconds), got {self.move_time!r}"
+            )
         if self.time_bank is not None and not self.time_bank >= 0:
             _refuse(f"time-bank must be zero or more seconds, got {self.time_bank!r}")
         if self.clock not in tuple(ClockMode):

@@ -30,6 +30,7 @@ def one_line_error(result: object, *needles: str) -> str:
         (["alpha", "beta", "--games", "0"], ["at least 1, got 0"]),
         (["alpha", "beta", "--jobs", "0"], ["--jobs must be at least 1"]),
         (["alpha", "beta", "--move-time", "0"], ["move-time must be a positive number"]),
+        (["alpha", "beta", "--move-time", "0.0004"], ["move-time must be at least 0.001 seconds", "0.0004"]),
         (["alpha", "nothere"], ["nothere", "not found"]),
     ],
 )
