@@ -67,7 +67,7 @@ def _console() -> Console:
 def _print_standings(console: Console, standings: Standings) -> None:
     from referee.tournament import head_to_head_table, standings_table
 
-    console.print(standings_table(standings))
+    console.print(standings_table(standings, width=console.width))
     if 2 < len(standings.entrants) <= H2H_PRINT_MAX:
         console.print(head_to_head_table(standings))
 

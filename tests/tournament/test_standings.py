@@ -151,3 +151,34 @@ def test_fixed_formats_rank_by_matchpoints_over_deals_not_by_rating() -> None:
     assert points == sorted(points, reverse=True) and s.entrants[4].deals.matchpoints is None  # type: ignore[type-var]
     assert [e["name"] for e in s.to_dict()["entrants"]] == ["a", "c", "d", "b", "late"]
     assert ",".join(line.split(",")[1] for line in s.to_csv().splitlines()[1:]) == "a,c,d,b,late"
+
+
+def test_the_terminal_table_never_squeezes_a_column_to_nothing() -> None:
+    """A long declared name on an 80-column terminal: the table keeps fewer columns whole (and says so) instead of
+    shrinking the place, the names and the forfeits to nothing; a wide terminal shows every column."""
+    from rich.console import Console
+
+    from referee.tournament import standings_table
+    from referee.tournament.display import NARROW_NOTE
+
+    tally = Tally(["a", "b", "c"], declared={"a": "a declared name that goes on for quite a while", "b": "bee"})
+    for g in GAMES:
+        tally.add(g)
+
+    def shown(width: int) -> tuple[list[str], str]:
+        console = Console(width=width, record=True, file=io.StringIO())
+        console.print(standings_table(tally.standings(), width=width))
+        text = console.export_text()
+        assert max(len(line) for line in text.splitlines()) <= width
+        return text.splitlines(), " ".join(text.split())
+
+    lines, flat = shown(80)
+    assert NARROW_NOTE in flat
+    for place, name in enumerate(tally.standings().entrants, start=1):
+        assert any(line.startswith(f"│ {place} │ {name.name} ") for line in lines)
+    assert "timeout 1" in flat
+    lines, flat = shown(220)
+    assert NARROW_NOTE not in flat
+    for column in ("#", "entrant", "declared", "games", "wins", "mean score", "mean rank", "forfeits", "rating"):
+        assert f" {column} " in lines[2]
+    assert "a declared name that goes on for" in flat  # folded at DECLARED_WIDTH, not cut
