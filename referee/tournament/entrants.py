@@ -84,6 +84,7 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
     Entrants that share a name (the contest layout ``bots/<name>/bot.py`` names every bot ``bot`` after its
     file) take the names of their folders (``bots/alice/bot.py`` is ``alice``) when those tell them apart and
     clash with no other entrant; otherwise they are numbered (``bot``, ``bot-2``, ...; see ``unique_names``).
+    A name longer than ``NAME_MAX`` characters (a long file name) is cut to that length.
     """
     names = [s.name for s in specs]
     counts = Counter(names)
@@ -108,6 +109,10 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
                 f"another entrant's); they are numbered {shared}, {shared}-2, ... "
                 "(give each a name in a bots.toml manifest)"
             )
+    for i, name in enumerate(names):
+        if len(name) > NAME_MAX:  # a file's or folder's name: its stderr files' names must stay within 255 bytes
+            names[i] = name[:NAME_MAX]
+            notes.append(f"an entrant's name is longer than {NAME_MAX} characters; it is cut to {names[i]!r}")
     final = unique_names(names)
     return [replace(s, name=n) for s, n in zip(specs, final, strict=True)], notes
 

@@ -153,3 +153,16 @@ def test_a_command_word_too_long_for_a_file_name_is_no_file(tmp_path: Path) -> N
     assert str(tmp_path / "x.py") in entrant_paths([a, b])
     spec = parse_bot_spec(f"python3 {long}")
     assert spec.argv[-1] == long
+
+
+def test_a_bot_file_name_longer_than_a_manifest_name_may_be_is_cut(tmp_path: Path) -> None:
+    """A bot file of a 200-character name: the entrant's name (and so its stderr log's file name) is cut to
+    NAME_MAX characters, said in a note; two names that agree up to the cut are numbered apart."""
+    from referee.tournament.entrants import NAME_MAX
+
+    long = ["x" * 200 + "a", "x" * 200 + "b"]
+    for stem in long:
+        (tmp_path / f"{stem}.py").write_text("")
+    specs, notes = name_entrants([parse_bot_spec(str(tmp_path / f"{stem}.py")) for stem in long])
+    assert [s.name for s in specs] == ["x" * NAME_MAX, "x" * NAME_MAX + "-2"]
+    assert len(notes) == 2 and all(f"longer than {NAME_MAX} characters" in n for n in notes)
