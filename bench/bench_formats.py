@@ -244,10 +244,11 @@ def main() -> None:
                         same = [games_needed(shares[m], ts, n, right) for m in (0, 1)]
                         need_same = min((g for g, _ in same if g), default=None)
                         mean = statistics.fmean(games)
-                        ratio = need_same / mean if need_same else float("inf")
+                        # balanced never reaching the share within its cap: a lower bound, cap / race mean
+                        ratio = (need_same or n * ts[-1]) / mean
                         p90 = sorted(games)[int(0.9 * (len(games) - 1))]
                         a, b = (_shown(g, s, n, ts[-1]) for g, s in by_method)
-                        c = f"{need_same:,} ({ratio:.1f}x)" if need_same else f"> {n * ts[-1]:,}"
+                        c = f"{need_same:,} ({ratio:.1f}x)" if need_same else f"> {n * ts[-1]:,} (> {ratio:.1f}x)"
                         curve = np.array([r["budget"] for r in races]).mean(axis=0)
                         budget = _budget_needed(curve, budgets, args.target) if margin == 0 else None
                         if margin:  # a margin race stops once settled up to the margin: no budget curve
