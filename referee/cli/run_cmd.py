@@ -158,8 +158,8 @@ def _entrants(
     type=float,
     metavar="E",
     help="race: an indifference zone, in points per game (the mean score difference of two entrants over a deal): "
-    "two entrants closer than E may be reported in either order, and the race stops once every pair of the top K "
-    "(and the K/K+1 boundary) is proven in order or proven not out of order by E or more. With probability at least "
+    "two entrants closer than E may be reported in either order, and the race stops once every entrant of the top K "
+    "is proven ahead of, or less than E behind, every entrant still in the race below it. With probability at least "
     "--confidence no reported pair is out of order by E or more.  [default: 0, the exact order]",
 )
 @click.option(
