@@ -52,6 +52,14 @@ closure adds no error; no entrant of the true top K is eliminated, and the settl
 racing algorithm in the sense of Maron & Moore (Hoeffding races, 1994/1997) and of Mnih, Szepesvári & Audibert
 (empirical Bernstein stopping, 2008); F-race (Birattari et al. 2002) and irace race configurations the same way.
 
+With a tie margin E (``tie_margin``, points per game; docs/statistics.md), each pair of P also runs "a is not behind
+b by E or more" and its mirror: the same mixtures fed the paired difference shifted by E per game (E·table_size on a
+block) before the clip, the four one-sided tests of a pair sharing its level. "Not behind by E" is closed through
+"ahead" steps with at most one margin step, eliminations stay strict, and the race settles once every entrant of its
+estimated top K is proven ahead of, or not behind by E, every survivor ranked below it: with probability at least
+1 − alpha no reported pair of the top K is out of order by E or more. ``within_margin`` lists the pairs settled only
+up to E.
+
 The schedule is a pure function of the parameters and the results of the earlier rounds, so a resumed race plays
 exactly the games the interrupted one would have played.
 """
