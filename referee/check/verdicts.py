@@ -157,9 +157,7 @@ def _handshake(obs: Observations, by_check: dict[str, list[Evidence]]) -> list[C
     name = obs.hello.name if obs.hello is not None else "?"
     handshake = _result("handshake", title_h, by_check["handshake"], f"answered hello as {name!r}")
     if fault is not None:
-        e = Evidence(
-            f"protocol version: {fault.detail}", None, 0, None, hello_line, fault_line(fault)
-        )
+        e = Evidence(f"protocol version: {fault.detail}", None, 0, None, hello_line, fault_line(fault))
         return [handshake, _result("protocol-version", title_v, [e], "")]
     return [handshake, _result("protocol-version", title_v, by_check["protocol-version"], "protocol 1")]
 

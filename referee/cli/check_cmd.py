@@ -98,6 +98,7 @@ def check_cmd(
         opponent_specs = tuple(resolve_opponent(o) for o in opponents)
     except BotSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="BOT" if "opponent" not in str(exc) else "--opponent") from None
+
     def progress(line: str) -> None:
         if verbose:
             click.echo(visible(line), err=True)

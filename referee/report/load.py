@@ -119,4 +119,3 @@ def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:
     if tuple(replay.get("s", ())) != game.scores:
         return replace(game, replay_note="the game log does not match the stored result")
     return replace(game, replay=replay)
-
