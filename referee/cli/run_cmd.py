@@ -57,11 +57,12 @@ def _write_standings(directory: Path, standings: Standings, deals: dict[str, str
 
 
 def _console() -> Console:
-    """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for the tables anyway."""
+    """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for every column of the tables
+    (names up to 48 characters, a declared name up to 40), which a terminal may have to fold or leave out."""
     from rich.console import Console
 
     console = Console()
-    return console if console.is_terminal else Console(width=max(console.width, 140))
+    return console if console.is_terminal else Console(width=max(console.width, 200))
 
 
 def _print_standings(console: Console, standings: Standings) -> None:
