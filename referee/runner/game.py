@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import trio
 
@@ -53,6 +53,9 @@ from referee.runner.logrecords import (
     ResultEvent,
 )
 from referee.runner.replay import ReplayRecorder
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 class Participant(Protocol):
@@ -202,8 +205,7 @@ class _Game:
                     break
             if self.state.is_over:
                 break
-            phase = self.state.phase
-            if phase is Phase.DISCARD:
+            if self.state.phase is Phase.DISCARD:
                 await self._discards()
             elif self.dealt < self.current_round:
                 await self._empty_deals()
@@ -323,11 +325,12 @@ class _Game:
 
     # ------------------------------------------------------------------------------------------ I/O
 
-    def _deadline(self, seat: int) -> float:
+    def _deadline(self, seat: int, now: float) -> float:
+        """The seat's deadline for a message sent at ``now``: its move time plus what is left of its bank."""
         move = self.move[seat]
         if move is None:
             return math.inf
-        return trio.current_time() + move + self.bank[seat]
+        return now + move + self.bank[seat]
 
     async def _request(self, seat: int, line: bytes, expect: Expect) -> _Answer:
         p = self.players[seat]
@@ -335,12 +338,10 @@ class _Game:
         cpu_start = _cpu_now(p) if self.cpu_clock[seat] else None
         backstop = self.backstop[seat]
         start = trio.current_time()
-        if move is None:
-            deadline = math.inf
-        elif cpu_start is not None:
+        if cpu_start is not None and move is not None:
             deadline = start + backstop * (move + self.bank[seat])
         else:
-            deadline = start + move + self.bank[seat]
+            deadline = self._deadline(seat, start)
         self.log.sent(seat, line)
         try:
             reply, raw = await p.request(line, expect, deadline)
@@ -369,7 +370,7 @@ class _Game:
         p = self.players[seat]
         self.log.sent(seat, line)
         try:
-            await p.notify(line, self._deadline(seat))
+            await p.notify(line, self._deadline(seat, trio.current_time()))
         except BotFault as exc:
             await self._fault(seat, exc)
 
@@ -400,35 +401,37 @@ class _Game:
         self.log.record(ForfeitEvent(self.log.ms(), seat, True, entries))
 
 
-#: The log's form of each hello reply seen, by the reply (frozen, so the same object dumps the same way every game).
-_HELLOS: dict[int, tuple[HelloReply, dict[str, Any]]] = {}
+#: Values computed once per frozen reply object, keyed by ``id`` (the object is kept, so an id is never reused
+#: while its entry lives): the log's form of each hello, the engine action of each turn reply.
+_HELLOS: dict[int, tuple[object, dict[str, Any]]] = {}
+_ACTIONS: dict[int, tuple[object, Play | Pass | Drop]] = {}
+
+
+def _once_per_object(cache: dict[int, tuple[object, _V]], obj: _K, make: Callable[[_K], _V], limit: int) -> _V:
+    """``make(obj)``, computed once per object while ``cache`` holds it (emptied when it reaches ``limit``)."""
+    known = cache.get(id(obj))
+    if known is None or known[0] is not obj:
+        if len(cache) >= limit:
+            cache.clear()
+        known = cache[id(obj)] = (obj, make(obj))
+    return known[1]
 
 
 def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
     """``hello.model_dump(mode="json")``, once per reply object (a process's hello is logged in each of its games)."""
     if hello is None:
         return None
-    known = _HELLOS.get(id(hello))
-    if known is None or known[0] is not hello:
-        if len(_HELLOS) >= 256:
-            _HELLOS.clear()
-        known = _HELLOS[id(hello)] = (hello, hello.model_dump(mode="json"))
-    return dict(known[1])
+    dumped: dict[str, Any] = _once_per_object(_HELLOS, hello, _dump_hello, 256)
+    return dict(dumped)
 
 
-#: The engine action of each turn reply seen, by the reply: the player's parse cache hands out the same frozen reply
-#: object for the same line, so a bot's repeated replies are converted once.
-_ACTIONS: dict[int, tuple[AnyReply, Play | Pass | Drop]] = {}
+def _dump_hello(hello: HelloReply) -> dict[str, Any]:
+    return hello.model_dump(mode="json")
 
 
 def _action_of(reply: PlayReply | PassReply | DropReply) -> Play | Pass | Drop:
-    """``reply_to_action(reply)``, once per reply object."""
-    known = _ACTIONS.get(id(reply))
-    if known is None or known[0] is not reply:
-        if len(_ACTIONS) >= 4096:
-            _ACTIONS.clear()
-        known = _ACTIONS[id(reply)] = (reply, reply_to_action(reply))
-    return known[1]
+    """``reply_to_action(reply)``, once per reply object (the parse cache hands out the same reply for a line)."""
+    return _once_per_object(_ACTIONS, reply, reply_to_action, 4096)
 
 
 def _cpu_now(p: Participant) -> float | None:
