@@ -11,7 +11,7 @@ from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
     from protocol.bounds import MAX_SENT_LINE, check_line_bound, longest_line
-    from protocol.codec import Expect, encode, parse_message, parse_reply
+    from protocol.codec import encode, parse_message, parse_reply
     from protocol.convert import (
         action_to_reply,
         deal_message,
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         Turn,
         TurnReply,
     )
+    from protocol.replies import Expect
     from protocol.schema import MESSAGES, all_schemas, message_schema
     from protocol.wire import GameWire
 
@@ -71,7 +72,7 @@ _WHERE: dict[str, str] = {
     "DropEntry": "protocol.messages",
     "DropReply": "protocol.messages",
     "ErrorMessage": "protocol.messages",
-    "Expect": "protocol.codec",
+    "Expect": "protocol.replies",
     "GameEnd": "protocol.messages",
     "GameStart": "protocol.messages",
     "GameWire": "protocol.wire",

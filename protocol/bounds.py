@@ -1,7 +1,8 @@
 """The longest line the referee can send in a game, computed from the ruleset, the seats' names and the game id.
 
 A turn carries the round's history so far, so its length grows with the round; the ruleset bounds it. The
-bound is found by encoding, with the referee's own encoder, every message in its longest possible form:
+bound is found by writing, with the referee's own writer (``protocol.wire.GameWire``, byte for byte what the
+models encode), every message in its longest possible form:
 
 - every number at its widest value (a play's penalty is between ``-finish_refund`` and 21, the most a card
   can skip; a drop's is at most ``hand_size``; a seat's running penalty at most 23 chips a turn);
@@ -19,27 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 
-from protocol.codec import encode
-from protocol.messages import (
-    DealMessage,
-    DropEntry,
-    DropReply,
-    GameEnd,
-    GameStart,
-    HistoryEntry,
-    PassEntry,
-    PassReply,
-    PlayEntry,
-    PlayerEntry,
-    PlayReply,
-    RoundEnd,
-    TimeControl,
-    Turn,
-    TurnReply,
-)
-from referee.engine import Ruleset, RulesetError
+from protocol.wire import GameWire
+from referee.engine import Drop, Pass, Play, Ruleset, RulesetError
 from referee.engine.deck import HIGHEST
+from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
+from referee.engine.observation import Observation
+from referee.engine.state import PlayerView, RoundRecord, Status
 
 #: The longest line, newline included, the referee sends to a bot (the limit on a bot's reply lines is the
 #: same, ``protocol.MAX_LINE``).
@@ -59,11 +47,11 @@ def _widest(*values: int) -> int:
     return max(values, key=lambda v: len(str(v)))
 
 
-def _history(ruleset: Ruleset, seats: int, turns: int) -> list[HistoryEntry]:
+def _history(ruleset: Ruleset, seats: int, turns: int) -> tuple[Event, ...]:
     """The longest history of a round after ``turns`` turns (see the module docstring)."""
     seat = seats - 1
     held = seats * (ruleset.hand_size - ruleset.discard)
-    play = PlayEntry(
+    play = PlayEvent(
         seat=seat,
         value=HIGHEST,
         count=3,
@@ -72,65 +60,65 @@ def _history(ruleset: Ruleset, seats: int, turns: int) -> list[HistoryEntry]:
         finished=True,
         forfeit=True,
     )
-    pass_ = PassEntry(seat=seat, force=False, penalty=2)
-    drop = DropEntry(seat=seat, penalty=ruleset.hand_size, forfeit=True, limit=True)
+    pass_ = PassEvent(seat=seat, force=False, penalty=2)
+    drop = DropEvent(seat=seat, penalty=ruleset.hand_size, forfeit=True, limit=True)
     # Plays and passes are turns, except the referee's play of a forfeiter's 1; drops are at most one a seat.
     plays = min(held, turns + 1)
-    return [play] * plays + [pass_] * (turns + 1 - plays) + [drop] * seats
+    return (play,) * plays + (pass_,) * (turns + 1 - plays) + (drop,) * seats
 
 
-def _players(ruleset: Ruleset, names: Sequence[str]) -> list[PlayerEntry]:
+def _players(ruleset: Ruleset, seats: int) -> tuple[PlayerView, ...]:
     per_round = ruleset.max_turns_per_round * (_MAX_PLAY_PENALTY + 2) + ruleset.hand_size
     penalty = _widest(ruleset.rounds * per_round, -ruleset.rounds * ruleset.finish_refund)
-    cards = ruleset.hand_size
-    return [
-        PlayerEntry(name=name, cards=cards, penalty=penalty, bonus=ruleset.start_bonus, status="finished")
-        for name in names
-    ]
+    return (PlayerView(ruleset.hand_size, penalty, ruleset.start_bonus, Status.FINISHED),) * seats
 
 
-def _legal(ruleset: Ruleset) -> list[TurnReply]:
+def _legal(ruleset: Ruleset) -> list[Play | Pass | Drop]:
     held = ruleset.hand_size - ruleset.discard
-    play = PlayReply(value=HIGHEST, count=3, bonus=ruleset.start_bonus)
-    return [*[play] * (held * (ruleset.start_bonus + 1)), PassReply(), PassReply(force=True), DropReply()]
+    play = Play(HIGHEST, 3, ruleset.start_bonus)
+    return [*[play] * (held * (ruleset.start_bonus + 1)), Pass(), Pass(force=True), Drop()]
 
 
 def longest_line(ruleset: Ruleset, names: Sequence[str], game_id: str) -> int:
     """An upper bound on the bytes (newline included) of every line the referee sends to a seat in a game with
     ``ruleset``, the seats' ``names`` and the id ``game_id``; the longest is a turn or a ``round_end``.
 
-    ``error`` lines are left out: one sentence about the bot's own fault, a few hundred bytes at most.
+    ``error`` lines are left out: one sentence about the bot's own fault, a few hundred bytes at most. Computed once
+    for each ruleset, names and game id (a run asks more than once).
     """
+    return _longest_line(ruleset, tuple(names), game_id)
+
+
+@lru_cache(maxsize=64)
+def _longest_line(ruleset: Ruleset, names: tuple[str, ...], game_id: str) -> int:
+    return max(map(len, widest_lines(ruleset, names, game_id)))
+
+
+def widest_lines(ruleset: Ruleset, names: Sequence[str], game_id: str) -> list[bytes]:
+    """Every message of a game in its longest form (``game_start``, ``deal``, ``turn``, ``round_end``,
+    ``game_end``), as the referee writes them."""
     seats = len(names)
     seat = seats - 1
     rounds = ruleset.rounds
-    players = _players(ruleset, names)
-    hand = [HIGHEST] * ruleset.hand_size
+    players = _players(ruleset, seats)
+    hand = (HIGHEST,) * ruleset.hand_size
     kept = hand[: ruleset.hand_size - ruleset.discard]
     widest_score = _widest(
         ruleset.rounds * (ruleset.max_turns_per_round * (_MAX_PLAY_PENALTY + 2) + ruleset.hand_size),
         -ruleset.rounds * ruleset.finish_refund - ruleset.bonus_refund * ruleset.start_bonus,
     )
-    time = TimeControl(move_ms=_WIDEST_MS, bank_ms=_WIDEST_MS)
     turns = ruleset.max_turns_per_round
-    messages = [
-        GameStart(game=game_id, seat=seat, players=list(names), rules=ruleset.to_dict(), time=time),
-        DealMessage(game=game_id, round=rounds, hand=hand, discard=ruleset.discard),
-        Turn(
-            game=game_id,
-            round=rounds,
-            seat=seat,
-            hand=kept,
-            last=HIGHEST,
-            forced=False,
-            players=players,
-            history=_history(ruleset, seats, turns - 1),
-            legal=_legal(ruleset),
-        ),
-        RoundEnd(game=game_id, round=rounds, players=players, history=_history(ruleset, seats, turns)),
-        GameEnd(game=game_id, scores=[widest_score] * seats, ranks=[seats] * seats, forfeits=list(range(seats))),
+    wire = GameWire(game_id, names)
+    history = _history(ruleset, seats, turns - 1)
+    view = Observation(seat, rounds, kept, HIGHEST, False, seat, players, history)
+    return [
+        wire.game_start(seat, ruleset.to_dict(), _WIDEST_MS, _WIDEST_MS),
+        wire.deal(rounds, hand, ruleset.discard),
+        wire.turn(view, _legal(ruleset)),
+        # Another writer: this history does not continue the turn's (GameWire keeps one round's, as a game grows it).
+        GameWire(game_id, names).round_end(RoundRecord(rounds, (), (), _history(ruleset, seats, turns), players)),
+        wire.game_end([widest_score] * seats, [seats] * seats, [True] * seats),
     ]
-    return max(len(encode(m)) for m in messages)
 
 
 def check_line_bound(ruleset: Ruleset, names: Sequence[str], game_id: str) -> None:

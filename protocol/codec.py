@@ -6,13 +6,12 @@ reply model or raises ``ProtocolViolation``, quickly (no unbounded recursion, no
 
 from __future__ import annotations
 
-from enum import Enum
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from protocol.jsonline import load_object, show, violate
 from protocol.messages import (
-    PROTOCOL_VERSION,
     AnyRefereeMessage,
     AnyReply,
     DiscardReply,
@@ -22,6 +21,8 @@ from protocol.messages import (
     PlayReply,
     RefereeMessage,
 )
+from protocol.replies import Expect as Expect
+from protocol.replies import reply_kind
 
 _REPLY_MODELS: dict[str, type[AnyReply]] = {
     "hello": HelloReply,
@@ -30,24 +31,6 @@ _REPLY_MODELS: dict[str, type[AnyReply]] = {
     "pass": PassReply,
     "drop": DropReply,
 }
-
-
-class Expect(Enum):
-    """The reply the referee awaits: to a ``hello``, a ``deal`` or a ``turn``."""
-
-    HELLO = ("hello",)
-    DISCARD = ("discard",)
-    TURN = ("play", "pass", "drop")
-
-    @property
-    def types(self) -> tuple[str, ...]:
-        """The reply types accepted."""
-        return self.value  # type: ignore[no-any-return]
-
-    @property
-    def prompt(self) -> str:
-        """The referee message this reply answers."""
-        return {"HELLO": "hello", "DISCARD": "deal", "TURN": "turn"}[self.name]
 
 
 _REFEREE_ADAPTER: TypeAdapter[AnyRefereeMessage] = TypeAdapter(RefereeMessage)
@@ -66,25 +49,14 @@ def parse_reply(line: bytes, expect: Expect) -> AnyReply:
     hello reply with a protocol other than 1.
     """
     obj = load_object(line, "reply")
-    kind = obj.get("type")
-    if not isinstance(kind, str):
-        if "type" not in obj:
-            violate("bad_field", f"the reply has no field 'type'; expected {_expected(expect)}")
-        violate("bad_field", f"field 'type' must be a string, got {show(kind)}; expected {_expected(expect)}")
-    model = _REPLY_MODELS.get(kind)
-    if model is None:
-        violate("unknown_type", f"unknown reply type {show(kind)}; expected {_expected(expect)}")
-    if kind not in expect.types:
-        violate("wrong_type", f"a {kind!r} reply does not answer a {expect.prompt}; expected {_expected(expect)}")
-    if model is HelloReply:
-        version = obj.get("protocol")
-        if isinstance(version, int) and not isinstance(version, bool) and version != PROTOCOL_VERSION:
-            violate(
-                "protocol_version",
-                f"the bot speaks protocol {show(version)}; this referee speaks protocol {PROTOCOL_VERSION}",
-            )
+    return validate_reply(reply_kind(obj, expect), obj)
+
+
+def validate_reply(kind: str, obj: dict[str, Any]) -> AnyReply:
+    """The reply model of type ``kind`` (checked by ``protocol.replies.reply_kind``) for the decoded line ``obj``;
+    raises ``ProtocolViolation`` (kind ``bad_field``) naming the first field the model refuses."""
     try:
-        return model.model_validate(obj)
+        return _REPLY_MODELS[kind].model_validate(obj)
     except ValidationError as exc:
         violate("bad_field", f"{kind} reply: {_describe(exc)}")
 
@@ -110,10 +82,6 @@ def parse_message(line: bytes | str) -> AnyRefereeMessage:
 
 
 # ------------------------------------------------------------------------------------------ helpers
-
-
-def _expected(expect: Expect) -> str:
-    return " or ".join(repr(t) for t in expect.types)
 
 
 _WHY = {

@@ -14,7 +14,9 @@ from typing import Any
 
 import trio
 
-from protocol import AnyReply, Expect, HelloReply, PassReply, ProtocolViolation
+from protocol import Expect, ProtocolViolation
+from protocol.replies import HelloReply, PassReply
+from protocol.replies import Reply as AnyReply
 from referee.check.situations import Situation, situations_of_turn
 from referee.runner import BotCrashed, BotFault, Player
 from referee.runner.safe_text import line_text

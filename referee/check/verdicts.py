@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol import HelloReply
+from protocol.replies import HelloReply
 from referee.check.latency import latency
 from referee.check.model import CheckResult, Evidence, Outcome
 from referee.check.observe import Exchange, GameRecord

@@ -11,18 +11,10 @@ from typing import Any, Protocol, TypeVar
 
 import trio
 
-from protocol import (
-    AnyReply,
-    DiscardReply,
-    DropReply,
-    Expect,
-    HelloReply,
-    PassReply,
-    PlayReply,
-    ProtocolViolation,
-    discard_to_action,
-    reply_to_action,
-)
+from protocol.errors import ProtocolViolation
+from protocol.inbound import DropReply, PassReply, PlayReply, reply_to_action
+from protocol.replies import DiscardReply, Expect, HelloReply, discard_to_action, hello_json
+from protocol.replies import Reply as AnyReply
 from protocol.wire import GameWire
 from referee.engine import (
     STANDARD,
@@ -418,7 +410,8 @@ def _once_per_object(cache: dict[int, tuple[object, _V]], obj: _K, make: Callabl
 
 
 def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
-    """``hello.model_dump(mode="json")``, once per reply object (a process's hello is logged in each of its games)."""
+    """``hello_json(hello)`` (as the model dumps it), once per reply object (a process's hello is logged in each of its
+    games)."""
     if hello is None:
         return None
     dumped: dict[str, Any] = _once_per_object(_HELLOS, hello, _dump_hello, 256)
@@ -426,7 +419,7 @@ def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
 
 
 def _dump_hello(hello: HelloReply) -> dict[str, Any]:
-    return hello.model_dump(mode="json")
+    return hello_json(hello)
 
 
 def _action_of(reply: PlayReply | PassReply | DropReply) -> Play | Pass | Drop:

@@ -15,14 +15,13 @@ from protocol import (
     Expect,
     GameEnd,
     GameStart,
-    HelloOptions,
-    HelloReply,
     PlayerEntry,
     ProtocolViolation,
     RoundEnd,
     Turn,
     parse_message,
 )
+from protocol.replies import HelloOptions, HelloReply, Reply, light_reply
 from protocol.sdk import ruleset_from_rules
 from referee.engine import Ruleset
 from referee.runner.errors import BotCrashed, BotFault
@@ -124,7 +123,8 @@ class HumanPlayer:
             for text in lines:
                 self._say(f"  {text}")
 
-    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
+    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[Reply, bytes]:
+        """The person's reply, as a bot's reads (``protocol.replies``), and its line."""
         msg = parse_message(line)
         if isinstance(msg, DealMessage):
             reply: AnyReply = await self._discard(msg)
@@ -132,7 +132,7 @@ class HumanPlayer:
             reply = await self._turn(msg)
         else:  # pragma: no cover - the referee asks a person only for discards and turns
             raise BotCrashed(f"cannot answer a {msg.type} message")
-        return reply, reply.model_dump_json().encode()
+        return light_reply(reply), reply.model_dump_json().encode()
 
     async def _read(self, prompt: str) -> str:
         try:

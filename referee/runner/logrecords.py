@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from protocol import DropReply, Expect, PassReply, PlayReply, ProtocolViolation, parse_reply, reply_to_action
+from protocol.errors import ProtocolViolation
+from protocol.inbound import DropReply, PassReply, PlayReply, reply_to_action
+from protocol.replies import Expect, read_reply
 from referee.engine import (
     Deal,
     DealError,
@@ -91,10 +93,10 @@ def action_from_json(data: Any) -> Play | Pass | Drop:
         if known is not None:
             return known
     try:
-        reply = parse_reply(json.dumps(data).encode(), Expect.TURN)
+        reply = read_reply(json.dumps(data).encode(), Expect.TURN)
     except ProtocolViolation as exc:
         raise ValueError(f"not a turn reply: {exc}") from None
-    assert isinstance(reply, PlayReply | PassReply | DropReply)  # what parse_reply gives for Expect.TURN
+    assert isinstance(reply, PlayReply | PassReply | DropReply)  # what read_reply gives for Expect.TURN
     action = reply_to_action(reply)
     if key is not None and len(_ACTIONS) < 4096:
         _ACTIONS[key] = action

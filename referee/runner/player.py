@@ -7,33 +7,34 @@ from pathlib import Path
 
 import trio
 
-from protocol import MAX_LINE, AnyReply, Bye, ErrorMessage, Expect, Hello, HelloReply, ProtocolViolation, encode
-from protocol import parse_reply as _parse_reply
+from protocol.errors import ProtocolViolation
+from protocol.jsonline import MAX_LINE
+from protocol.replies import Expect, HelloReply, Reply, read_reply
+from protocol.session import BYE_LINE, HELLO_LINE, error_line
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFailed, UnsolicitedOutput
 from referee.runner.process import BotProcess, LineTooLong
 from referee.runner.sandbox import resolve_mode
 from referee.runner.spec import BotSpec
 
-_HELLO = encode(Hello())
-_BYE = encode(Bye())
-
-#: Deal and turn replies already parsed, by their line and the reply awaited. ``parse_reply`` is a function of
-#: the two alone and its models are frozen, and bots repeat themselves: a random bot's 10,000 replies over 240
+#: Deal and turn replies already parsed, by their line and the reply awaited. ``read_reply`` is a function of
+#: the two alone and its replies are immutable (a discard's list is copied by its one reader, the game), and bots
+#: repeat themselves: a random bot's 10,000 replies over 240
 #: games are 277 distinct lines. A hit costs a lookup instead of a JSON parse and a model validation (about
 #: 10 us). Bounded: short lines only, and at most ``_PARSED_MAX`` of them (kept for the life of the process).
-_PARSED: dict[tuple[bytes, Expect], AnyReply] = {}
+_PARSED: dict[tuple[bytes, Expect], Reply] = {}
 _PARSED_MAX = 2048
 _PARSED_LINE = 96
 
 
-def _parse(raw: bytes, expect: Expect) -> AnyReply:
-    """``parse_reply(raw, expect)``, from ``_PARSED`` when that line was parsed before (hello replies never are)."""
+def _parse(raw: bytes, expect: Expect) -> Reply:
+    """``read_reply(raw, expect)`` (``parse_reply``'s answer as a named tuple, without pydantic for a valid line),
+    from ``_PARSED`` when that line was parsed before (hello replies never are)."""
     key = (raw, expect)
     known = _PARSED.get(key)
     if known is not None:
         return known
-    reply = _parse_reply(raw, expect)
+    reply = read_reply(raw, expect)
     if expect is not Expect.HELLO and len(raw) <= _PARSED_LINE and len(_PARSED) < _PARSED_MAX:
         _PARSED[key] = reply
     return reply
@@ -124,7 +125,7 @@ class Player:
             return
         deadline = trio.current_time() + self.config.startup_time
         try:
-            reply, _ = await self.request(_HELLO, Expect.HELLO, deadline)
+            reply, _ = await self.request(HELLO_LINE, Expect.HELLO, deadline)
         except ProtocolViolation as exc:
             if exc.kind == "protocol_version":
                 self.startup_fault = exc
@@ -141,7 +142,7 @@ class Player:
             return
         await self._stop()
 
-    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[AnyReply, bytes]:
+    async def request(self, line: bytes, expect: Expect, deadline: float) -> tuple[Reply, bytes]:
         """Send ``line`` (an encoded message that needs a reply) and return the parsed reply and its raw line.
 
         ``deadline`` is in trio time. Raises ``BotTimeout``, ``BotCrashed``, ``UnsolicitedOutput`` or
@@ -206,7 +207,7 @@ class Player:
             proc = self._proc
             if proc is not None and message is not None and proc.process.returncode is None:
                 with contextlib.suppress(BotFault):
-                    await proc.send(encode(ErrorMessage(message=message)), trio.current_time() + 0.2)
+                    await proc.send(error_line(message), trio.current_time() + 0.2)
             await self._stop()
 
     async def aclose(self) -> None:
@@ -216,7 +217,7 @@ class Player:
             proc = self._proc
             if proc is not None and not proc.closed and proc.process.returncode is None:
                 with contextlib.suppress(BotFault):
-                    await proc.send(_BYE, trio.current_time() + 0.2)
+                    await proc.send(BYE_LINE, trio.current_time() + 0.2)
                 await proc.close_input()
                 await proc.wait_exit(self.config.grace)
             await self._stop()

@@ -4,6 +4,7 @@ any game, by the API and by ``referee play`` / ``referee run``, in one line."""
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -11,7 +12,25 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from protocol import MAX_LINE, MAX_SENT_LINE, GameWire, check_line_bound, longest_line
+from protocol import (
+    MAX_LINE,
+    MAX_SENT_LINE,
+    DealMessage,
+    GameEnd,
+    GameStart,
+    GameWire,
+    RoundEnd,
+    TimeControl,
+    Turn,
+    action_to_reply,
+    bounds,
+    check_line_bound,
+    encode,
+    event_to_entry,
+    longest_line,
+    player_entries,
+)
+from protocol.bounds import widest_lines
 from referee.cli import main
 from referee.engine import (
     STANDARD,
@@ -77,27 +96,73 @@ def test_the_bound_holds_and_is_tight_over_long_standard_games_at_the_turn_limit
     assert seen >= 0.92 * bound, (seen, bound)
 
 
+def _random_ruleset(rng: random.Random, seats: int, rounds: int = 3, turns: int = 20) -> Ruleset:
+    hand = rng.randint(3, 66 // seats)
+    return Ruleset(
+        chip_floor=rng.random() < 0.3,
+        rounds=rng.randint(1, rounds),
+        hand_size=hand,
+        discard=rng.randint(0, hand - 1),
+        start_bonus=rng.randint(0, 12),
+        bonus_step=rng.randint(1, 8),
+        finish_refund=rng.choice([0, 3, 12345]),
+        bonus_refund=rng.randint(0, 9),
+        max_turns_per_round=rng.randint(turns, 400),
+    )
+
+
 @pytest.mark.parametrize("block", range(4))
 def test_the_bound_holds_over_random_rulesets_names_and_games(block: int) -> None:
     rng = random.Random(100 + block)
     for _ in range(6):
         seats = rng.randint(2, 4)
-        hand = rng.randint(3, 66 // seats)
-        ruleset = Ruleset(
-            chip_floor=rng.random() < 0.3,
-            rounds=rng.randint(1, 3),
-            hand_size=hand,
-            discard=rng.randint(0, hand - 1),
-            start_bonus=rng.randint(0, 12),
-            bonus_step=rng.randint(1, 8),
-            finish_refund=rng.choice([0, 3, 12345]),
-            max_turns_per_round=rng.randint(20, 400),
-        )
+        ruleset = _random_ruleset(rng, seats)
         names = rng.sample(NAMES, seats)
         game_id = rng.choice(["g000001", "play-20261130-203000-s4294967295", 'odd "id" é'])
         bound = longest_line(ruleset, names, game_id)
         for _ in range(3):
             assert longest_sent(ruleset, names, game_id, rng, pass_bias=rng.choice([0.5, 0.99])) <= bound
+
+
+def _model_lines(ruleset: Ruleset, names: list[str], game_id: str) -> list[bytes]:
+    """The messages of ``widest_lines`` built through the pydantic models (the contract) and encoded."""
+    seats, seat, rounds = len(names), len(names) - 1, ruleset.rounds
+    lines = widest_lines(ruleset, names, game_id)
+    start, deal, turn, round_end, end = (json.loads(line) for line in lines)
+    history = [event_to_entry(e) for e in bounds._history(ruleset, seats, ruleset.max_turns_per_round - 1)]
+    last_history = [event_to_entry(e) for e in bounds._history(ruleset, seats, ruleset.max_turns_per_round)]
+    players = player_entries(bounds._players(ruleset, seats), names)
+    messages = [
+        GameStart(game=game_id, seat=seat, players=names, rules=ruleset.to_dict(), time=TimeControl(**start["time"])),
+        DealMessage(game=game_id, round=rounds, hand=deal["hand"], discard=ruleset.discard),
+        Turn(
+            game=game_id,
+            round=rounds,
+            seat=seat,
+            hand=turn["hand"],
+            last=turn["last"],
+            forced=False,
+            players=players,
+            history=history,
+            legal=[action_to_reply(a) for a in bounds._legal(ruleset)],
+        ),
+        RoundEnd(game=game_id, round=rounds, players=players, history=last_history),
+        GameEnd(game=game_id, scores=end["scores"], ranks=end["ranks"], forfeits=list(range(seats))),
+    ]
+    assert [m["type"] for m in (start, deal, turn, round_end, end)] == [m.type for m in messages]
+    return [encode(m) for m in messages]
+
+
+@pytest.mark.parametrize("block", range(3))
+def test_the_widest_lines_are_the_models_byte_for_byte(block: int) -> None:
+    """The bound is measured on lines the referee writes without the models; they are the models' bytes."""
+    rng = random.Random(200 + block)
+    for _ in range(8):
+        seats = rng.randint(2, 4)
+        ruleset = _random_ruleset(rng, seats, rounds=12, turns=1)
+        names, game_id = rng.sample(NAMES, seats), rng.choice(["g000001", 'odd "id" é\x01'])
+        assert widest_lines(ruleset, names, game_id) == _model_lines(ruleset, names, game_id)
+        assert longest_line(ruleset, names, game_id) == max(map(len, _model_lines(ruleset, names, game_id)))
 
 
 def test_replies_and_referee_lines_share_one_limit() -> None:

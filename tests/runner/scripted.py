@@ -6,7 +6,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from protocol import AnyReply, Expect, HelloReply, ProtocolViolation, parse_reply
+from protocol import Expect, ProtocolViolation
+from protocol.replies import HelloReply, read_reply
+from protocol.replies import Reply as AnyReply
 from referee.runner import BotCrashed, BotFault
 from tests.bots import _base as bot_base
 
@@ -66,7 +68,7 @@ class ScriptedEntrant:
         raw = json.dumps(out if out is not None else honest(msg)).encode()
         if self.exit_after is not None and self.exit_after(msg):
             self._exited = BotCrashed("the bot exited: exit code 3")
-        return parse_reply(raw, expect), raw
+        return read_reply(raw, expect), raw
 
     async def notify(self, line: bytes, deadline: float) -> None:
         msg = json.loads(line)

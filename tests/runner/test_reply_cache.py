@@ -1,12 +1,13 @@
 """The runner parses a reply line it has seen before from its cache of parsed replies: the answer must be the one
-``parse_reply`` gives for that line and that awaited reply, every time (a cached line is never accepted where it
-does not answer, and a bad line is refused every time)."""
+``parse_reply`` gives for that line and that awaited reply (as the named tuple of ``protocol.replies``), every time
+(a cached line is never accepted where it does not answer, and a bad line is refused every time)."""
 
 from __future__ import annotations
 
 import pytest
 
 from protocol import Expect, ProtocolViolation, parse_reply
+from protocol.replies import light_reply
 from referee.runner import player
 
 LINES = [
@@ -23,7 +24,7 @@ LINES = [
 
 def _answer(line: bytes, expect: Expect, parse: object) -> object:
     try:
-        return parse(line, expect)  # type: ignore[operator]
+        return light_reply(parse(line, expect))  # type: ignore[operator]
     except ProtocolViolation as exc:
         return ("refused", exc.kind, exc.detail)
 

@@ -17,7 +17,6 @@ import pytest
 import trio
 
 from protocol import (
-    AnyReply,
     Expect,
     deal_message,
     encode,
@@ -26,6 +25,7 @@ from protocol import (
     round_end_message,
     turn_message,
 )
+from protocol.replies import Reply as AnyReply
 from referee.engine import (
     Discard,
     Drop,
