@@ -46,7 +46,7 @@ from referee.runner.errors import (
     UnsolicitedOutput,
 )
 from referee.runner.logrecords import LogError
-from referee.tournament.cluster_worker import ClusterError, WorkerSetupError
+from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError
 from referee.tournament.lock import FolderBusy

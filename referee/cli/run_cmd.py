@@ -58,11 +58,15 @@ def _write_standings(directory: Path, standings: Standings, deals: dict[str, str
 
 def _console() -> Console:
     """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for every column of the tables
-    (names up to 48 characters, a declared name up to 40), which a terminal may have to fold or leave out."""
+    (names up to 48 characters, a declared name up to 40), which a terminal may have to fold or leave out, and
+    without rich's highlighting and emoji codes (colours that are not shown there; the referee's lines have no
+    emoji codes, and the names are printed literally anyway): they cost a few milliseconds of regular expressions."""
     from rich.console import Console
 
     console = Console()
-    return console if console.is_terminal else Console(width=max(console.width, 200))
+    if console.is_terminal:
+        return console
+    return Console(width=max(console.width, 200), highlight=False, emoji=False)
 
 
 def _print_standings(console: Console, standings: Standings) -> None:
@@ -276,13 +280,16 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
 
 
 def _executor(given: RunOptions) -> Executor:
-    """The lanes of this machine (--jobs, --fresh-bots) or the Dask cluster of --cluster."""
-    from referee.tournament import ClusterError, DaskExecutor, LocalExecutor, check_cluster_address
-
+    """The lanes of this machine (--jobs, --fresh-bots) or the Dask cluster of --cluster (whose modules load only
+    then)."""
     if given.jobs is not None and given.jobs < 1:
         _fail("run", f"--jobs must be at least 1, got {given.jobs}")
     if given.cluster is None:
+        from referee.tournament import LocalExecutor
+
         return LocalExecutor(given.jobs or len(os.sched_getaffinity(0)), fresh=given.fresh_bots)
+    from referee.tournament import ClusterError, DaskExecutor, check_cluster_address
+
     try:
         check_cluster_address(given.cluster)
     except ClusterError as e:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from html import escape
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
@@ -19,9 +19,13 @@ from referee.report.payload import SMALLEST, Packed, pack
 from referee.report.stats import scores_by_entrant
 from referee.tournament.standings import WINS_NOTE, EntrantStanding
 
+#: The page's script and style sheet, beside this module (read as files: ``importlib.resources`` and the zip
+#: support it loads would cost a run a few milliseconds for two files of an installed package).
+_ASSETS = Path(__file__).with_name("assets")
+
 
 def _asset(name: str) -> str:
-    return resources.files("referee.report").joinpath("assets", name).read_text(encoding="utf-8")
+    return (_ASSETS / name).read_text(encoding="utf-8")
 
 
 #: The largest report file, in bytes: past it, replays are left out (``payload.py``) until the file fits.

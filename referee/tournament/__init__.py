@@ -5,80 +5,142 @@ the deal secret; a ``Race`` decides its rounds from the results so far; ``run_to
 ``ResultsStore`` does not hold yet with an ``Executor`` (``LocalExecutor``, ``DaskExecutor``);
 ``standings_from_store`` computes the standings (with the deal statistics of ``dealstats``) of what it holds.
 
-The race and its confidence sequences (``race``, ``confseq``: numpy) load on first use, so that a tournament of
-another format does not import numpy.
+Every name loads its module on first use (PEP 562): a tournament of another format does not import the race and its
+confidence sequences (numpy), a run without ``--cluster`` not the cluster's modules, ``referee standings`` not the
+lanes and the runner.
 """
 
 from typing import TYPE_CHECKING
 
 from referee.lazy import lazy_names
-from referee.tournament.cluster import ClusterError, DaskExecutor, WorkerSetupError, check_cluster_address
-from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
-from referee.tournament.dealstats import DealTally, block_outcomes, holm
-from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
-from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
-from referee.tournament.entrants import (
-    ManifestError,
-    load_manifest,
-    load_manifest_entries,
-    name_entrants,
-    unique_names,
-    with_unique_names,
-)
-from referee.tournament.execute import (
-    Executor,
-    LocalExecutor,
-    PlayedGame,
-    PlayerPool,
-    PlaySetup,
-    Rounds,
-    play_batch,
-    play_table,
-)
-from referee.tournament.params import (
-    DEFAULT_MAX_GAMES,
-    FORMATS,
-    EntrantInfo,
-    ParamsError,
-    Requested,
-    TournamentParams,
-    resolve_params,
-)
-from referee.tournament.run import Progress, RunOutcome, run_tournament
-from referee.tournament.schedule import (
-    ScheduledGame,
-    ScheduleError,
-    TableBatch,
-    default_table_size,
-    make_schedule,
-)
-from referee.tournament.standings import (
-    WINS_NOTE,
-    EntrantStanding,
-    Standings,
-    Tally,
-    standings_from_store,
-    t_quantile_975,
-    tally_from_store,
-)
-from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, StoreError, seat_rows
 
 if TYPE_CHECKING:
+    from referee.tournament.cluster import DaskExecutor, check_cluster_address
+    from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
     from referee.tournament.confseq import BettingCSArray, MixtureTests
+    from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
+    from referee.tournament.dealstats import DealTally, block_outcomes, holm
+    from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
+    from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
+    from referee.tournament.entrants import (
+        ManifestError,
+        load_manifest,
+        load_manifest_entries,
+        name_entrants,
+        unique_names,
+        with_unique_names,
+    )
+    from referee.tournament.execute import (
+        Executor,
+        LocalExecutor,
+        PlayedGame,
+        PlayerPool,
+        PlaySetup,
+        Rounds,
+        play_batch,
+        play_table,
+    )
+    from referee.tournament.params import (
+        DEFAULT_MAX_GAMES,
+        FORMATS,
+        EntrantInfo,
+        ParamsError,
+        Requested,
+        TournamentParams,
+        resolve_params,
+    )
     from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
+    from referee.tournament.run import Progress, RunOutcome, run_tournament
+    from referee.tournament.schedule import (
+        ScheduledGame,
+        ScheduleError,
+        TableBatch,
+        default_table_size,
+        make_schedule,
+    )
+    from referee.tournament.standings import (
+        WINS_NOTE,
+        EntrantStanding,
+        Standings,
+        Tally,
+        standings_from_store,
+        t_quantile_975,
+        tally_from_store,
+    )
+    from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, StoreError, seat_rows
 
-__getattr__, __dir__ = lazy_names(
-    __name__,
-    {
-        "BettingCSArray": "referee.tournament.confseq",
-        "MixtureTests": "referee.tournament.confseq",
-        "Race": "referee.tournament.race",
-        "RaceOutcome": "referee.tournament.race",
-        "race_of": "referee.tournament.race",
-        "replay_race": "referee.tournament.race",
-    },
-    globals(),
-)
+_WHERE: dict[str, str] = {
+    "BettingCSArray": "referee.tournament.confseq",
+    "ClusterError": "referee.tournament.cluster_errors",
+    "DB_NAME": "referee.tournament.store",
+    "DEAL_SCHEME": "referee.tournament.deals",
+    "DEFAULT_MAX_GAMES": "referee.tournament.params",
+    "DaskExecutor": "referee.tournament.cluster",
+    "DealSecret": "referee.tournament.deals",
+    "DealSecretError": "referee.tournament.deals",
+    "DealTally": "referee.tournament.dealstats",
+    "EntrantInfo": "referee.tournament.params",
+    "EntrantStanding": "referee.tournament.standings",
+    "Executor": "referee.tournament.execute",
+    "FORMATS": "referee.tournament.params",
+    "LiveProgress": "referee.tournament.display",
+    "LocalExecutor": "referee.tournament.execute",
+    "ManifestError": "referee.tournament.entrants",
+    "MixtureTests": "referee.tournament.confseq",
+    "ParamsError": "referee.tournament.params",
+    "PlaySetup": "referee.tournament.execute",
+    "PlayedGame": "referee.tournament.execute",
+    "PlayerPool": "referee.tournament.execute",
+    "Progress": "referee.tournament.run",
+    "Race": "referee.tournament.race",
+    "RaceOutcome": "referee.tournament.race",
+    "Requested": "referee.tournament.params",
+    "ResultsStore": "referee.tournament.store",
+    "Rounds": "referee.tournament.execute",
+    "RunOutcome": "referee.tournament.run",
+    "ScheduleError": "referee.tournament.schedule",
+    "ScheduledGame": "referee.tournament.schedule",
+    "SeatRow": "referee.tournament.store",
+    "Standings": "referee.tournament.standings",
+    "StoreError": "referee.tournament.store",
+    "StoredGame": "referee.tournament.store",
+    "TableBatch": "referee.tournament.schedule",
+    "Tally": "referee.tournament.standings",
+    "TournamentParams": "referee.tournament.params",
+    "WINS_NOTE": "referee.tournament.standings",
+    "WorkerSetupError": "referee.tournament.cluster_errors",
+    "balanced_tables": "referee.tournament.designs",
+    "block_outcomes": "referee.tournament.dealstats",
+    "check_cluster_address": "referee.tournament.cluster",
+    "check_format": "referee.tournament.designs",
+    "commitment_of": "referee.tournament.deals",
+    "deal_seed": "referee.tournament.deals",
+    "default_table_size": "referee.tournament.schedule",
+    "gauntlet_tables": "referee.tournament.designs",
+    "head_to_head_table": "referee.tournament.display",
+    "holm": "referee.tournament.dealstats",
+    "load_manifest": "referee.tournament.entrants",
+    "load_manifest_entries": "referee.tournament.entrants",
+    "make_schedule": "referee.tournament.schedule",
+    "name_entrants": "referee.tournament.entrants",
+    "planned_games": "referee.tournament.designs",
+    "play_batch": "referee.tournament.execute",
+    "play_table": "referee.tournament.execute",
+    "race_of": "referee.tournament.race",
+    "replay_race": "referee.tournament.race",
+    "resolve_params": "referee.tournament.params",
+    "run_tournament": "referee.tournament.run",
+    "schedule_for": "referee.tournament.designs",
+    "seat_rows": "referee.tournament.store",
+    "standings_from_store": "referee.tournament.standings",
+    "standings_table": "referee.tournament.display",
+    "t_quantile_975": "referee.tournament.standings",
+    "tally_from_store": "referee.tournament.standings",
+    "unique_names": "referee.tournament.entrants",
+    "with_unique_names": "referee.tournament.entrants",
+}
+
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, globals())
 
 __all__ = [
     "DB_NAME",

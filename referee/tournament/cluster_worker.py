@@ -33,8 +33,10 @@ from typing import Any, TypeVar
 
 import trio
 
-from referee.engine import RefereeError, Ruleset
+from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig
+from referee.tournament.cluster_errors import ClusterError as ClusterError
+from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
@@ -60,23 +62,6 @@ SWITCH_INTERVAL = 0.0002
 STDERR_CHUNK = 256 * 1024
 
 T = TypeVar("T")
-
-
-class ClusterError(RefereeError):
-    """A cluster run cannot go on: no Dask, an unreachable scheduler, no workers, a batch lost with its workers."""
-
-
-class WorkerSetupError(ClusterError):
-    """A worker lacks an entrant's files or cannot start its bot; ``worker`` and ``entrant`` name them."""
-
-    def __init__(self, worker: str, entrant: str, detail: str) -> None:
-        super().__init__(worker, entrant, detail)  # the arguments, so that the error pickles back to the coordinator
-        self.worker = worker
-        self.entrant = entrant
-        self.detail = detail
-
-    def __str__(self) -> str:
-        return f"worker {self.worker}: entrant {self.entrant}: {self.detail}"
 
 
 @dataclass(frozen=True, slots=True)

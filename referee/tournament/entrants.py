@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import tomllib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -124,6 +123,8 @@ def load_manifest(path: Path | str) -> list[BotSpec]:
 
 def load_manifest_entries(path: Path | str) -> list[tuple[BotSpec, bool]]:
     """Read a bots.toml manifest: each entrant's spec and whether it is marked ``challenger = true``."""
+    import tomllib  # only a run with a manifest reads TOML
+
     path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))

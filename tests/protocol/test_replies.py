@@ -3,7 +3,8 @@ models, the protocol's contract): for every line and every awaited reply, both a
 types, or both refuse it with the same kind and the same detail. The lines: every reply of the golden tournament's
 real games (honest, greedy, and bots that send illegal moves, broken JSON and bad fields), the hellos those bots
 sent, the replies of random games, generated reply-shaped objects with wrong types, random JSON and bytes, and
-edge cases. Also held to the models: the referee's own hello, bye and error lines, and the hello as logged.
+edge cases. Also held to the models: the referee's own hello, bye and error lines, and the hello as logged. (That a
+run of bots that behave never loads pydantic: ``tests/cli/test_run_imports.py``.)
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from protocol.session import BYE_LINE, HELLO_LINE, error_line
 from referee.engine import Phase, apply, legal_actions, new_game
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _plain(value: Any) -> Any:
@@ -234,20 +232,3 @@ def test_an_error_line_is_the_models_byte_for_byte(message: str) -> None:
 def test_control_characters_and_quotes_in_an_error_line() -> None:
     message = "".join(chr(c) for c in range(0x20)) + '"\\\x7f\u2028é😀'
     assert error_line(message) == encode(ErrorMessage(message=message))
-
-
-def test_a_run_of_bots_that_behave_never_loads_pydantic(tmp_path: Path) -> None:
-    bot = ROOT / "bench" / "bots" / "stdlib_random.py"
-    code = (
-        "import sys\n"
-        "from referee.cli import main\n"
-        "try:\n"
-        "    main()\n"
-        "finally:\n"
-        "    print('PYDANTIC', 'pydantic' in sys.modules, file=sys.stderr)\n"
-    )
-    argv = [sys.executable, "-c", code, "run", *[str(bot)] * 4, "-n", "1", "--jobs", "2", "--sandbox", "none"]
-    done = subprocess.run([*argv, "--seed", "1", "-o", str(tmp_path / "r")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert "PYDANTIC False" in done.stderr
-    assert (tmp_path / "r" / "report.html").exists()
