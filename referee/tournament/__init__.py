@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
     from referee.tournament.dealstats import DealTally, block_outcomes, holm
     from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
-    from referee.tournament.display import LiveProgress, head_to_head_table, standings_table
+    from referee.tournament.display import head_to_head_table, standings_table
     from referee.tournament.entrants import (
         ManifestError,
         load_manifest,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         play_batch,
         play_table,
     )
+    from referee.tournament.live import LiveProgress
     from referee.tournament.params import (
         DEFAULT_MAX_GAMES,
         FORMATS,
@@ -83,7 +84,7 @@ _WHERE: dict[str, str] = {
     "EntrantStanding": "referee.tournament.standings",
     "Executor": "referee.tournament.execute",
     "FORMATS": "referee.tournament.params",
-    "LiveProgress": "referee.tournament.display",
+    "LiveProgress": "referee.tournament.live",
     "LocalExecutor": "referee.tournament.execute",
     "ManifestError": "referee.tournament.entrants",
     "MixtureTests": "referee.tournament.confseq",

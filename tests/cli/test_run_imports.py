@@ -1,6 +1,7 @@
 """``referee run`` loads only what it uses: a run of bots that behave, without ``--cluster`` or ``--manifest``, never
 imports pydantic (replies are read by ``protocol.replies``), the cluster's modules, the log verifier, the seat for a
-person at the terminal, the TOML reader or numpy; ``--help`` loads none of the runner, the tournament or rich."""
+person at the terminal, the TOML reader or numpy; ``referee standings`` not the runner; ``--help`` loads none of the
+runner, the tournament or rich."""
 
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ def test_a_run_of_bots_that_behave_loads_none_of_the_parts_it_does_not_use(tmp_p
     args = ["run", *[str(BOT)] * 4, "-n", "1", "--jobs", "2", "--sandbox", "none", "--seed", "1"]
     assert loaded([*args, "-o", str(tmp_path / "r")], [*NEVER_IN_A_RUN, "trio", "rich"]) == ["trio", "rich"]
     assert (tmp_path / "r" / "report.html").exists()
+    # The standings again: the tables, not the runner, the lanes or the report.
+    again = ["trio", "referee.runner.game", "referee.tournament.execute", "referee.report.build", "pydantic"]
+    assert loaded(["standings", str(tmp_path / "r")], [*again, "rich"]) == ["rich"]
 
 
 def test_help_loads_neither_the_runner_nor_the_tournament() -> None:
