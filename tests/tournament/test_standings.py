@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import random
 import statistics
 
 import pytest
@@ -182,3 +183,27 @@ def test_the_terminal_table_never_squeezes_a_column_to_nothing() -> None:
     for column in ("#", "entrant", "declared", "games", "wins", "mean score", "mean rank", "forfeits", "rating"):
         assert f" {column} " in lines[2]
     assert "a declared name that goes on for" in flat  # folded at DECLARED_WIDTH, not cut
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_quick_width_bound_is_never_below_richs_measurement(seed: int) -> None:
+    """``standings_table`` skips rich's measurement when its quick bound fits: the bound must never be under what
+    rich measures, for names and declared names of any length and any character width."""
+    from referee.tournament.display import NARROW_COLUMNS, _narrowest, _standings_table, _widest, head_to_head_table
+
+    rng = random.Random(seed)
+    alphabet = "ab xyz-_é界😀\u200b"
+    names = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 48))) for _ in range(rng.randint(2, 6))]
+    names = list(dict.fromkeys(names))
+    declared = {
+        n: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60))) for n in names if rng.random() < 0.5
+    }
+    tally = Tally(names, declared=declared)
+    for block in range(3):
+        table = rng.sample(names, 2)
+        tally.add(seats(*((n, rng.randint(0, 30), 1 + i) for i, n in enumerate(table))), block)
+    s = tally.standings()
+    for keep in (None, NARROW_COLUMNS):
+        built = _standings_table(s, s.entrants, None, keep=keep)
+        assert _widest(built) >= _narrowest(built)
+    assert _widest(head_to_head_table(s)) >= _narrowest(head_to_head_table(s))
