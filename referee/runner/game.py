@@ -128,8 +128,11 @@ async def play_game(
     if seed is None and deal is None:
         seed = secrets.randbits(63)
     state = new_game(len(players), ruleset, seed=seed, deal=deal)
-    with GameLogWriter(log_path) as log:
-        game = _Game(list(players), state, game_id, log)
+    # trio's clock, read through its own object (``trio.current_time`` wraps it in two more calls): a request's
+    # deadline and the times in its log lines come from the same readings.
+    clock = trio.lowlevel.current_clock().current_time
+    with GameLogWriter(log_path, clock) as log:
+        game = _Game(list(players), state, game_id, log, clock)
         await game.run()
         final = game.state
         assert final.scores is not None and final.ranks is not None
@@ -150,8 +153,11 @@ async def play_game(
 
 
 class _Game:
-    def __init__(self, players: list[Participant], state: State, game_id: str, log: GameLogWriter) -> None:
+    def __init__(
+        self, players: list[Participant], state: State, game_id: str, log: GameLogWriter, clock: Callable[[], float]
+    ) -> None:
         self.players = players
+        self.clock = clock
         self.names = [p.name for p in players]
         self.state = state
         self.replay = ReplayRecorder(state)  # told of every later state
@@ -325,28 +331,38 @@ class _Game:
         return now + move + self.bank[seat]
 
     async def _request(self, seat: int, line: bytes, expect: Expect) -> _Answer:
+        """Send ``line`` to ``seat`` and wait for its reply by its deadline; the clock is read once before the request
+        (its deadline and the ``send`` line's time) and once after (the time taken and the ``recv`` line's time)."""
         p = self.players[seat]
         move = self.move[seat]
         cpu_start = _cpu_now(p) if self.cpu_clock[seat] else None
-        backstop = self.backstop[seat]
-        start = trio.current_time()
-        if cpu_start is not None and move is not None:
-            deadline = start + backstop * (move + self.bank[seat])
+        start = self.clock()
+        if move is None:
+            deadline = math.inf
+        elif cpu_start is not None:
+            deadline = start + self.backstop[seat] * (move + self.bank[seat])
         else:
-            deadline = self._deadline(seat, start)
-        self.log.sent(seat, line)
+            deadline = start + move + self.bank[seat]
+        self.log.sent(seat, line, start)
         try:
             reply, raw = await p.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:
-            elapsed = trio.current_time() - start
+            end = self.clock()
             if exc.line is not None:
-                self.log.received(seat, exc.line, elapsed, _used(p, cpu_start))
+                self.log.received(seat, exc.line, end - start, _used(p, cpu_start), end)
             if cpu_start is not None and isinstance(exc, BotTimeout):
+                backstop = self.backstop[seat]
                 exc = BotTimeout(f"no reply within the wall-clock backstop ({backstop:g}x its CPU time)")
-            return None, None, elapsed, exc
-        elapsed = trio.current_time() - start
+            return None, None, end - start, exc
+        end = self.clock()
+        elapsed = end - start
+        if cpu_start is None:
+            self.log.received(seat, raw, elapsed, None, end)
+            if move is not None and elapsed > move:
+                self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - move))
+            return reply, raw, elapsed, None
         cpu = _used(p, cpu_start)
-        self.log.received(seat, raw, elapsed, cpu)
+        self.log.received(seat, raw, elapsed, cpu, end)
         charged = elapsed if cpu is None else cpu
         if cpu is not None and move is not None and cpu > move + self.bank[seat]:
             allowed = move + self.bank[seat]
@@ -359,10 +375,10 @@ class _Game:
     async def _notify(self, seat: int, line: bytes) -> None:
         if seat in self.out:
             return
-        p = self.players[seat]
-        self.log.sent(seat, line)
+        now = self.clock()
+        self.log.sent(seat, line, now)
         try:
-            await p.notify(line, self._deadline(seat, trio.current_time()))
+            await self.players[seat].notify(line, self._deadline(seat, now))
         except BotFault as exc:
             await self._fault(seat, exc)
 

@@ -61,24 +61,35 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 #: What ``_encode`` does with a string (``ensure_ascii``), without its dispatch on the value's type.
 _encode_text: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
-#: The JSON string of a received line, by the line: bots repeat their replies (a random bot's 10,000 replies in 240
-#: games are under 300 distinct lines). Short lines only, and at most ``_LINES_MAX`` of them.
-_LINES: dict[bytes, str] = {}
+#: What ``received`` writes after a received line's ``ms`` (its ``"line"`` field and the line's end), by the line:
+#: bots repeat their replies (a random bot's 10,000 replies in 240 games are under 300 distinct lines). Short lines
+#: only, and at most ``_LINES_MAX`` of them.
+_LINES: dict[bytes, bytes] = {}
 _LINES_MAX = 4096
 _LINE_SHORT = 128
 
+#: The most a writer holds before it writes to its file. A game's lines are gathered in memory and written when it
+#: ends (about 60 kB for four random bots: one write a game); a longer game is written in pieces of this size.
+HOLD = 256 * 1024
+
 
 class GameLogWriter:
-    """Writes one game's log (or nothing, for ``path=None``). Use as a context manager.
+    """Writes one game's log (or nothing, for ``path=None``). Use as a context manager: the lines are held in memory
+    (at most ``HOLD`` bytes) and written when it closes, also when the game ends by an exception (an interrupt
+    leaves the log of the game so far).
 
     The file is written as bytes: every line is ASCII JSON (``_encode`` escapes the rest) except the ``msg`` of a
-    ``send``, which is the UTF-8 line sent to the bot, copied as it is.
+    ``send``, which is the UTF-8 line sent to the bot, copied as it is. Times are read from ``clock`` (seconds, any
+    epoch; ``play_game`` gives trio's clock, so the times it reads for a request's deadline stamp its lines too):
+    the methods that take ``at`` stamp their line with that reading, else with the clock's time now.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.path = path
         self._file: IO[bytes] | None = None
-        self._t0 = time.monotonic_ns()
+        self._buf = bytearray()
+        self._clock = clock
+        self._t0 = clock()
         if path is not None:
             try:
                 self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
@@ -92,40 +103,56 @@ class GameLogWriter:
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self.close()
 
-    def ms(self) -> float:
-        """Milliseconds since the game began, to the microsecond."""
-        return (time.monotonic_ns() - self._t0 + 500) // 1000 / 1000
+    def ms(self, at: float | None = None) -> float:
+        """Milliseconds since the game began, to the microsecond: now, or at ``at`` (a reading of the clock)."""
+        return round(((self._clock() if at is None else at) - self._t0) * 1e6) / 1000
+
+    def _held(self) -> None:
+        """Write the lines held once they pass ``HOLD`` bytes."""
+        if len(self._buf) >= HOLD and self._file is not None:
+            self._file.write(self._buf)
+            self._buf.clear()
 
     def record(self, record: _Record) -> None:
         """Write one event (a record of ``referee.runner.logrecords`` that has ``to_json``)."""
         if self._file is None:
             return
-        self._file.write(_encode(record.to_json()).encode() + b"\n")
+        self._buf += _encode(record.to_json()).encode()
+        self._buf += b"\n"
+        self._held()
 
-    def sent(self, seat: int, line: bytes) -> None:
-        """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding)."""
+    def sent(self, seat: int, line: bytes, at: float | None = None) -> None:
+        """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding), at ``at``."""
         if self._file is None:
             return
-        write = self._file.write
-        write(f'{{"event":"send","t":{self.ms()},"seat":{seat},"msg":'.encode())
-        # Every message ends with one newline: the line is copied once, into the file's buffer, without it.
-        write(memoryview(line)[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n"))
-        write(b"}\n")
+        buf = self._buf
+        buf += b'{"event":"send","t":%a,"seat":%d,"msg":' % (self.ms(at), seat)
+        if line.endswith(b"\n") and not line.endswith(b"\n\n"):  # every message ends with one newline
+            buf += line
+            buf[-1:] = b"}\n"
+        else:
+            buf += line.rstrip(b"\n")
+            buf += b"}\n"
+        self._held()
 
-    def received(self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None) -> None:
-        """A line from ``seat`` (raw text), ``elapsed`` seconds after the request; ``cpu``: the CPU seconds the
-        bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
+    def received(
+        self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None, at: float | None = None
+    ) -> None:
+        """A line from ``seat`` (raw text), ``elapsed`` seconds after the request, read at ``at``; ``cpu``: the CPU
+        seconds the bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
         if self._file is None:
             return
-        text = _LINES.get(line) if type(line) is bytes else None
-        if text is None:
-            text = _encode_text(line_text(line, _RAW_KEPT) or "")
+        tail = _LINES.get(line) if type(line) is bytes else None
+        if tail is None:
+            tail = b',"line":%b}\n' % _encode_text(line_text(line, _RAW_KEPT) or "").encode()
             if type(line) is bytes and len(line) <= _LINE_SHORT and len(_LINES) < _LINES_MAX:
-                _LINES[line] = text
-        ms = round(elapsed * 1e6) / 1000
-        used = "" if cpu is None else f',"cpu_ms":{round(cpu * 1e6) / 1000}'
-        entry = f'{{"event":"recv","t":{self.ms()},"seat":{seat},"ms":{ms}{used},"line":{text}}}\n'
-        self._file.write(entry.encode())
+                _LINES[line] = tail
+        buf = self._buf
+        buf += b'{"event":"recv","t":%a,"seat":%d,"ms":%a' % (self.ms(at), seat, round(elapsed * 1e6) / 1000)
+        if cpu is not None:
+            buf += b',"cpu_ms":%a' % (round(cpu * 1e6) / 1000)
+        buf += tail
+        self._held()
 
     def action(self, round_1based: int, turn: int, seat: int, action: TurnAction, events: Sequence[Event]) -> None:
         """A turn action as applied, with the history ``events`` it produced: the line ``record`` writes for
@@ -134,19 +161,21 @@ class GameLogWriter:
         if self._file is None:
             return
         entries = ",".join(map(history_entry, events))
-        self._file.write(
+        self._buf += (
             f'{{"event":"action","t":{self.ms()},"round":{round_1based},"turn":{turn},"seat":{seat},'
             f'"action":{legal_reply(action)},"entries":[{entries}]}}\n'.encode()
         )
+        self._held()
 
     def discard(self, round_1based: int, seat: int, cards: Sequence[int], by: str) -> None:
         """A discard as applied: the line ``record(DiscardEvent(self.ms(), round_1based, seat, cards, by))`` writes."""
         if self._file is None:
             return
-        self._file.write(
+        self._buf += (
             f'{{"event":"discard","t":{self.ms()},"round":{round_1based},"seat":{seat},'
             f'"cards":[{",".join(map(str, cards))}],"by":"{by}"}}\n'.encode()
         )
+        self._held()
 
     def round_end(self, record: RoundRecord) -> None:
         """A finished round: the line ``record(RoundEndEvent(self.ms(), ...))`` writes for it, with each seat's
@@ -158,15 +187,23 @@ class GameLogWriter:
             f'{{"cards":{cards},"penalty":{penalty},"bonus":{bonus},"status":"{status}"}}'
             for cards, penalty, bonus, status in record.players
         )
-        self._file.write(
+        self._buf += (
             f'{{"event":"round_end","t":{self.ms()},"round":{record.round},"discards":[{discards}],'
             f'"table":[{table}]}}\n'.encode()
         )
+        self._held()
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        """Write the lines held and close the file (once; a failed write still closes it, and raises)."""
+        file, self._file = self._file, None
+        if file is None:
+            return
+        try:
+            if self._buf:
+                file.write(self._buf)
+        finally:
+            self._buf = bytearray()
+            file.close()
 
 
 #: The longest line a game log of this referee holds: an accepted reply of ``MAX_LINE`` bytes, every byte escaped

@@ -156,9 +156,8 @@ class Player:
         if quiet:
             self._quiet = []
         self._last_sent = _ASKED[expect]
-        await proc.send(line, deadline)
         try:
-            raw = await proc.read_line(deadline)
+            raw = await proc.exchange(line, deadline)
         except LineTooLong as exc:
             raise ProtocolViolation("line_too_long", f"a reply line over {MAX_LINE} bytes", line=exc.head) from None
         try:

@@ -66,6 +66,9 @@ class BotProcess:
         self._eof = False
         self._drain_scope: trio.CancelScope | None = None
         self._alarm_scope: trio.CancelScope | None = None
+        self._alarm_at = math.inf  # the alarm scope's deadline, as last set (reading the scope's property costs more)
+        # trio's clock, read through its own object: ``trio.current_time`` wraps it in two more calls.
+        self._now = trio.lowlevel.current_clock().current_time
         self._reading = False
         self._read_deadline = math.inf
         self._timed_out = False
@@ -160,19 +163,35 @@ class BotProcess:
         Raises ``BotCrashed`` when the bot no longer reads its stdin and ``BotTimeout`` when the pipe stays
         full past the deadline.
         """
-        stdin = self._stdin
-        # Fast path: the pipe almost always has room for a whole message; write it without a scheduler pass.
+        done = self._write_now(data)
+        if done != len(data):
+            await self._send_rest(data, done, deadline)
+
+    async def exchange(self, data: bytes, deadline: float) -> bytes:
+        """``send(data, deadline)``, then ``read_line(deadline)``: a request and its reply line, in one coroutine
+        when the pipe takes the whole message at once (it almost always does). Raises what those two raise."""
+        done = self._write_now(data)
+        if done != len(data):
+            await self._send_rest(data, done, deadline)
+        return await self.read_line(deadline)
+
+    def _write_now(self, data: bytes) -> int:
+        """Write what the pipe takes of ``data`` now, without waiting: the bytes written, or -1 when the bot no
+        longer reads its stdin. The pipe almost always has room for a whole message (no scheduler pass)."""
         try:
-            done = os.write(self._stdin_fd, data)
+            return os.write(self._stdin_fd, data)
         except BlockingIOError:
-            done = 0
+            return 0
         except OSError:
-            raise BotCrashed(await self._exit_detail_wait("closed its input")) from None
-        if done == len(data):
-            return
+            return -1
+
+    async def _send_rest(self, data: bytes, done: int, deadline: float) -> None:
+        """Write ``data[done:]`` by ``deadline`` (``done`` -1: the pipe is closed)."""
+        if done < 0:
+            raise BotCrashed(await self._exit_detail_wait("closed its input"))
         try:
             with trio.fail_at(deadline):
-                await stdin.send_all(data[done:])
+                await self._stdin.send_all(data[done:])
         except trio.TooSlowError:
             raise BotTimeout("the bot did not read its input in time") from None
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
@@ -187,18 +206,20 @@ class BotProcess:
         a complete line (even if a child it left behind still holds stdout open), ``LineTooLong`` for a line
         over ``MAX_LINE`` bytes. Never holds more than ``MAX_LINE + 64 KiB`` bytes.
         """
+        buf = self._buf  # one bytearray for the life of the process, changed in place
         start = 0
         while True:
-            i = self._buf.find(b"\n", start)
-            if i >= 0:
-                if i > MAX_LINE:
-                    raise LineTooLong(bytes(self._buf[:200]))
-                line = bytes(self._buf[:i])
-                del self._buf[: i + 1]
-                return line.rstrip(b"\r")
-            if len(self._buf) > MAX_LINE:
-                raise LineTooLong(bytes(self._buf[:200]))
-            start = len(self._buf)
+            if buf:
+                i = buf.find(b"\n", start)
+                if i >= 0:
+                    if i > MAX_LINE:
+                        raise LineTooLong(bytes(buf[:200]))
+                    line = bytes(buf[:i])
+                    del buf[: i + 1]
+                    return line.rstrip(b"\r")
+                if len(buf) > MAX_LINE:
+                    raise LineTooLong(bytes(buf[:200]))
+                start = len(buf)
             if self._eof:
                 raise BotCrashed(await self._exit_detail_wait("closed its output"))
             if self.exited:
@@ -208,16 +229,15 @@ class BotProcess:
                 continue
             # Wait for the pipe first (a reply is rarely there already). The alarm task wakes this wait at the
             # deadline, the exit watcher when the process exits (both by notify_closing on the descriptor).
-            if trio.current_time() >= deadline:
+            if self._now() >= deadline:
                 raise BotTimeout("no reply before the deadline")
             self._timed_out = False
             self._read_deadline = deadline
             self._reading = True
-            alarm = self._alarm_scope
-            if alarm is not None and deadline < alarm.deadline:
+            if deadline < self._alarm_at and self._alarm_scope is not None:
                 # Usually the alarm is still set for an earlier move's deadline: it will ring then, see this
                 # read's later deadline and re-arm itself, so most moves change no deadline at all.
-                alarm.deadline = deadline
+                self._alarm_scope.deadline = self._alarm_at = deadline
             try:
                 await trio.lowlevel.wait_readable(self._stdout_fd)
             except trio.ClosedResourceError:
@@ -234,7 +254,7 @@ class BotProcess:
                 continue
             except OSError:
                 chunk = b""
-            if not self._buf and chunk.endswith(b"\n") and chunk.find(b"\n") == len(chunk) - 1:
+            if not buf and chunk.endswith(b"\n") and chunk.find(b"\n") == len(chunk) - 1:
                 # The usual case: exactly one whole line arrived.
                 if len(chunk) - 1 > MAX_LINE:
                     raise LineTooLong(chunk[:200])
@@ -242,7 +262,7 @@ class BotProcess:
             if not chunk:
                 self._eof = True
             else:
-                self._buf += chunk
+                buf += chunk
 
     def _read_available(self) -> bool:
         """Read what the pipe holds now, without waiting (bounded); True when something was read."""
@@ -293,11 +313,13 @@ class BotProcess:
         """
         while not self.closed:
             armed = self._reading and not self._timed_out
-            with trio.CancelScope(deadline=self._read_deadline if armed else math.inf) as scope:
+            self._alarm_at = self._read_deadline if armed else math.inf
+            with trio.CancelScope(deadline=self._alarm_at) as scope:
                 self._alarm_scope = scope
                 await trio.sleep_forever()
             self._alarm_scope = None
-            if self._reading and not self._timed_out and trio.current_time() >= self._read_deadline:
+            self._alarm_at = math.inf
+            if self._reading and not self._timed_out and self._now() >= self._read_deadline:
                 self._timed_out = True
                 trio.lowlevel.notify_closing(self._stdout_fd)
             # Otherwise it rang for an earlier read (or was disarmed); the loop re-arms for the current one.

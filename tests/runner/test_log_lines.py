@@ -18,7 +18,7 @@ from referee.runner.logrecords import ActionEvent, DiscardEvent, RoundEndEvent
 class _FixedClock(GameLogWriter):
     """A writer whose ``ms()`` is fixed, so two writers' lines can be compared."""
 
-    def ms(self) -> float:
+    def ms(self, at: float | None = None) -> float:
         return 12.5
 
 
