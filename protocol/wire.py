@@ -92,6 +92,7 @@ class GameWire:
         # shows up again in every later turn of its seat until it plays.
         self._rows: list[tuple[PlayerView | None, str]] = [(None, "")] * len(self._names)
         self._hands: dict[Hand, str] = {}
+        self._last_hands: list[tuple[Hand | None, str]] = [(None, "")] * len(self._names)  # by seat
         self._table: tuple[PlayerView, ...] = ()  # the last table encoded, and its text
         self._table_text = ""
 
@@ -114,8 +115,10 @@ class GameWire:
     def turn(self, obs: Observation, legal: Sequence[Action] | None = None) -> bytes:
         """The ``turn`` line for ``obs.seat`` (``encode(turn_message(game_id, obs, legal, names=names))``)."""
         last = "null" if obs.last is None else obs.last
+        seat = obs.seat
+        hand = self._hand(seat, obs.hand)
         line = (
-            f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{obs.seat},"hand":{self._hand(obs.hand)},'
+            f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{seat},"hand":{hand},'
             f'"last":{last},"forced":{"true" if obs.forced else "false"},"players":{self._players(obs.players)},'
             f'"history":[{self._encoded_history(obs.round, obs.history)}]'
         )
@@ -158,8 +161,12 @@ class GameWire:
         self._table_text = "[" + ",".join([row for _, row in rows]) + "]"
         return self._table_text
 
-    def _hand(self, hand: Hand) -> str:
-        """The hand as a JSON list, from the kept ones when it is a tuple (the engine's hands are)."""
+    def _hand(self, seat: int, hand: Hand) -> str:
+        """The hand as a JSON list: the seat's last one when it is the same object (the engine keeps a hand's tuple
+        until the seat plays), else from the kept ones when it is a tuple (the engine's hands are)."""
+        last = self._last_hands[seat]
+        if last[0] is hand:
+            return last[1]
         if type(hand) is not tuple:
             return _ints(hand)
         known = self._hands.get(hand)
@@ -167,6 +174,7 @@ class GameWire:
             if len(self._hands) >= 256:
                 self._hands.clear()
             known = self._hands[hand] = _ints(hand)
+        self._last_hands[seat] = (hand, known)
         return known
 
     def _encoded_history(self, round_1based: int, history: Sequence[Event]) -> str:

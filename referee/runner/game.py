@@ -36,18 +36,21 @@ from referee.engine import (
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
-from referee.runner.gamelog import GameLogWriter, applied_events
+from referee.runner.gamelog import GameLogWriter, applied_events, json_text
 from referee.runner.logrecords import (
     FaultEvent,
     ForfeitEvent,
     LogHeader,
-    PlayerEvent,
     ResultEvent,
 )
 from referee.runner.replay import ReplayRecorder
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
+
+_OVER, _PLAY, _DISCARD = Phase.OVER, Phase.PLAY, Phase.DISCARD
+#: The replies to a turn (a tuple: ``A | B`` would build a union object at every turn).
+_MOVES = (PlayReply, PassReply, DropReply)
 
 
 class Participant(Protocol):
@@ -148,7 +151,7 @@ async def play_game(
             deal=final.deal,
             replay=game.replay.replay(),
         )
-        log.record(ResultEvent(log.ms(), result.scores, result.ranks, result.forfeits, result.faults))
+        log.result(ResultEvent(log.ms(), result.scores, result.ranks, result.forfeits, result.faults))
     return result
 
 
@@ -185,30 +188,31 @@ class _Game:
         s = self.state
         rules = s.ruleset.to_dict()
         move_ms = tuple(_ms(p.move_time) for p in self.players)
-        self.log.record(LogHeader(self.game_id, tuple(self.names), s.ruleset, s.seed, s.deal, move_ms))
+        self.log.header(LogHeader(self.game_id, tuple(self.names), s.ruleset, s.seed, s.deal, move_ms))
         await self._start_all()
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
                 await self._notify(seat, self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank))
-        while not self.state.is_over:
+        exited = [p.exited for p in self.players]  # asked of every seat before every turn
+        while self.state.phase is not _OVER:
             if self.rounds_announced < len(self.state.rounds_done):
                 await self._announce_rounds()
-                if self.state.is_over:
+                if self.state.phase is _OVER:
                     break
             self.current_round = self.state.round + 1
-            for p in self.players:  # a plain loop: this runs before every turn
-                if p.exited() is not None:
+            for gone in exited:  # a plain loop: this runs before every turn
+                if gone() is not None:
                     await self._check_exits()
                     break
-            if self.state.is_over:
-                break
-            if self.state.phase is Phase.DISCARD:
+            phase = self.state.phase
+            if phase is _PLAY:
+                if self.dealt < self.current_round:
+                    await self._empty_deals()
+                else:
+                    await self._turn()
+            elif phase is _DISCARD:
                 await self._discards()
-            elif self.dealt < self.current_round:
-                await self._empty_deals()
-            else:
-                await self._turn()
         await self._announce_rounds()
         st = self.state
         assert st.scores is not None and st.ranks is not None
@@ -223,7 +227,7 @@ class _Game:
                     nursery.start_soon(p.ensure_started)
         for seat, p in enumerate(self.players):
             self.legal_moves[seat] = p.wants_legal_moves
-            self.log.record(PlayerEvent(seat, p.name, _hello_json(p.hello)))
+            self.log.player(seat, p.name, _hello_json(p.hello))
             if not p.ready:
                 # A bot that answered hello and then exited has no start-up fault: its exit is a crash.
                 exc: BotError | None = p.startup_fault or p.exited()
@@ -294,23 +298,27 @@ class _Game:
             line = self.wire.deal(state.round + 1, state.hands[seat], state.ruleset.discard)
             results[seat] = await self._request(seat, line, Expect.DISCARD)
 
-        async with trio.open_nursery() as nursery:
-            for seat in seats:
-                nursery.start_soon(ask, seat)
+        if len(seats) > 1:
+            # The first seat's request runs in this task, the others' in tasks of their own: one task less to start.
+            async with trio.open_nursery() as nursery:
+                for seat in seats[1:]:
+                    nursery.start_soon(ask, seat)
+                await ask(seats[0])
+        elif seats:
+            await ask(seats[0])
         return {seat: results[seat] for seat in seats}
 
     async def _turn(self) -> None:
         state = self.state
         seat = state.to_move
-        obs = observation_for(state, seat)
         legal = legal_actions(state) if self.legal_moves[seat] else None
-        line = self.wire.turn(obs, legal)
+        line = self.wire.turn(observation_for(state, seat), legal)
         reply, raw, _, exc = await self._request(seat, line, Expect.TURN)
         turn = state.turns + 1
         if exc is not None:
             await self._fault(seat, exc, turn=turn)
             return
-        assert isinstance(reply, PlayReply | PassReply | DropReply)
+        assert isinstance(reply, _MOVES)
         action = _action_of(reply)
         try:
             new = apply(state, action)
@@ -410,8 +418,8 @@ class _Game:
 
 
 #: Values computed once per frozen reply object, keyed by ``id`` (the object is kept, so an id is never reused
-#: while its entry lives): the log's form of each hello, the engine action of each turn reply.
-_HELLOS: dict[int, tuple[object, dict[str, Any]]] = {}
+#: while its entry lives): the log's JSON of each hello, the engine action of each turn reply.
+_HELLOS: dict[int, tuple[object, str]] = {}
 _ACTIONS: dict[int, tuple[object, Play | Pass | Drop]] = {}
 
 
@@ -425,17 +433,16 @@ def _once_per_object(cache: dict[int, tuple[object, _V]], obj: _K, make: Callabl
     return known[1]
 
 
-def _hello_json(hello: HelloReply | None) -> dict[str, Any] | None:
-    """``hello_json(hello)`` (as the model dumps it), once per reply object (a process's hello is logged in each of its
-    games)."""
+def _hello_json(hello: HelloReply | None) -> str:
+    """The JSON of ``hello_json(hello)`` (as the model dumps it) as the log writes it (``null`` for None), once per
+    reply object (a process's hello is logged in each of its games)."""
     if hello is None:
-        return None
-    dumped: dict[str, Any] = _once_per_object(_HELLOS, hello, _dump_hello, 256)
-    return dict(dumped)
+        return "null"
+    return _once_per_object(_HELLOS, hello, _dump_hello, 256)
 
 
-def _dump_hello(hello: HelloReply) -> dict[str, Any]:
-    return hello_json(hello)
+def _dump_hello(hello: HelloReply) -> str:
+    return json_text(hello_json(hello))
 
 
 def _action_of(reply: PlayReply | PassReply | DropReply) -> Play | Pass | Drop:

@@ -30,8 +30,16 @@ from typing import IO, Any, Protocol
 
 from protocol import MAX_LINE
 from protocol.wire import history_entry, legal_reply
-from referee.engine import Event, RoundRecord, State, TurnAction
-from referee.runner.logrecords import LogError, LogEvent, LogHeader, NoHeader, parse_event, parse_header
+from referee.engine import Event, RoundRecord, Ruleset, State, TurnAction
+from referee.runner.logrecords import (
+    LogError,
+    LogEvent,
+    LogHeader,
+    NoHeader,
+    ResultEvent,
+    parse_event,
+    parse_header,
+)
 from referee.runner.safe_text import line_text
 
 __all__ = [
@@ -121,6 +129,41 @@ class GameLogWriter:
         self._buf += b"\n"
         self._held()
 
+    def header(self, header: LogHeader) -> None:
+        """The ``game`` line: what ``record(header)`` writes, assembled from its parts (the ruleset's JSON once per
+        ruleset)."""
+        if self._file is None:
+            return
+        deal = ",".join('{"hands":[' + ",".join(map(_ints, hands)) + "]}" for hands in header.deal)
+        move = ",".join("null" if ms is None else str(ms) for ms in header.move_ms)
+        seed = "null" if header.seed is None else str(header.seed)
+        self._buf += (
+            f'{{"event":"game","format":{header.format},"game":{_encode_text(header.game)},'
+            f'"names":{_encode(list(header.names))},"rules":{_rules_json(header.ruleset)},"seed":{seed},'
+            f'"deal":{{"rounds":[{deal}]}},"move_ms":[{move}]}}\n'.encode()
+        )
+        self._held()
+
+    def player(self, seat: int, name: str, hello: str) -> None:
+        """A seat's ``player`` line: what ``record(PlayerEvent(seat, name, h))`` writes, ``hello`` being the JSON of
+        ``h`` (``json_text(h)``: ``"null"`` for None)."""
+        if self._file is None:
+            return
+        self._buf += f'{{"event":"player","seat":{seat},"name":{_encode_text(name)},"hello":{hello}}}\n'.encode()
+
+    def result(self, result: ResultEvent) -> None:
+        """The ``result`` line: what ``record(result)`` writes (assembled when there is no fault)."""
+        if self._file is None:
+            return
+        if result.faults:
+            self.record(result)
+            return
+        self._buf += (
+            f'{{"event":"result","t":{result.t},"scores":[{",".join(map(str, result.scores))}],'
+            f'"ranks":[{",".join(map(str, result.ranks))}],"forfeits":[{",".join(map(str, result.forfeits))}],'
+            f'"faults":[]}}\n'.encode()
+        )
+
     def sent(self, seat: int, line: bytes, at: float | None = None) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding), at ``at``."""
         if self._file is None:
@@ -204,6 +247,28 @@ class GameLogWriter:
         finally:
             self._buf = bytearray()
             file.close()
+
+
+def json_text(value: object) -> str:
+    """``value`` as the log writes JSON (ASCII, no spaces)."""
+    return _encode(value)
+
+
+def _ints(values: Sequence[int]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+#: The ``rules`` of a header, by ruleset (a tournament plays one or a few).
+_RULES: dict[Ruleset, str] = {}
+
+
+def _rules_json(ruleset: Ruleset) -> str:
+    known = _RULES.get(ruleset)
+    if known is None:
+        if len(_RULES) >= 64:
+            _RULES.clear()
+        known = _RULES[ruleset] = _encode(ruleset.to_dict())
+    return known
 
 
 #: The longest line a game log of this referee holds: an accepted reply of ``MAX_LINE`` bytes, every byte escaped

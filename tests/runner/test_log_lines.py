@@ -1,5 +1,6 @@
-"""The game log's fast lines are the records' lines: ``GameLogWriter.action``, ``discard`` and ``round_end`` write,
-byte for byte, what ``record`` writes for ``ActionEvent``, ``DiscardEvent`` and ``RoundEndEvent``; ``sent`` embeds
+"""The game log's fast lines are the records' lines: ``GameLogWriter.action``, ``discard``, ``round_end``, ``header``,
+``player`` and ``result`` write, byte for byte, what ``record`` writes for ``ActionEvent``, ``DiscardEvent``,
+``RoundEndEvent``, ``LogHeader``, ``PlayerEvent`` and ``ResultEvent``; ``sent`` embeds
 the message without its newline; ``received`` writes the same line whether its JSON string came from the cache or
 was encoded afresh."""
 
@@ -8,11 +9,19 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from referee.engine import Phase, State, apply, discard_options, forfeit, legal_actions, new_game
+from referee.engine import Phase, Ruleset, State, apply, discard_options, forfeit, legal_actions, new_game
 from referee.engine.actions import Discard
 from referee.runner import gamelog
-from referee.runner.gamelog import GameLogWriter, applied_events
-from referee.runner.logrecords import ActionEvent, DiscardEvent, RoundEndEvent
+from referee.runner.faults import Fault
+from referee.runner.gamelog import GameLogWriter, applied_events, json_text
+from referee.runner.logrecords import (
+    ActionEvent,
+    DiscardEvent,
+    LogHeader,
+    PlayerEvent,
+    ResultEvent,
+    RoundEndEvent,
+)
 
 
 class _FixedClock(GameLogWriter):
@@ -92,3 +101,38 @@ def test_a_sent_line_embeds_the_message_without_its_newline(tmp_path: Path) -> N
     assert path.read_bytes() == b"".join(
         b'{"event":"send","t":12.5,"seat":%d,"msg":{"type":"bye"}}\n' % seat for seat in (1, 2, 3)
     )
+
+
+def test_header_player_and_result_lines_are_the_records_lines(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    fast_path, slow_path = tmp_path / "fast.jsonl", tmp_path / "slow.jsonl"
+    names = ["greedy", 'quo"te', "caf\u00e9 \u2028", "tab\there", "\U0001f600"]
+    hellos: list[dict[str, object] | None] = [
+        None,
+        {"type": "hello", "protocol": 1, "name": "x"},
+        {"type": "hello", "protocol": 1, "name": '\u00e9"\\', "version": "1.0", "wants_legal_moves": True},
+    ]
+    with _FixedClock(fast_path) as fast, _FixedClock(slow_path) as slow:
+        for game in range(40):
+            players = 2 + game % 3
+            ruleset = Ruleset(discard=rng.choice([0, 3]), rounds=rng.choice([1, 2, 3]), chip_floor=rng.random() < 0.5)
+            seed = None if game % 3 == 0 else rng.randrange(2**63)
+            state = new_game(players, ruleset, seed=rng.randrange(2**32))
+            seats = tuple(rng.choice(names) for _ in range(players))
+            move_ms = tuple(rng.choice([None, 1, 1000]) for _ in range(players))
+            header = LogHeader(f"g{game}-\u00e9", seats, ruleset, seed, state.deal, move_ms)
+            fast.header(header)
+            slow.record(header)
+            for seat, name in enumerate(seats):
+                hello = rng.choice(hellos)
+                fast.player(seat, name, json_text(hello))
+                slow.record(PlayerEvent(seat, name, hello))
+            scores = tuple(rng.randrange(-50, 50) for _ in range(players))
+            ranks = tuple(rng.randrange(1, players + 1) for _ in range(players))
+            forfeits = tuple(s for s in range(players) if rng.random() < 0.2)
+            late = Fault(seat=0, kind="timeout", round=1, turn=3, detail="late", line=None)
+            faults = (late,) if game % 5 == 0 else ()
+            result = ResultEvent(slow.ms(), scores, ranks, forfeits, faults)
+            fast.result(result)
+            slow.record(result)
+    assert fast_path.read_bytes() == slow_path.read_bytes()
