@@ -35,17 +35,21 @@ def seeded_deal(seed: int, players: int, ruleset: Ruleset) -> Deal:
     """
     ruleset.validate(players)
     bits = random.Random(seed).getrandbits
-    rest = list(DECK[1:])
-    need = ruleset.hand_size * players
+    size = ruleset.hand_size
+    need = size * players
     rounds = []
     for _ in range(ruleset.rounds):
-        pool = rest[:]
+        pool = list(_REST)
         _shuffle(pool, bits)
-        drawn = [*pool[: need - 1], 1]
+        drawn = pool[: need - 1]
+        drawn.append(1)
         _shuffle(drawn, bits)
-        size = ruleset.hand_size
-        rounds.append(tuple(tuple(sorted(drawn[s * size : (s + 1) * size])) for s in range(players)))
+        rounds.append(tuple([tuple(sorted(drawn[s : s + size])) for s in range(0, need, size)]))
     return tuple(rounds)
+
+
+#: The deck without its 1, from which each round's cards are drawn.
+_REST = DECK[1:]
 
 
 def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
@@ -54,17 +58,17 @@ def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
     The same draws, in the same order, as CPython 3.11's ``random.Random.shuffle``; written out here so that a
     seed deals the same cards whatever Python runs the referee (and without two calls per card).
     """
-    for i, n, k in _fisher_yates_steps(len(cards)):
+    for i, k in _fisher_yates_steps(len(cards)):
         j = bits(k)
-        while j >= n:
+        while j > i:  # a draw of k bits above i is drawn again, as random's _randbelow(i + 1) does
             j = bits(k)
         cards[i], cards[j] = cards[j], cards[i]
 
 
 @lru_cache(maxsize=128)
-def _fisher_yates_steps(length: int) -> tuple[tuple[int, int, int], ...]:
-    """The shuffle's positions from the last down to 1, each with its choices and the bits a draw takes."""
-    return tuple((i, i + 1, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
+def _fisher_yates_steps(length: int) -> tuple[tuple[int, int], ...]:
+    """The shuffle's positions from the last down to 1, each with the bits a draw of a position up to it takes."""
+    return tuple((i, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
 
 
 def validate_deal(deal: Deal, ruleset: Ruleset) -> None:
