@@ -3,8 +3,9 @@
 1. ``referee run --jobs 2`` against a naive blocking referee (``bench/naive_referee.py``) on the same four
    stdlib-only bots (``bench/bots/stdlib_random.py``) and the same four-player deals: games/s of each and their
    ratio, and each referee's own CPU time per game (its process only, not its bots'; start-up, imports, the
-   results database, game logs and the closing report included), and the CPU time of its bots per game (their
-   start-ups included). Both run bots without a sandbox. The
+   results database, game logs and the closing report included; for ``referee run``, which plays its lanes in
+   worker processes, its process and its workers, each counted with getrusage's RUSAGE_SELF), and the CPU time of
+   its bots per game (their start-ups included). Both run bots without a sandbox. The
    ``referee run`` goes first; the naive referee then plays the deals of its game logs with the bots in the
    same seats. Repeated ``--reps`` times, alternating, so both see the same machine. The referee's modules are
    byte-compiled first, as in an installed package. Then the same comparison at contest size (``--long-deals``,
@@ -49,8 +50,10 @@ SDK_BOT = ROOT / "sample_bots" / "random_bot.py"
 NAIVE = ROOT / "bench" / "naive_referee.py"
 REFEREE = Path(sys.executable).with_name("referee")
 
-#: Runs ``referee`` in this process and writes its own CPU seconds (RUSAGE_SELF) and its bots' (RUSAGE_CHILDREN: the
-#: bots are its children, reaped when they end) to the file argv[1].
+#: Runs ``referee`` in this process and writes the referee's CPU seconds and its bots' to the file argv[1]. The
+#: referee's: this process's own (RUSAGE_SELF) plus its lane workers' own (``--jobs 2`` forks a worker process per
+#: lane; each reports its RUSAGE_SELF as it ends, not counting its bots). The bots': RUSAGE_CHILDREN (every process
+#: reaped below this one: the workers, and the bots each worker reaped) minus the workers' own.
 RUN_MEASURED = """
 import resource, sys
 out, sys.argv = sys.argv[1], ["referee", *sys.argv[2:]]
@@ -58,8 +61,11 @@ from referee.cli import main
 try:
     main()
 finally:
-    me, bots = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    open(out, "w").write(f"{me.ru_utime + me.ru_stime} {bots.ru_utime + bots.ru_stime}")
+    me, below = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    lanes = sys.modules.get("referee.tournament.lane_workers")
+    workers = lanes.workers_cpu_seconds() if lanes is not None else 0.0
+    referee, bots = me.ru_utime + me.ru_stime + workers, below.ru_utime + below.ru_stime - workers
+    open(out, "w").write(f"{referee} {bots}")
 """
 
 

@@ -120,7 +120,13 @@ def _entrants(
 @click.option(
     "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
 )
-@click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: number of cores]")
+@click.option(
+    "--jobs",
+    "-j",
+    type=int,
+    help="Tables played at the same time, each in a worker process of its own when 2 or more.  [default: number of "
+    "cores]",
+)
 @click.option(
     "--seed", type=int, help="Tournament seed: with the deal secret, fixes every deal.  [default: random, printed]"
 )
@@ -364,6 +370,7 @@ def _play(plan: Plan, console: Console) -> Played:
     from referee.runner import BotSpecError
     from referee.tournament import (
         ClusterError,
+        LaneError,
         LiveProgress,
         ResultsStore,
         StoreError,
@@ -387,6 +394,8 @@ def _play(plan: Plan, console: Console) -> Played:
             outcome = run_tournament(store, plan.params, plan.executor, progress=LiveProgress(console))
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
+        except LaneError as e:  # a lane's worker process died (killed, out of memory)
+            _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}", 1)
         except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
         except (OSError, sqlite3.Error) as e:

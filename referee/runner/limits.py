@@ -66,6 +66,15 @@ def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroup: Pat
     return run
 
 
+def die_with_parent() -> bool:
+    """Have the kernel SIGKILL this process when the thread that forked it ends (PR_SET_PDEATHSIG), as a bot is;
+    False where prctl is not available."""
+    prctl = _prctl()
+    if prctl is None:
+        return False
+    return prctl(1, signal.SIGKILL, 0, 0, 0) == 0
+
+
 def _prctl() -> Callable[..., int] | None:
     """libc's prctl, or None where it is not available."""
     try:

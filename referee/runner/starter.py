@@ -7,11 +7,13 @@ instead and wakes the calling task when it is done.
 
 It is one thread for the life of the process, never a worker thread: a bot's parent-death signal (and
 bubblewrap's ``--die-with-parent``) is sent when the thread that forked it ends, and trio's worker threads end
-after a few idle seconds. The thread is a daemon: it ends with the process, and so do the bots it started.
+after a few idle seconds. The thread is a daemon: it ends with the process, and so do the bots it started. A
+process forked from this one (a lane worker) starts a starter thread of its own.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -23,6 +25,16 @@ T = TypeVar("T")
 
 _jobs: queue.SimpleQueue[Callable[[], None]] | None = None
 _lock = threading.Lock()
+
+
+def _forget_after_fork() -> None:
+    """In a child forked from this process (a lane worker): the starter thread is not there, so the first start
+    makes its own (a parent's queue and lock would wait forever)."""
+    global _jobs, _lock
+    _jobs, _lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _serve(jobs: queue.SimpleQueue[Callable[[], None]]) -> None:

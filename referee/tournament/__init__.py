@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         play_batch,
         play_table,
     )
+    from referee.tournament.lane_workers import LaneError
     from referee.tournament.live import LiveProgress
     from referee.tournament.params import (
         DEFAULT_MAX_GAMES,
@@ -84,6 +85,7 @@ _WHERE: dict[str, str] = {
     "EntrantStanding": "referee.tournament.standings",
     "Executor": "referee.tournament.execute",
     "FORMATS": "referee.tournament.params",
+    "LaneError": "referee.tournament.lane_workers",
     "LiveProgress": "referee.tournament.live",
     "LocalExecutor": "referee.tournament.execute",
     "ManifestError": "referee.tournament.entrants",
@@ -158,6 +160,7 @@ __all__ = [
     "EntrantInfo",
     "EntrantStanding",
     "Executor",
+    "LaneError",
     "LiveProgress",
     "LocalExecutor",
     "ManifestError",

@@ -27,12 +27,17 @@ from referee.tournament.schedule import ScheduledGame, TableBatch
 __all__ = [
     "DealQueue",
     "Executor",
+    "Lane",
     "LocalExecutor",
     "PlaySetup",
     "PlayedGame",
     "PlayerPool",
+    "PoolLane",
     "Rounds",
+    "lane_folders",
+    "lane_pool",
     "play_batch",
+    "play_lanes",
     "play_table",
 ]
 
@@ -423,77 +428,144 @@ class Executor(Protocol):
         ...
 
 
+class Lane(Protocol):
+    """One table lane of a ``LocalExecutor``: plays one table batch at a time with its bots, which it keeps across
+    games. ``fits`` is its ``PlayerPool``'s (``DealQueue.take``)."""
+
+    def fits(self, game: ScheduledGame) -> bool: ...
+    async def play(self, batch: TableBatch) -> None:
+        """Play ``batch``'s games not stored yet, handing each finished one to the setup's ``on_game``."""
+
+    async def retire(self, keep: Iterable[str]) -> None:
+        """Close the bots of every entrant not in ``keep``."""
+
+    async def aclose(self) -> None:
+        """Close every bot of the lane (shielded from cancellation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PoolLane:
+    """A lane in this process: its ``PlayerPool`` and ``play_batch``."""
+
+    pool: PlayerPool
+    setup: PlaySetup
+    play_fn: GameFn | None = None
+
+    def fits(self, game: ScheduledGame) -> bool:
+        return self.pool.fits(game)
+
+    async def play(self, batch: TableBatch) -> None:
+        setup = self.setup
+        await play_batch(
+            batch,
+            self.pool,
+            ruleset=setup.ruleset,
+            games_dir=setup.out_dir / "games",
+            skip=setup.finished,
+            on_game=setup.on_game,
+            play=self.play_fn,
+        )
+
+    async def retire(self, keep: Iterable[str]) -> None:
+        await self.pool.retire(keep)
+
+    async def aclose(self) -> None:
+        await self.pool.aclose()
+
+
+def lane_folders(setup: PlaySetup) -> tuple[Path, Path]:
+    """The folders of the game logs and of the bots' stderr below ``setup.out_dir``, made if missing."""
+    games_dir, bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
+    games_dir.mkdir(parents=True, exist_ok=True)
+    bots_dir.mkdir(parents=True, exist_ok=True)
+    return games_dir, bots_dir
+
+
+def lane_pool(setup: PlaySetup, lane: int, *, fresh: bool, factory: PlayerFactory | None) -> PlayerPool:
+    """The ``PlayerPool`` of lane number ``lane`` (bot stderr in ``bots/<entrant>.<lane>.log``)."""
+    specs = {e.name: e.to_spec() for e in setup.entrants}
+    return PlayerPool(specs, setup.config, setup.out_dir / "bots", lane, fresh=fresh, factory=factory, keep=setup.keep)
+
+
+async def play_lanes(setup: PlaySetup, rounds: Rounds, lanes: Sequence[Lane], *, fresh: bool = False) -> None:
+    """Play round after round of ``rounds()`` on ``lanes`` at the same time; each lane keeps its bots alive across
+    games and across rounds, and closes the bots of entrants a new round leaves out.
+
+    The games go out in ``rotation_order``, each lane preferring deals its bots have not played (``fresh``: any),
+    so a bot process is restarted only when it has played every deal near the front of the queue (once per pass
+    over the deals with one lane, once per two passes with two), and never two rotations of one deal run at the
+    same time (``DealQueue``). The next round is asked for once every game of this one has been handed on.
+
+    Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and every
+    lane is closed before this returns.
+    """
+
+    async def next_round() -> list[TableBatch]:
+        """The next round in ``rotation_order``, once the lanes (all idle now) closed the bots it leaves out."""
+        units = rotation_order(rounds())
+        playing = {n for u in units for n in u.entrants}
+        async with trio.open_nursery() as nursery:
+            for lane in lanes:
+                nursery.start_soon(lane.retire, playing)
+        return units
+
+    queue = DealQueue((), next_round)
+
+    async def drive(lane: Lane) -> None:
+        try:
+            while (batch := await queue.take(None if fresh else lane.fits)) is not None:
+                try:
+                    await lane.play(batch)
+                finally:
+                    queue.release(batch)
+        finally:
+            await lane.aclose()
+
+    async with trio.open_nursery() as nursery:
+        for lane in lanes:
+            nursery.start_soon(drive, lane)
+
+
 @dataclass(frozen=True)
 class LocalExecutor:
-    """Plays ``jobs`` tables at the same time in this process, each lane with its own ``PlayerPool``.
+    """Plays ``jobs`` tables at the same time on this machine, each lane with its own ``PlayerPool``.
 
-    ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's ``play_game``) and ``factory``
-    (``Player``) may be replaced, as the tests do with in-process fakes.
+    With ``jobs`` >= 2 the lanes run in ``jobs`` worker processes forked from this one (``lane_workers``), so that
+    the referee's own work spreads over the machine's cores; this process keeps the queue of games and stores
+    each finished game. ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's
+    ``play_game``) and ``factory`` (``Player``) may be replaced, as the tests do with in-process fakes: the lanes
+    then run in this process, unless ``workers`` is True (``workers`` False: always in this process).
     """
 
     jobs: int
     fresh: bool = False
     play: GameFn | None = None
     factory: PlayerFactory | None = None
+    workers: bool | None = None
+
+    def in_workers(self) -> bool:
+        """Whether ``run`` plays the lanes in worker processes."""
+        if self.workers is not None:
+            return self.workers
+        return self.jobs >= 2 and self.play is None and self.factory is None
 
     def run(self, setup: PlaySetup, rounds: Rounds) -> None:
+        if self.in_workers():
+            from referee.tournament.lane_workers import run_in_workers
+
+            run_in_workers(setup, rounds, max(1, self.jobs), fresh=self.fresh, play=self.play, factory=self.factory)
+            return
+
         async def work() -> None:
             await self.play_rounds(setup, rounds)
 
         run_until_stopped(work)
 
     async def play_rounds(self, setup: PlaySetup, rounds: Rounds) -> None:
-        """Play round after round of ``rounds()`` on ``jobs`` concurrent tables; each lane keeps its bots alive
-        across games and across rounds (up to ``setup.keep`` processes per entrant, ``PlayerPool``), and closes
-        the bots of entrants a new round leaves out.
-
-        The games go out in ``rotation_order``, each lane preferring deals its bots have not played, so a bot
-        process is restarted only when it has played every deal near the front of the queue (once per pass over
-        the deals with one lane, once per two passes with two), and never two rotations of one deal run at the
-        same time (``DealQueue``). The next round is asked for once every game of this one has been handed on.
-
-        Cancel the surrounding scope to stop: games in progress are abandoned (a resume plays them again) and
-        every bot process is closed before this returns.
-        """
-        games_dir, bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
-        games_dir.mkdir(parents=True, exist_ok=True)
-        bots_dir.mkdir(parents=True, exist_ok=True)
-        specs = {e.name: e.to_spec() for e in setup.entrants}
-        pools: list[PlayerPool] = []
-
-        async def next_round() -> list[TableBatch]:
-            """The next round in ``rotation_order``, once the lanes (all idle now) closed the bots it leaves out."""
-            units = rotation_order(rounds())
-            playing = {n for u in units for n in u.entrants}
-            async with trio.open_nursery() as nursery:
-                for pool in pools:
-                    nursery.start_soon(pool.retire, playing)
-            return units
-
-        queue = DealQueue((), next_round)
-
-        async def lane(number: int) -> None:
-            pool = PlayerPool(
-                specs, setup.config, bots_dir, number, fresh=self.fresh, factory=self.factory, keep=setup.keep
-            )
-            pools.append(pool)
-            try:
-                while (batch := await queue.take(None if self.fresh else pool.fits)) is not None:
-                    try:
-                        await play_batch(
-                            batch,
-                            pool,
-                            ruleset=setup.ruleset,
-                            games_dir=games_dir,
-                            skip=setup.finished,
-                            on_game=setup.on_game,
-                            play=self.play,
-                        )
-                    finally:
-                        queue.release(batch)
-            finally:
-                await pool.aclose()
-
-        async with trio.open_nursery() as nursery:
-            for number in range(max(1, self.jobs)):
-                nursery.start_soon(lane, number)
+        """Play round after round of ``rounds()`` on ``jobs`` concurrent lanes in this process (``play_lanes``)."""
+        lane_folders(setup)
+        lanes = [
+            PoolLane(lane_pool(setup, n, fresh=self.fresh, factory=self.factory), setup, self.play)
+            for n in range(max(1, self.jobs))
+        ]
+        await play_lanes(setup, rounds, lanes, fresh=self.fresh)

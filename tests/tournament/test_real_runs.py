@@ -18,12 +18,14 @@ from .conftest import live_processes_under, referee
 COMMON = ["--seed", "2024", "--move-time", "5", "--jobs", "2", "--sandbox", "none", "-k", "3"]
 
 
-def start_referee(*args: object) -> subprocess.Popen[str]:
+def start_referee(*args: object, own_group: bool = False) -> subprocess.Popen[str]:
+    """``referee ARGS``, output piped; ``own_group``: in a process group of its own (as a shell's job)."""
     return subprocess.Popen(
         [sys.executable, "-m", "referee", *map(str, args)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=own_group,
     )
 
 

@@ -1,0 +1,201 @@
+"""Lanes in worker processes (``LocalExecutor`` with ``workers=True``), driven with the in-process fake bots.
+
+The fakes run in the forked workers; each game's result says which worker and which fake process played each seat,
+so the rules on bot processes can be checked from here. ``test_worker_lanes_real.py`` has the real-bot lifecycles.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.tournament import LaneError, LocalExecutor, ResultsStore, run_tournament
+from referee.tournament.lane_workers import workers_cpu_seconds
+
+from .fakes import FakePlayer, FakeResult, fake_play
+from .test_run_fake import start
+
+_serials = itertools.count()
+
+
+def traced_factory(spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
+    """A fake bot process with a serial number (unique within its worker)."""
+    player = FakePlayer(spec.name, first=not spec.name.startswith("z"))
+    player.serial = next(_serials)  # type: ignore[attr-defined]
+    return player
+
+
+@dataclass(frozen=True)
+class TracedResult(FakeResult):
+    """A fake game's result with, by seat, the (worker pid, process serial) that played it."""
+
+    procs: tuple[tuple[int, int], ...] = ()
+
+
+async def traced_play(players: list[FakePlayer], **kw: Any) -> TracedResult:
+    result = await fake_play(players, **kw)
+    procs = tuple((os.getpid(), p.serial) for p in players)  # type: ignore[attr-defined]
+    return TracedResult(**{f.name: getattr(result, f.name) for f in fields(result)}, procs=procs)
+
+
+def stored(store: ResultsStore) -> dict[str, Any]:
+    return {g.game_id: g.seats for g in store.games()}
+
+
+def live_children() -> list[int]:
+    """Pids of this process's children that have not been reaped."""
+    me = str(os.getpid())
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                stat = (proc / "stat").read_text()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[1] == me:
+                found.append(int(proc.name))
+    return found
+
+
+class Traced:
+    """Collects every traced game as it is stored (``on_committed``)."""
+
+    def __init__(self) -> None:
+        self.games: list[Any] = []
+
+    def __call__(self, played: Any) -> None:
+        self.games.append(played)
+
+    def processes(self) -> dict[tuple[int, int], list[int | None]]:
+        """Each fake process (worker pid, serial) → the deal seeds it played, in order."""
+        out: dict[tuple[int, int], list[int | None]] = {}
+        for p in self.games:
+            for proc in p.result.procs:
+                out.setdefault(proc, []).append(p.game.seed)
+        return out
+
+
+def test_worker_lanes_store_the_games_lanes_in_this_process_store(tmp_path: Path) -> None:
+    """Same games, same results, played in two other processes; no process plays a deal twice; each lane keeps
+    its bots across deals and passes, so the queue's copy of each lane's pool (which says which games fit it) is
+    right: as few processes as in one process (4 per entrant at the least; a lane that runs ahead restarts once
+    more), not one generation per pass over the deals (8 passes here)."""
+    here, _ = start(tmp_path / "here", ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    there, params = start(tmp_path / "there", ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    run_tournament(here, params, LocalExecutor(2, play=traced_play, factory=traced_factory, workers=False))  # type: ignore[arg-type]
+    traced = Traced()
+    before = workers_cpu_seconds()
+    outcome = run_tournament(
+        there,
+        params,  # type: ignore[arg-type]
+        LocalExecutor(2, play=traced_play, factory=traced_factory, workers=True),
+        on_committed=traced,
+    )
+    assert outcome.played == outcome.total == 120 and not outcome.interrupted
+    assert stored(there) == stored(here)
+    processes = traced.processes()
+    pids = {pid for pid, _ in processes}
+    assert len(pids) == 2 and os.getpid() not in pids, "two workers played"
+    assert all(len(set(deals)) == len(deals) for deals in processes.values()), "no process plays a deal twice"
+    assert 16 <= len(processes) <= 24, len(processes)
+    assert workers_cpu_seconds() > before, "each worker reported its CPU time"
+    assert live_children() == []
+
+
+def test_a_race_in_worker_lanes_keeps_its_bots_across_rounds(tmp_path: Path) -> None:
+    """A race's rounds come from this process (the workers retire the entrants a round leaves out); the stored
+    games are the in-process lanes' own, and a lane holds at most a table's worth of processes per entrant."""
+    names = ["a", "b", "c", "d", "e", "zed"]
+    here, params = start(tmp_path / "here", names, table_size=3, format="race", top=2, max_games=180)
+    there, _ = start(tmp_path / "there", names, table_size=3, format="race", top=2, max_games=180)
+    first = run_tournament(here, params, LocalExecutor(2, play=traced_play, factory=traced_factory, workers=False))  # type: ignore[arg-type]
+    traced = Traced()
+    executor = LocalExecutor(2, play=traced_play, factory=traced_factory, workers=True)
+    outcome = run_tournament(there, params, executor, on_committed=traced)  # type: ignore[arg-type]
+    assert outcome.race is not None and first.race is not None and outcome.race.rounds >= 3
+    assert outcome.race == first.race
+    assert stored(there) == stored(here)
+    processes = traced.processes()
+    assert all(len(set(deals)) == len(deals) for deals in processes.values())
+    by_lane_and_entrant: dict[tuple[int, str], set[int]] = {}
+    for p in traced.games:
+        for name, (pid, serial) in zip(p.game.seats, p.result.procs, strict=True):
+            by_lane_and_entrant.setdefault((pid, name), set()).add(serial)
+    assert max(len(s) for s in by_lane_and_entrant.values()) <= 3
+    assert live_children() == []
+
+
+async def dying_play(players: list[FakePlayer], **kw: Any) -> Any:
+    if kw["game_id"] == "g000030":
+        os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+    return await traced_play(players, **kw)
+
+
+def test_a_worker_that_dies_ends_the_run_with_one_error_and_keeps_the_finished_games(tmp_path: Path) -> None:
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    traced = Traced()
+    executor = LocalExecutor(2, play=dying_play, factory=traced_factory, workers=True)
+    with pytest.raises(
+        LaneError, match=r"worker process of lane \d \(pid \d+\) ended unexpectedly: killed by signal SIGKILL"
+    ):
+        run_tournament(store, params, executor, on_committed=traced)  # type: ignore[arg-type]
+    assert live_children() == [], "the other worker is stopped and both are reaped"
+    assert 20 <= store.game_count() < 120
+    assert store.game_count() == len(traced.games)
+    assert "g000030" not in stored(store)
+    resumed = run_tournament(store, params, LocalExecutor(2, play=traced_play, factory=traced_factory))  # type: ignore[arg-type]
+    assert resumed.played == 120 - len(traced.games) and store.game_count() == 120
+
+
+async def failing_play(players: list[FakePlayer], **kw: Any) -> Any:
+    if kw["game_id"] == "g000030":
+        raise OSError(28, "No space left on device")
+    return await traced_play(players, **kw)
+
+
+def test_a_workers_own_error_is_raised_here_as_itself(tmp_path: Path) -> None:
+    """A full disk in a worker is the same ``OSError`` here (the command says it in one line), with the worker's
+    traceback as a note."""
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    executor = LocalExecutor(2, play=failing_play, factory=traced_factory, workers=True)
+    with pytest.raises(OSError, match="No space left on device") as caught:
+        run_tournament(store, params, executor)  # type: ignore[arg-type]
+    assert any("in the worker process of lane" in note for note in caught.value.__notes__)
+    assert live_children() == []
+    assert 20 <= store.game_count() < 120
+
+
+async def interrupting_play(players: list[FakePlayer], **kw: Any) -> Any:
+    if kw["game_id"] == "g000030":
+        os.kill(os.getppid(), signal.SIGINT)  # a Ctrl-C to the referee (the workers ignore their own)
+        os.kill(os.getpid(), signal.SIGINT)
+    return await traced_play(players, **kw)
+
+
+def test_sigint_stops_worker_lanes_and_stores_every_finished_game(tmp_path: Path) -> None:
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    traced = Traced()
+    executor = LocalExecutor(2, play=interrupting_play, factory=traced_factory, workers=True)
+    outcome = run_tournament(store, params, executor, on_committed=traced)  # type: ignore[arg-type]
+    assert outcome.interrupted
+    assert live_children() == []
+    assert 20 <= store.game_count() == outcome.played == len(traced.games) < 120
+    resumed = run_tournament(store, params, LocalExecutor(2, play=traced_play, factory=traced_factory))  # type: ignore[arg-type]
+    assert not resumed.interrupted and store.game_count() == 120
+
+
+def test_fresh_bots_in_worker_lanes_start_a_process_for_every_seat_of_every_game(tmp_path: Path) -> None:
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=3, repeats=4)
+    traced = Traced()
+    executor = LocalExecutor(2, play=traced_play, factory=traced_factory, fresh=True, workers=True)
+    outcome = run_tournament(store, params, executor, on_committed=traced)  # type: ignore[arg-type]
+    assert outcome.played == outcome.total == 48
+    processes = traced.processes()
+    assert len(processes) == 3 * 48 and all(len(deals) == 1 for deals in processes.values())
+    assert live_children() == []
