@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from referee.engine.actions import Drop, Pass, Play
 from referee.engine.events import DropEvent, PassEvent
 
 if TYPE_CHECKING:
     from referee.engine import Action, Event, Hand, Observation, PlayerView, RoundRecord
+
+_Key = TypeVar("_Key")
 
 _text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -40,11 +42,14 @@ _ENTRIES_MAX = 8192
 def history_entry(event: Event) -> str:
     """One ``history`` entry, as ``event_to_entry(event)`` encodes (false flags left out, as the models do)."""
     known = _ENTRIES.get(event)
-    if known is None:
-        known = _encode_entry(event)
-        if len(_ENTRIES) < _ENTRIES_MAX:
-            _ENTRIES[event] = known
-    return known
+    return known if known is not None else _remember(_ENTRIES, event, _encode_entry(event))
+
+
+def _remember(cache: dict[_Key, str], key: _Key, text: str) -> str:
+    """``text``, kept in ``cache`` under ``key`` while the cache has room (``_ENTRIES_MAX``)."""
+    if len(cache) < _ENTRIES_MAX:
+        cache[key] = text
+    return text
 
 
 def _encode_entry(event: Event) -> str:
@@ -62,9 +67,19 @@ def _encode_entry(event: Event) -> str:
     )
 
 
+#: ``legal`` entries already encoded, by action (a game's moves come from a few hundred distinct ones; the three kinds
+#: of move are tuples of different lengths, so no two kinds are equal keys).
+_MOVES: dict[Action, str] = {}
+
+
 def legal_reply(action: Action) -> str:
     """One entry of a turn's ``legal`` list, as ``action_to_reply(action)`` encodes. Raises ``ValueError`` for
     a discard (not a move of a turn), as ``turn_message`` does."""
+    known = _MOVES.get(action)
+    return known if known is not None else _remember(_MOVES, action, _encode_move(action))
+
+
+def _encode_move(action: Action) -> str:
     if isinstance(action, Play):
         value, count, bonus = action
         return f'{{"type":"play","value":{value},"count":{count},"bonus":{bonus}}}'
@@ -93,7 +108,7 @@ class GameWire:
         self._rows: list[tuple[PlayerView | None, str]] = [(None, "")] * len(self._names)
         self._hands: dict[Hand, str] = {}
         self._last_hands: list[tuple[Hand | None, str]] = [(None, "")] * len(self._names)  # by seat
-        self._table: tuple[PlayerView, ...] = ()  # the last table encoded, and its text
+        self._table: tuple[PlayerView, ...] | None = None  # the last table encoded, and its text
         self._table_text = ""
 
     def game_start(self, seat: int, rules: Mapping[str, object], move_ms: int, bank_ms: int | None = None) -> bytes:
@@ -144,11 +159,11 @@ class GameWire:
         ).encode()
 
     def _players(self, players: Sequence[PlayerView]) -> str:
+        if self._table == players:  # the same seats as last time: the same check passed then
+            return self._table_text
         if len(players) != len(self._names):
             raise ValueError(f"{len(self._names)} names for a table of {len(players)} seats")
         rows = self._rows
-        if self._table == players:
-            return self._table_text
         for seat, view in enumerate(players):
             if rows[seat][0] != view:
                 cards, penalty, bonus, status = view

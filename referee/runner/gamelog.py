@@ -22,11 +22,12 @@ gets them back from its parser); this module writes and reads the file.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 from protocol import MAX_LINE
 from protocol.wire import history_entry, legal_reply
@@ -76,6 +77,8 @@ _LINES: dict[bytes, bytes] = {}
 _LINES_MAX = 4096
 _LINE_SHORT = 128
 
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+
 #: The most a writer holds before it writes to its file. A game's lines are gathered in memory and written when it
 #: ends (about 60 kB for four random bots: one write a game); a longer game is written in pieces of this size.
 HOLD = 256 * 1024
@@ -83,7 +86,7 @@ HOLD = 256 * 1024
 
 class GameLogWriter:
     """Writes one game's log (or nothing, for ``path=None``). Use as a context manager: the lines are held in memory
-    (at most ``HOLD`` bytes) and written when it closes, also when the game ends by an exception (an interrupt
+    (about ``HOLD`` bytes at most) and written when it closes, also when the game ends by an exception (an interrupt
     leaves the log of the game so far).
 
     The file is written as bytes: every line is ASCII JSON (``_encode`` escapes the rest) except the ``msg`` of a
@@ -94,16 +97,17 @@ class GameLogWriter:
 
     def __init__(self, path: Path | None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.path = path
-        self._file: IO[bytes] | None = None
-        self._buf = bytearray()
+        self._fd: int | None = None
+        self._out: list[bytes] = []  # the lines not written yet
+        self._size = 0  # about the bytes in _out: the lines of messages and replies, the bulk of a log
         self._clock = clock
         self._t0 = clock()
         if path is not None:
             try:
-                self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+                self._fd = os.open(path, _CREATE, 0o666)
             except FileNotFoundError:  # the folder is made once, by the first game that needs it
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+                self._fd = os.open(path, _CREATE, 0o666)
 
     def __enter__(self) -> GameLogWriter:
         return self
@@ -115,50 +119,50 @@ class GameLogWriter:
         """Milliseconds since the game began, to the microsecond: now, or at ``at`` (a reading of the clock)."""
         return round(((self._clock() if at is None else at) - self._t0) * 1e6) / 1000
 
-    def _held(self) -> None:
-        """Write the lines held once they pass ``HOLD`` bytes."""
-        if len(self._buf) >= HOLD and self._file is not None:
-            self._file.write(self._buf)
-            self._buf.clear()
+    def _spill(self) -> None:
+        """Write the lines held (the file is open)."""
+        assert self._fd is not None
+        data = memoryview(b"".join(self._out))
+        self._out.clear()
+        self._size = 0
+        while data:
+            data = data[os.write(self._fd, data) :]
 
     def record(self, record: _Record) -> None:
         """Write one event (a record of ``referee.runner.logrecords`` that has ``to_json``)."""
-        if self._file is None:
+        if self._fd is None:
             return
-        self._buf += _encode(record.to_json()).encode()
-        self._buf += b"\n"
-        self._held()
+        self._out.append(_encode(record.to_json()).encode() + b"\n")
 
     def header(self, header: LogHeader) -> None:
         """The ``game`` line: what ``record(header)`` writes, assembled from its parts (the ruleset's JSON once per
         ruleset)."""
-        if self._file is None:
+        if self._fd is None:
             return
-        deal = ",".join('{"hands":[' + ",".join(map(_ints, hands)) + "]}" for hands in header.deal)
+        deal = ",".join('{"hands":' + _encode(hands) + "}" for hands in header.deal)
         move = ",".join("null" if ms is None else str(ms) for ms in header.move_ms)
         seed = "null" if header.seed is None else str(header.seed)
-        self._buf += (
+        self._out.append(
             f'{{"event":"game","format":{header.format},"game":{_encode_text(header.game)},'
             f'"names":{_encode(list(header.names))},"rules":{_rules_json(header.ruleset)},"seed":{seed},'
             f'"deal":{{"rounds":[{deal}]}},"move_ms":[{move}]}}\n'.encode()
         )
-        self._held()
 
     def player(self, seat: int, name: str, hello: str) -> None:
         """A seat's ``player`` line: what ``record(PlayerEvent(seat, name, h))`` writes, ``hello`` being the JSON of
         ``h`` (``json_text(h)``: ``"null"`` for None)."""
-        if self._file is None:
+        if self._fd is None:
             return
-        self._buf += f'{{"event":"player","seat":{seat},"name":{_encode_text(name)},"hello":{hello}}}\n'.encode()
+        self._out.append(f'{{"event":"player","seat":{seat},"name":{_encode_text(name)},"hello":{hello}}}\n'.encode())
 
     def result(self, result: ResultEvent) -> None:
         """The ``result`` line: what ``record(result)`` writes (assembled when there is no fault)."""
-        if self._file is None:
+        if self._fd is None:
             return
         if result.faults:
             self.record(result)
             return
-        self._buf += (
+        self._out.append(
             f'{{"event":"result","t":{result.t},"scores":[{",".join(map(str, result.scores))}],'
             f'"ranks":[{",".join(map(str, result.ranks))}],"forfeits":[{",".join(map(str, result.forfeits))}],'
             f'"faults":[]}}\n'.encode()
@@ -166,96 +170,88 @@ class GameLogWriter:
 
     def sent(self, seat: int, line: bytes, at: float | None = None) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding), at ``at``."""
-        if self._file is None:
+        if self._fd is None:
             return
-        buf = self._buf
-        buf += b'{"event":"send","t":%a,"seat":%d,"msg":' % (self.ms(at), seat)
-        if line.endswith(b"\n") and not line.endswith(b"\n\n"):  # every message ends with one newline
-            buf += line
-            buf[-1:] = b"}\n"
-        else:
-            buf += line.rstrip(b"\n")
-            buf += b"}\n"
-        self._held()
+        # Every message ends with one newline: the line is copied once, without it.
+        body = line[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n")
+        entry = b'{"event":"send","t":%a,"seat":%d,"msg":' % (self.ms(at), seat) + body + b"}\n"
+        self._out.append(entry)
+        self._size += len(entry)
+        if self._size >= HOLD:
+            self._spill()
 
     def received(
         self, seat: int, line: bytes | str | None, elapsed: float, cpu: float | None = None, at: float | None = None
     ) -> None:
         """A line from ``seat`` (raw text), ``elapsed`` seconds after the request, read at ``at``; ``cpu``: the CPU
         seconds the bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
-        if self._file is None:
+        if self._fd is None:
             return
         tail = _LINES.get(line) if type(line) is bytes else None
         if tail is None:
             tail = b',"line":%b}\n' % _encode_text(line_text(line, _RAW_KEPT) or "").encode()
             if type(line) is bytes and len(line) <= _LINE_SHORT and len(_LINES) < _LINES_MAX:
                 _LINES[line] = tail
-        buf = self._buf
-        buf += b'{"event":"recv","t":%a,"seat":%d,"ms":%a' % (self.ms(at), seat, round(elapsed * 1e6) / 1000)
+        head = b'{"event":"recv","t":%a,"seat":%d,"ms":%a' % (self.ms(at), seat, round(elapsed * 1e6) / 1000)
         if cpu is not None:
-            buf += b',"cpu_ms":%a' % (round(cpu * 1e6) / 1000)
-        buf += tail
-        self._held()
+            head += b',"cpu_ms":%a' % (round(cpu * 1e6) / 1000)
+        self._out.append(head + tail)
+        self._size += len(tail)
+        if self._size >= HOLD:
+            self._spill()
 
     def action(self, round_1based: int, turn: int, seat: int, action: TurnAction, events: Sequence[Event]) -> None:
         """A turn action as applied, with the history ``events`` it produced: the line ``record`` writes for
         ``ActionEvent(self.ms(), round_1based, turn, seat, action, entries)`` (``entries`` the events' ``to_dict()``),
         assembled from the wire's encoding of the action and of each entry (the same JSON, key for key)."""
-        if self._file is None:
+        if self._fd is None:
             return
         entries = ",".join(map(history_entry, events))
-        self._buf += (
+        self._out.append(
             f'{{"event":"action","t":{self.ms()},"round":{round_1based},"turn":{turn},"seat":{seat},'
             f'"action":{legal_reply(action)},"entries":[{entries}]}}\n'.encode()
         )
-        self._held()
 
     def discard(self, round_1based: int, seat: int, cards: Sequence[int], by: str) -> None:
         """A discard as applied: the line ``record(DiscardEvent(self.ms(), round_1based, seat, cards, by))`` writes."""
-        if self._file is None:
+        if self._fd is None:
             return
-        self._buf += (
+        self._out.append(
             f'{{"event":"discard","t":{self.ms()},"round":{round_1based},"seat":{seat},'
             f'"cards":[{",".join(map(str, cards))}],"by":"{by}"}}\n'.encode()
         )
-        self._held()
 
     def round_end(self, record: RoundRecord) -> None:
         """A finished round: the line ``record(RoundEndEvent(self.ms(), ...))`` writes for it, with each seat's
         discard and its row of the table (``PlayerView._asdict()``)."""
-        if self._file is None:
+        if self._fd is None:
             return
         discards = ",".join("[" + ",".join(map(str, d)) + "]" for d in record.discards)
         table = ",".join(
             f'{{"cards":{cards},"penalty":{penalty},"bonus":{bonus},"status":"{status}"}}'
             for cards, penalty, bonus, status in record.players
         )
-        self._buf += (
+        self._out.append(
             f'{{"event":"round_end","t":{self.ms()},"round":{record.round},"discards":[{discards}],'
             f'"table":[{table}]}}\n'.encode()
         )
-        self._held()
 
     def close(self) -> None:
         """Write the lines held and close the file (once; a failed write still closes it, and raises)."""
-        file, self._file = self._file, None
-        if file is None:
+        if self._fd is None:
             return
         try:
-            if self._buf:
-                file.write(self._buf)
+            if self._out:
+                self._spill()
         finally:
-            self._buf = bytearray()
-            file.close()
+            fd, self._fd = self._fd, None
+            self._out = []
+            os.close(fd)
 
 
 def json_text(value: object) -> str:
     """``value`` as the log writes JSON (ASCII, no spaces)."""
     return _encode(value)
-
-
-def _ints(values: Sequence[int]) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
 
 
 #: The ``rules`` of a header, by ruleset (a tournament plays one or a few).

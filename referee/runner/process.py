@@ -167,14 +167,6 @@ class BotProcess:
         if done != len(data):
             await self._send_rest(data, done, deadline)
 
-    async def exchange(self, data: bytes, deadline: float) -> bytes:
-        """``send(data, deadline)``, then ``read_line(deadline)``: a request and its reply line, in one coroutine
-        when the pipe takes the whole message at once (it almost always does). Raises what those two raise."""
-        done = self._write_now(data)
-        if done != len(data):
-            await self._send_rest(data, done, deadline)
-        return await self.read_line(deadline)
-
     def _write_now(self, data: bytes) -> int:
         """Write what the pipe takes of ``data`` now, without waiting: the bytes written, or -1 when the bot no
         longer reads its stdin. The pipe almost always has room for a whole message (no scheduler pass)."""
@@ -206,6 +198,15 @@ class BotProcess:
         a complete line (even if a child it left behind still holds stdout open), ``LineTooLong`` for a line
         over ``MAX_LINE`` bytes. Never holds more than ``MAX_LINE + 64 KiB`` bytes.
         """
+        return await self.exchange(b"", deadline)
+
+    async def exchange(self, data: bytes, deadline: float) -> bytes:
+        """``send(data, deadline)``, then ``read_line(deadline)``: a request and its reply line in one coroutine (the
+        pipe almost always takes the whole message at once). Raises what those two raise."""
+        if data:
+            done = self._write_now(data)
+            if done != len(data):
+                await self._send_rest(data, done, deadline)
         buf = self._buf  # one bytearray for the life of the process, changed in place
         start = 0
         while True:
