@@ -116,8 +116,13 @@ class GameLogWriter:
         self.close()
 
     def ms(self, at: float | None = None) -> float:
-        """Milliseconds since the game began, to the microsecond: now, or at ``at`` (a reading of the clock)."""
+        """Milliseconds since the game began, to the microsecond: now, or at ``at`` (a reading of the clock). The
+        lines the writer assembles write the same number as this float's ``repr`` (``_ms_text``)."""
         return round(((self._clock() if at is None else at) - self._t0) * 1e6) / 1000
+
+    def _now(self) -> str:
+        """``ms()`` as the lines write it (``_ms_text``)."""
+        return _ms_text(self._clock() - self._t0)
 
     def _spill(self) -> None:
         """Write the lines held (the file is open)."""
@@ -174,7 +179,8 @@ class GameLogWriter:
             return
         # Every message ends with one newline: the line is copied once, without it.
         body = line[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n")
-        entry = b'{"event":"send","t":%a,"seat":%d,"msg":' % (self.ms(at), seat) + body + b"}\n"
+        t = _ms_bytes((self._clock() if at is None else at) - self._t0)
+        entry = b'{"event":"send","t":%b,"seat":%d,"msg":' % (t, seat) + body + b"}\n"
         self._out.append(entry)
         self._size += len(entry)
         if self._size >= HOLD:
@@ -192,9 +198,10 @@ class GameLogWriter:
             tail = b',"line":%b}\n' % _encode_text(line_text(line, _RAW_KEPT) or "").encode()
             if type(line) is bytes and len(line) <= _LINE_SHORT and len(_LINES) < _LINES_MAX:
                 _LINES[line] = tail
-        head = b'{"event":"recv","t":%a,"seat":%d,"ms":%a' % (self.ms(at), seat, round(elapsed * 1e6) / 1000)
+        t = _ms_bytes((self._clock() if at is None else at) - self._t0)
+        head = b'{"event":"recv","t":%b,"seat":%d,"ms":%b' % (t, seat, _ms_bytes(elapsed))
         if cpu is not None:
-            head += b',"cpu_ms":%a' % (round(cpu * 1e6) / 1000)
+            head += b',"cpu_ms":%b' % _ms_bytes(cpu)
         self._out.append(head + tail)
         self._size += len(tail)
         if self._size >= HOLD:
@@ -208,7 +215,7 @@ class GameLogWriter:
             return
         entries = ",".join(map(history_entry, events))
         self._out.append(
-            f'{{"event":"action","t":{self.ms()},"round":{round_1based},"turn":{turn},"seat":{seat},'
+            f'{{"event":"action","t":{self._now()},"round":{round_1based},"turn":{turn},"seat":{seat},'
             f'"action":{legal_reply(action)},"entries":[{entries}]}}\n'.encode()
         )
 
@@ -217,7 +224,7 @@ class GameLogWriter:
         if self._fd is None:
             return
         self._out.append(
-            f'{{"event":"discard","t":{self.ms()},"round":{round_1based},"seat":{seat},'
+            f'{{"event":"discard","t":{self._now()},"round":{round_1based},"seat":{seat},'
             f'"cards":[{",".join(map(str, cards))}],"by":"{by}"}}\n'.encode()
         )
 
@@ -232,7 +239,7 @@ class GameLogWriter:
             for cards, penalty, bonus, status in record.players
         )
         self._out.append(
-            f'{{"event":"round_end","t":{self.ms()},"round":{record.round},"discards":[{discards}],'
+            f'{{"event":"round_end","t":{self._now()},"round":{record.round},"discards":[{discards}],'
             f'"table":[{table}]}}\n'.encode()
         )
 
@@ -247,6 +254,27 @@ class GameLogWriter:
             fd, self._fd = self._fd, None
             self._out = []
             os.close(fd)
+
+
+#: The fraction of a count of microseconds written as milliseconds, by the count modulo 1,000, as ``repr`` writes
+#: ``us / 1000``: ``.0``, ``.001``, ..., ``.01``, ..., ``.1``, ... (no trailing zeros).
+_FRACTION = [f".{r:03d}".rstrip("0") if r else ".0" for r in range(1000)]
+_FRACTION_BYTES = [f.encode() for f in _FRACTION]
+
+
+def _ms_text(seconds: float) -> str:
+    """``repr(round(seconds * 1e6) / 1000)``: milliseconds to the microsecond as the log writes them, without
+    formatting a float (``repr`` of ``us / 1000`` is the integer part, a point and the fraction without trailing
+    zeros, for any count of microseconds a game reaches: tests/runner/test_log_lines.py checks every count below
+    a million and random ones up to 10**13, 115 days)."""
+    us = round(seconds * 1e6)
+    return f"{us // 1000}{_FRACTION[us % 1000]}" if us >= 0 else repr(us / 1000)
+
+
+def _ms_bytes(seconds: float) -> bytes:
+    """``_ms_text(seconds)`` as bytes."""
+    us = round(seconds * 1e6)
+    return b"%d%b" % (us // 1000, _FRACTION_BYTES[us % 1000]) if us >= 0 else repr(us / 1000).encode()
 
 
 def json_text(value: object) -> str:

@@ -25,10 +25,10 @@ from referee.runner.logrecords import (
 
 
 class _FixedClock(GameLogWriter):
-    """A writer whose ``ms()`` is fixed, so two writers' lines can be compared."""
+    """A writer whose clock stands still (every time it writes is 0.0), so two writers' lines can be compared."""
 
-    def ms(self, at: float | None = None) -> float:
-        return 12.5
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, clock=lambda: 7.25)
 
 
 def test_action_discard_and_round_end_lines_are_the_records_lines_over_random_games(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_a_sent_line_embeds_the_message_without_its_newline(tmp_path: Path) -> N
         log.sent(2, b'{"type":"bye"}')
         log.sent(3, b'{"type":"bye"}\n\n')
     assert path.read_bytes() == b"".join(
-        b'{"event":"send","t":12.5,"seat":%d,"msg":{"type":"bye"}}\n' % seat for seat in (1, 2, 3)
+        b'{"event":"send","t":0.0,"seat":%d,"msg":{"type":"bye"}}\n' % seat for seat in (1, 2, 3)
     )
 
 
@@ -136,3 +136,15 @@ def test_header_player_and_result_lines_are_the_records_lines(tmp_path: Path) ->
             fast.result(result)
             slow.record(result)
     assert fast_path.read_bytes() == slow_path.read_bytes()
+
+
+def test_times_are_written_as_the_floats_repr() -> None:
+    """The lines the writer assembles write a time as ``repr(round(seconds * 1e6) / 1000)`` would (what ``record``
+    writes for a record's float), without formatting a float."""
+    rng = random.Random(3)
+    counts = [*range(1_000_000), *(rng.randrange(10**13) for _ in range(100_000))]
+    for us in counts:
+        assert gamelog._ms_text(us / 1e6) == repr(round(us / 1e6 * 1e6) / 1000)
+    for seconds in (0.0, 1e-7, 4e-7, 6e-7, 0.0015, 0.0125, 1.0, 59.999_999_6, 3600.25, rng.random() * 1e5):
+        text = repr(round(seconds * 1e6) / 1000)
+        assert gamelog._ms_text(seconds) == text and gamelog._ms_bytes(seconds) == text.encode()
