@@ -132,14 +132,12 @@ class GameWire:
         last = "null" if obs.last is None else obs.last
         seat = obs.seat
         hand = self._hand(seat, obs.hand)
-        line = (
+        end = "]}\n" if legal is None else f'],"legal":[{",".join(map(legal_reply, legal))}]}}\n'
+        return (
             f'{{"type":"turn","game":{self._game},"round":{obs.round},"seat":{seat},"hand":{hand},'
             f'"last":{last},"forced":{"true" if obs.forced else "false"},"players":{self._players(obs.players)},'
-            f'"history":[{self._encoded_history(obs.round, obs.history)}]'
-        )
-        if legal is not None:
-            line += ',"legal":[' + ",".join(map(legal_reply, legal)) + "]"
-        return (line + "}\n").encode()
+            f'"history":[{self._encoded_history(obs.round, obs.history)}{end}'
+        ).encode()
 
     def round_end(self, record: RoundRecord) -> bytes:
         """The ``round_end`` line (``encode(round_end_message(game_id, record, names=names))``)."""

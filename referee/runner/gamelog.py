@@ -180,7 +180,7 @@ class GameLogWriter:
         # Every message ends with one newline: the line is copied once, without it.
         body = line[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n")
         t = _ms_bytes((self._clock() if at is None else at) - self._t0)
-        entry = b'{"event":"send","t":%b,"seat":%d,"msg":' % (t, seat) + body + b"}\n"
+        entry = b'{"event":"send","t":%b,"seat":%d,"msg":%b}\n' % (t, seat, body)
         self._out.append(entry)
         self._size += len(entry)
         if self._size >= HOLD:
