@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -199,3 +200,46 @@ def test_fresh_bots_in_worker_lanes_start_a_process_for_every_seat_of_every_game
     processes = traced.processes()
     assert len(processes) == 3 * 48 and all(len(deals) == 1 for deals in processes.values())
     assert live_children() == []
+
+
+class Boom(Exception):
+    pass
+
+
+def test_a_failure_here_stops_the_workers_and_raises_it(tmp_path: Path) -> None:
+    """Storing a game fails in this process (here a callback after the commit): the workers are stopped, every
+    game stored so far stays, the failure is raised as itself."""
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    seen: list[str] = []
+
+    def boom(played: Any) -> None:
+        seen.append(played.game.game_id)
+        if len(seen) == 25:
+            raise Boom
+
+    executor = LocalExecutor(2, play=traced_play, factory=traced_factory, workers=True)
+    with pytest.raises(Boom):
+        run_tournament(store, params, executor, on_committed=boom)  # type: ignore[arg-type]
+    assert live_children() == []
+    assert store.game_count() >= 25 and set(seen) <= set(stored(store))
+
+
+async def stuck_play(players: list[FakePlayer], **kw: Any) -> Any:
+    if kw["game_id"] == "g000030":
+        os.kill(os.getppid(), signal.SIGTERM)
+        time.sleep(60)  # blocks the worker's event loop: it cannot hear ``stop``
+    return await traced_play(players, **kw)
+
+
+def test_a_worker_that_does_not_stop_in_time_is_killed(tmp_path: Path, monkeypatch: Any) -> None:
+    from referee.tournament import lane_workers
+
+    monkeypatch.setattr(lane_workers, "STOP_MARGIN", 1.0)
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
+    executor = LocalExecutor(2, play=stuck_play, factory=traced_factory, workers=True)
+    started = time.monotonic()
+    outcome = run_tournament(store, params, executor)  # type: ignore[arg-type]
+    assert outcome.interrupted
+    assert time.monotonic() - started < 30, "killed at its deadline, not after its minute of sleep"
+    assert live_children() == []
+    assert "g000030" not in stored(store)
