@@ -268,6 +268,9 @@ class _WorkerLane:
     channel: Channel | None = None
     failed: bool = False  # an error of its worker was raised already
     sent: tuple[ScheduledGame, ...] = ()  # the games the worker is playing (sent, not yet handed on)
+    stopped: bool = False  # told to stop, and reaped
+    bye: bool = False  # it said bye: it stopped as told
+    late: list[BaseException] = dataclasses.field(default_factory=list)  # errors it sent while stopping
 
     def _channel(self) -> Channel:
         if self.channel is None:
@@ -278,17 +281,25 @@ class _WorkerLane:
         return self.mirror.fits(game)
 
     async def play(self, batch: TableBatch) -> None:
+        """Send the batch's games not stored yet to the worker and hand on each as it comes back. Left early (a
+        signal, an error), it first stops the worker, so that the deal is not released (``DealQueue``) while the
+        worker may still be playing it."""
         setup = self.setup
         games = tuple(g for g in batch.games if g.game_id not in setup.finished)
         if not games:
             return
         self.sent = games
-        await self._send(("play", batch.batch, tuple(_fields(g) for g in games)))
-        for game in games:  # what the worker's pool does for them, in the same order
-            await self.mirror.for_game(game.seats, game.seed)
-            await self.mirror.after_game()
-        message = await self._receive()
+        try:
+            await self._send(("play", batch.batch, tuple(_fields(g) for g in games)))
+            for game in games:  # what the worker's pool does for them, in the same order
+                await self.mirror.for_game(game.seats, game.seed)
+                await self.mirror.after_game()
+            message = await self._receive()
+        except BaseException:
+            await self._stop()
+            raise
         if message[0] != "done":
+            await self._stop()
             raise LaneError(f"lane {self.worker.lane}: unexpected message {message[0]!r} from its worker")
         self.sent = ()
         for game, (result, duration, declared) in zip(games, message[1], strict=True):
@@ -300,12 +311,27 @@ class _WorkerLane:
         await self._send(("retire", wanted))
 
     async def aclose(self) -> None:
-        """Tell the worker to stop, store the games it finished meanwhile, wait for its ``bye`` and its exit (killing
-        it if it takes longer than its bots' grace allows), shielded. A worker that ended badly while the lane
-        was idle, or failed while stopping, raises here."""
+        """Stop the worker (``_stop``); a worker that ended badly while the lane was idle, or failed while stopping,
+        raises here (unless its error was raised already)."""
+        await self._stop()
+        if self.failed:
+            return
+        self.failed = True
+        if self.late:
+            raise self.late[0]
         worker = self.worker
-        bye = False
-        late: list[BaseException] = []
+        if not self.bye and not worker.killed:
+            raise LaneError(
+                f"the worker process of lane {worker.lane} (pid {worker.pid}) ended unexpectedly: {worker.ending()}"
+            )
+
+    async def _stop(self) -> None:
+        """Once: tell the worker to stop, store the games it finished meanwhile, wait for its ``bye`` and its exit
+        (killing it if it takes longer than its bots' grace allows), shielded."""
+        if self.stopped:
+            return
+        self.stopped = True
+        worker = self.worker
         with trio.CancelScope(shield=True):
             deadline = trio.current_time() + 2 * self.setup.config.grace + STOP_MARGIN
             try:
@@ -314,23 +340,16 @@ class _WorkerLane:
                 with trio.move_on_at(deadline):
                     while (message := await self._channel().receive()) is not None:
                         if message[0] == "done" and self.sent:  # it ended before the worker saw ``stop``
-                            for game, (result, duration, declared) in zip(self.sent, message[1], strict=True):
+                            sent, self.sent = self.sent, ()
+                            for game, (result, duration, declared) in zip(sent, message[1], strict=True):
                                 self.setup.on_game(PlayedGame(game, result, duration, declared))
                         elif message[0] == "bye":
-                            bye = True
+                            self.bye = True
                             _worker_cpu.append(message[1])
                         elif message[0] == "error":
-                            late.append(_worker_error(worker.lane, message))
+                            self.late.append(_worker_error(worker.lane, message))
             finally:
                 await worker.reap(deadline)
-        if self.failed:
-            return  # its error was raised already
-        if late:
-            raise late[0]
-        if not bye and not worker.killed:
-            raise LaneError(
-                f"the worker process of lane {worker.lane} (pid {worker.pid}) ended unexpectedly: {worker.ending()}"
-            )
 
     async def _send(self, message: tuple[Any, ...]) -> None:
         try:

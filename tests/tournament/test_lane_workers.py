@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from referee.tournament import LaneError, LocalExecutor, ResultsStore, run_tournament
 from referee.tournament.lane_workers import workers_cpu_seconds
@@ -243,3 +244,42 @@ def test_a_worker_that_does_not_stop_in_time_is_killed(tmp_path: Path, monkeypat
     assert time.monotonic() - started < 30, "killed at its deadline, not after its minute of sleep"
     assert live_children() == []
     assert "g000030" not in stored(store)
+
+
+#: Where ``timed_play`` notes when each game starts and ends (set before the workers are forked).
+TIMES: list[Path] = []
+
+
+async def timed_play(players: list[FakePlayer], **kw: Any) -> Any:
+    """``traced_play`` that notes ``start``/``end`` (an abandoned game ends when it is cancelled), its deal and the
+    monotonic clock (one clock for every process of the machine); a SIGINT to the referee at the 40th game."""
+    seed = kw["seed"]
+    with TIMES[0].open("a") as f:
+        f.write(f"{time.monotonic_ns()} start {seed} {os.getpid()}\n")
+    try:
+        if kw["game_id"] == "g000040":
+            os.kill(os.getppid(), signal.SIGINT)
+        await trio.sleep(0.002 * (seed % 3))
+        return await traced_play(players, **kw)
+    finally:
+        with TIMES[0].open("a") as f:
+            f.write(f"{time.monotonic_ns()} end {seed} {os.getpid()}\n")
+
+
+def test_two_rotations_of_a_deal_never_run_at_once_in_two_workers_even_when_stopped(tmp_path: Path) -> None:
+    """The deal queue's rule holds across worker processes, and when a signal stops the run: a game's deal is free
+    again only once its worker has stopped playing it."""
+    TIMES[:] = [tmp_path / "times.txt"]
+    store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=60)
+    executor = LocalExecutor(3, play=timed_play, factory=traced_factory, workers=True)
+    outcome = run_tournament(store, params, executor)  # type: ignore[arg-type]
+    assert outcome.interrupted and 40 <= outcome.played < 240
+    events = [line.split() for line in TIMES[0].read_text().splitlines()]
+    running: dict[str, str] = {}  # deal -> the worker playing it
+    for _, what, seed, pid in sorted(events, key=lambda e: int(e[0])):
+        if what == "start":
+            assert seed not in running, f"deal {seed} in two workers at once"
+            running[seed] = pid
+        else:
+            assert running.pop(seed) == pid
+    assert running == {} and live_children() == []
