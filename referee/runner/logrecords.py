@@ -59,11 +59,17 @@ class LogError(RefereeError, ValueError):
 
 
 class NoHeader(LogError):
-    """A file that is ``empty`` or does not begin with the ``game`` header: not a game log."""
+    """A file that is ``empty`` or does not begin with the ``game`` header: not a game log. Its ``reason`` names the
+    file already."""
 
     def __init__(self, reason: str, *, empty: bool = False) -> None:
         super().__init__(reason)
         self.empty = empty
+
+    def at(self, path: Path) -> LogError:
+        """This error, with ``path`` (which its reason already names)."""
+        self.path = path
+        return self
 
 
 # ---------------------------------------------------------------------------------------------- actions
