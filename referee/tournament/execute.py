@@ -3,9 +3,10 @@
 ``play_batch`` plays the games of one table batch with a ``PlayerPool`` (one persistent ``Player`` per entrant,
 which restarts its bot after a fault) and reports each finished game at once. An ``Executor`` plays the rounds of
 a run given its ``PlaySetup`` and hands every finished game to a callback (the caller commits it): the
-``LocalExecutor`` runs ``jobs`` lanes at the same time with trio, each with its own pool (``cluster.DaskExecutor``
-ships the batches to a Dask cluster). ``play_table`` is the same work as a plain synchronous function of
-picklable values, for executors that ship table batches to other processes or machines.
+``LocalExecutor`` runs ``jobs`` lanes at the same time (``play_lanes``), each with its own pool, in this process or,
+with two lanes or more, each in a worker process of its own (``lane_workers``); ``cluster.DaskExecutor`` ships the
+batches to a Dask cluster. ``play_table`` is the same work as a plain synchronous function of picklable values,
+for executors that ship table batches to other processes or machines.
 """
 
 from __future__ import annotations
