@@ -50,10 +50,10 @@ def stored(store: ResultsStore) -> dict[str, Any]:
     return {g.game_id: g.seats for g in store.games()}
 
 
-def live_children() -> list[int]:
+def children() -> set[int]:
     """Pids of this process's children that have not been reaped."""
     me = str(os.getpid())
-    found = []
+    found = set()
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
@@ -61,8 +61,16 @@ def live_children() -> list[int]:
             except OSError:
                 continue
             if stat.rsplit(")", 1)[1].split()[1] == me:
-                found.append(int(proc.name))
+                found.add(int(proc.name))
     return found
+
+
+@pytest.fixture
+def live_children() -> Any:
+    """A function giving the children of this process that the test started and that are not reaped yet (other
+    tests of a full run may leave processes of their own, such as a Dask cluster's)."""
+    before = children()
+    return lambda: sorted(children() - before)
 
 
 class Traced:
@@ -83,7 +91,7 @@ class Traced:
         return out
 
 
-def test_worker_lanes_store_the_games_lanes_in_this_process_store(tmp_path: Path) -> None:
+def test_worker_lanes_store_the_games_lanes_in_this_process_store(tmp_path: Path, live_children: Any) -> None:
     """Same games, same results, played in two other processes; no process plays a deal twice; each lane keeps
     its bots across deals and passes, so the queue's copy of each lane's pool (which says which games fit it) is
     right: as few processes as in one process (4 per entrant at the least; a lane that runs ahead restarts once
@@ -110,7 +118,7 @@ def test_worker_lanes_store_the_games_lanes_in_this_process_store(tmp_path: Path
     assert live_children() == []
 
 
-def test_a_race_in_worker_lanes_keeps_its_bots_across_rounds(tmp_path: Path) -> None:
+def test_a_race_in_worker_lanes_keeps_its_bots_across_rounds(tmp_path: Path, live_children: Any) -> None:
     """A race's rounds come from this process (the workers retire the entrants a round leaves out); the stored
     games are the in-process lanes' own, and a lane holds at most a table's worth of processes per entrant."""
     names = ["a", "b", "c", "d", "e", "zed"]
@@ -139,7 +147,9 @@ async def dying_play(players: list[FakePlayer], **kw: Any) -> Any:
     return await traced_play(players, **kw)
 
 
-def test_a_worker_that_dies_ends_the_run_with_one_error_and_keeps_the_finished_games(tmp_path: Path) -> None:
+def test_a_worker_that_dies_ends_the_run_with_one_error_and_keeps_the_finished_games(
+    tmp_path: Path, live_children: Any
+) -> None:
     store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
     traced = Traced()
     executor = LocalExecutor(2, play=dying_play, factory=traced_factory, workers=True)
@@ -161,7 +171,7 @@ async def failing_play(players: list[FakePlayer], **kw: Any) -> Any:
     return await traced_play(players, **kw)
 
 
-def test_a_workers_own_error_is_raised_here_as_itself(tmp_path: Path) -> None:
+def test_a_workers_own_error_is_raised_here_as_itself(tmp_path: Path, live_children: Any) -> None:
     """A full disk in a worker is the same ``OSError`` here (the command says it in one line), with the worker's
     traceback as a note."""
     store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
@@ -180,7 +190,7 @@ async def interrupting_play(players: list[FakePlayer], **kw: Any) -> Any:
     return await traced_play(players, **kw)
 
 
-def test_sigint_stops_worker_lanes_and_stores_every_finished_game(tmp_path: Path) -> None:
+def test_sigint_stops_worker_lanes_and_stores_every_finished_game(tmp_path: Path, live_children: Any) -> None:
     store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
     traced = Traced()
     executor = LocalExecutor(2, play=interrupting_play, factory=traced_factory, workers=True)
@@ -192,7 +202,9 @@ def test_sigint_stops_worker_lanes_and_stores_every_finished_game(tmp_path: Path
     assert not resumed.interrupted and store.game_count() == 120
 
 
-def test_fresh_bots_in_worker_lanes_start_a_process_for_every_seat_of_every_game(tmp_path: Path) -> None:
+def test_fresh_bots_in_worker_lanes_start_a_process_for_every_seat_of_every_game(
+    tmp_path: Path, live_children: Any
+) -> None:
     store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=3, repeats=4)
     traced = Traced()
     executor = LocalExecutor(2, play=traced_play, factory=traced_factory, fresh=True, workers=True)
@@ -207,7 +219,7 @@ class Boom(Exception):
     pass
 
 
-def test_a_failure_here_stops_the_workers_and_raises_it(tmp_path: Path) -> None:
+def test_a_failure_here_stops_the_workers_and_raises_it(tmp_path: Path, live_children: Any) -> None:
     """Storing a game fails in this process (here a callback after the commit): the workers are stopped, every
     game stored so far stays, the failure is raised as itself."""
     store, params = start(tmp_path, ["a", "b", "c", "zed"], table_size=4, repeats=30)
@@ -232,7 +244,7 @@ async def stuck_play(players: list[FakePlayer], **kw: Any) -> Any:
     return await traced_play(players, **kw)
 
 
-def test_a_worker_that_does_not_stop_in_time_is_killed(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_worker_that_does_not_stop_in_time_is_killed(tmp_path: Path, monkeypatch: Any, live_children: Any) -> None:
     from referee.tournament import lane_workers
 
     monkeypatch.setattr(lane_workers, "STOP_MARGIN", 1.0)
@@ -266,7 +278,9 @@ async def timed_play(players: list[FakePlayer], **kw: Any) -> Any:
             f.write(f"{time.monotonic_ns()} end {seed} {os.getpid()}\n")
 
 
-def test_two_rotations_of_a_deal_never_run_at_once_in_two_workers_even_when_stopped(tmp_path: Path) -> None:
+def test_two_rotations_of_a_deal_never_run_at_once_in_two_workers_even_when_stopped(
+    tmp_path: Path, live_children: Any
+) -> None:
     """The deal queue's rule holds across worker processes, and when a signal stops the run: a game's deal is free
     again only once its worker has stopped playing it."""
     TIMES[:] = [tmp_path / "times.txt"]
