@@ -95,26 +95,26 @@ class DiscardOptions(Sequence[Cards]):
             raise IndexError("discard option index out of range")
         if self._listed is not None:
             return self._listed[index]
-        if self._counts is None:
-            return self._three(index)
-        return self._unrank(index)
-
-    def _three(self, index: int) -> Cards:
-        """The ``index``-th three-card discard, counting past whole blocks of discards with the same lowest cards."""
+        if self._counts is not None:
+            return self._unrank(index)
+        # The index-th three-card discard (here, not in a method of its own: a random pick comes here every time),
+        # counting past whole blocks of discards with the same lowest cards.
         values, copies = self._values, self._copies
         n = len(values)
         pairs_after = self._pairs  # values held twice or more among those after the current one
         for i in range(n):
-            a = values[i]
             rest = n - 1 - i
-            block = rest * (rest - 1) // 2  # (a, b, c) with a < b < c
-            first = i + 1  # the lowest value that may come second
-            if copies[i] >= 2:
+            c = copies[i]
+            if c >= 2:
                 pairs_after -= 1
-                block += rest + (copies[i] >= 3)  # (a, a, b) and (a, a, a)
-                first = i
-            block += pairs_after  # (a, b, b) with a < b
+                # (a, a, a), (a, a, b), then (a, b, b) and (a, b, c) with a < b < c
+                block = (c >= 3) + rest + pairs_after + rest * (rest - 1) // 2
+                first = i  # the lowest value that may come second
+            else:
+                block = pairs_after + rest * (rest - 1) // 2
+                first = i + 1
             if index < block:
+                a = values[i]
                 for j in range(first, n):
                     b = values[j]
                     if copies[j] >= (3 if j == i else 2):

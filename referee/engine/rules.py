@@ -103,8 +103,9 @@ def turn_actions(
     lowest = last - step * chips  # a lower card needs more bonus chips than the player holds
     i = bisect_left(hand, lowest) if n and hand[0] < lowest else 0
     if i < n:
-        row = _ROWS.get((last, chips, step))
-        if row is None:
+        try:
+            row = _ROWS[last, chips, step]
+        except KeyError:
             row = _row(last, chips, step)
         start = i
         try:
@@ -341,7 +342,8 @@ def _discard(state: State, action: Discard) -> State:
     for c in cards:
         if type(c) is not int:
             raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
-    cards = tuple(sorted(cards))
+    if type(cards) is not tuple or len(cards) != 3 or not cards[0] <= cards[1] <= cards[2]:
+        cards = tuple(sorted(cards))  # (discard_options gives sorted tuples of three: those are kept as they are)
     return _set_discard(state, seat, cards, _remove_discard(state[6][seat], cards, state[0].discard))
 
 
@@ -349,7 +351,7 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
     """``hand`` less the sorted ``cards``, or ``IllegalMove`` naming why they are not a discard of it."""
     if len(cards) != need:
         raise IllegalMove(f"a discard names exactly {need} cards, got {len(cards)}")
-    if 1 in cards:
+    if cards and cards[0] <= 1 and 1 in cards:  # sorted: a 1 comes after lower numbers only
         raise IllegalMove("the 1 may not be discarded")
     rest = list(hand)
     for value in cards:  # sorted: the smallest value the hand cannot supply is the one reported
