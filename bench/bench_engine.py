@@ -75,6 +75,16 @@ def measure(players: int, seconds: float, seed: int, legal_discards: bool = Fals
             return games, events, now - start
 
 
+def play(players: int, games: int, seed: int, legal_discards: bool = False) -> int:
+    """Play exactly ``games`` games, the first ones ``measure`` plays; returns the history events they hold."""
+    rng = random.Random(seed)
+    events = 0
+    for g in range(games):
+        final = play_random_game(seed * 1_000_003 + g, players, rng, legal_discards)
+        events += sum(len(r.history) for r in final.rounds_done)
+    return events
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="CPU seconds per player count (default 5)")
@@ -86,7 +96,17 @@ def main() -> None:
         default="options",
         help="discard choice from discard_options per seat (default) or from legal_actions",
     )
+    parser.add_argument(
+        "--games",
+        type=int,
+        help="play exactly this many games per player count, untimed (to count instructions under valgrind:"
+        " the difference between --games N and --games 0, divided by N, is one game's)",
+    )
     args = parser.parse_args()
+    if args.games is not None:
+        for n in args.players:
+            print(f"{n} players: {args.games} games, {play(n, args.games, args.seed, args.discards == 'legal')} events")
+        return
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     how = "discard_options per seat" if args.discards == "options" else "legal_actions"
