@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from referee.engine.deck import Hand
 from referee.engine.events import Event
@@ -31,13 +31,23 @@ def observation_for(state: State, seat: int) -> Observation:
     """The view of ``seat`` (0..players-1). Raises ``IndexError`` for a seat not in the game."""
     if not 0 <= seat < state.players:
         raise IndexError(f"there is no seat {seat} in a game of {state.players}")
-    return Observation(
-        seat=seat,
-        round=state.round + 1,
-        hand=state.hands[seat],
-        last=state.last,
-        forced=state.forced and state.to_move == seat,
-        to_move=state.to_move,
-        players=state.table(),
-        history=state.history,
+    to_move = state.to_move
+    # The fields in Observation's order (seat, round, hand, last, forced, to_move, players, history), made without
+    # NamedTuple's keyword handling: the runner asks for one view every turn.
+    view: Observation = _tuple_new(
+        Observation,
+        (
+            seat,
+            state.round + 1,
+            state.hands[seat],
+            state.last,
+            state.forced and to_move == seat,
+            to_move,
+            state.table(),
+            state.history,
+        ),
     )
+    return view
+
+
+_tuple_new: Any = tuple.__new__
