@@ -191,9 +191,12 @@ class GameWire:
         return known
 
     def _encoded_history(self, round_1based: int, history: Sequence[Event]) -> str:
-        """The round's history entries joined with commas; only entries not seen before are encoded. Within a
-        round the engine only appends to the history; anything else (another round, a shorter or different
-        history) starts the kept one afresh."""
+        """The round's history entries joined with commas; only entries not seen before are encoded.
+
+        Within a round the engine only appends to the history, and this relies on it: a history of another round,
+        a shorter one, or one whose entry at the kept length differs starts the kept one afresh, but a history
+        that differs only before that entry is taken for a continuation. Lines of unrelated histories need a
+        ``GameWire`` of their own (as ``protocol.bounds`` uses)."""
         events = self._events
         kept = len(events)
         if round_1based != self._round or kept > len(history) or (kept and history[kept - 1] != events[-1]):
