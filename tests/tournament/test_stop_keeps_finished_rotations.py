@@ -1,0 +1,81 @@
+"""Ctrl-C keeps every finished game: README ("Scaling out") says the workers of ``--jobs N`` stop with the referee,
+"every finished game stored". A game whose log is complete (it ends in its ``result`` line) when the referee is
+interrupted has finished, so it must be in the results, at ``--jobs 1`` (lanes in the referee's process) and at
+``--jobs 2`` (a worker process per lane, which sends each game back as it ends). The interrupt comes while a game is
+finished but perhaps not yet stored, or after a few stored games.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+BOTS = Path(__file__).resolve().parents[1] / "bots"
+
+
+def _stored(db: Path) -> set[str]:
+    if not db.exists():
+        return set()
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return {row[0] for row in conn.execute("SELECT game_id FROM games")}
+    except sqlite3.OperationalError:
+        return set()
+
+
+def _finished_logs(games: Path) -> set[str]:
+    """The games whose log ends in its ``result`` line."""
+    done = set()
+    for log in games.glob("*.jsonl") if games.exists() else ():
+        data = log.read_bytes()
+        if data.endswith(b"\n") and data.rsplit(b"\n", 2)[-2].startswith(b'{"event":"result"'):
+            done.add(log.stem)
+    return done
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_interrupted_run_stores_every_game_whose_log_is_complete(tmp_path: Path, jobs: int) -> None:
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    shutil.copy(BOTS / "_base.py", folder / "_base.py")
+    bots = []
+    for name in ("alpha", "beta", "gamma", "delta"):
+        shutil.copy(BOTS / "steady.py", folder / f"{name}.py")  # 0.2 s a turn in round 2: a table takes seconds
+        bots.append(folder / f"{name}.py")
+    out = tmp_path / "out"
+    args = ["run", *bots, "-k", "4", "--games", "20", "--jobs", str(jobs), "--seed", "3", "--sandbox", "none"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", *map(str, args), "--move-time", "5", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        # Wait for a game that has finished but is not stored yet (with --jobs 1 there is none for long: each game
+        # is stored as it ends), or for a few stored games; then Ctrl-C to the whole process group.
+        end = time.monotonic() + 90
+        while time.monotonic() < end:
+            assert proc.poll() is None, "the run ended before it was interrupted"
+            stored = _stored(out / "results.sqlite")
+            if len(stored) >= 3 or (_finished_logs(out / "games") - stored):
+                break
+            time.sleep(0.05)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    assert proc.returncode == 130, stderr
+    finished = _finished_logs(out / "games")
+    assert finished, "no game finished before the interrupt"
+    assert finished - _stored(out / "results.sqlite") == set(), "a finished game was not stored"
