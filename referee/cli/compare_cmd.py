@@ -304,7 +304,7 @@ def _run(
     from referee.compare.display import BlockLines, verdict_line
     from referee.runner import BotSpecError, ConfigError
     from referee.runner.safe_text import literal
-    from referee.tournament import LaneError, LocalExecutor, standings_from_store
+    from referee.tournament import LocalExecutor, standings_from_store
 
     new, old, *panel = params.entrants
     design = settings.design
@@ -321,8 +321,6 @@ def _run(
         outcome = run_compare(store, params, settings, LocalExecutor(jobs), progress=BlockLines(console))
     except (ConfigError, BotSpecError) as e:  # e.g. --sandbox bwrap without bubblewrap: found when a bot starts
         _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}")
-    except LaneError as e:  # a lane's worker process died (killed, out of memory)
-        _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}", 1)
     except (OSError, sqlite3.Error) as e:
         _storage_failed(directory, e)
     seconds = time.monotonic() - started

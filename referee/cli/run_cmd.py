@@ -120,13 +120,7 @@ def _entrants(
 @click.option(
     "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=int,
-    help="Tables played at the same time, each in a worker process of its own when 2 or more.  [default: number of "
-    "cores]",
-)
+@click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: number of cores]")
 @click.option(
     "--seed", type=int, help="Tournament seed: with the deal secret, fixes every deal.  [default: random, printed]"
 )
@@ -143,6 +137,12 @@ def _entrants(
 @clock_option(stored=True)
 @results_folder_options("tournament", "tournament")
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
+@click.option(
+    "--lane-processes",
+    is_flag=True,
+    help="Play each of the --jobs tables in a worker process of its own, so that the referee's own work uses "
+    "several cores (for machines with cores to spare; more CPU in all).",
+)
 @rules_option
 @limit_option
 @click.option(
@@ -229,6 +229,7 @@ class RunOptions:
     top: int | None = None
     confidence: float | None = None
     tie_margin: float | None = None
+    lane_processes: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,8 @@ def _executor(given: RunOptions) -> Executor:
     if given.cluster is None:
         from referee.tournament import LocalExecutor
 
-        return LocalExecutor(given.jobs or len(os.sched_getaffinity(0)), fresh=given.fresh_bots)
+        jobs = given.jobs or len(os.sched_getaffinity(0))
+        return LocalExecutor(jobs, fresh=given.fresh_bots, workers=given.lane_processes)
     from referee.tournament import ClusterError, DaskExecutor, check_cluster_address
 
     try:
@@ -304,6 +306,8 @@ def _executor(given: RunOptions) -> Executor:
         _fail("run", "--jobs does not apply with --cluster: a Dask worker plays --nthreads tables at once")
     if given.fresh_bots:
         _fail("run", "--fresh-bots is not available with --cluster")
+    if given.lane_processes:
+        _fail("run", "--lane-processes does not apply with --cluster: each Dask worker is a process of its own")
     return DaskExecutor(given.cluster)
 
 

@@ -531,24 +531,23 @@ async def play_lanes(setup: PlaySetup, rounds: Rounds, lanes: Sequence[Lane], *,
 class LocalExecutor:
     """Plays ``jobs`` tables at the same time on this machine, each lane with its own ``PlayerPool``.
 
-    With ``jobs`` >= 2 the lanes run in ``jobs`` worker processes forked from this one (``lane_workers``), so that
-    the referee's own work spreads over the machine's cores; this process keeps the queue of games and stores
-    each finished game. ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's
-    ``play_game``) and ``factory`` (``Player``) may be replaced, as the tests do with in-process fakes: the lanes
-    then run in this process, unless ``workers`` is True (``workers`` False: always in this process).
+    The lanes run in this process, or with ``workers=True`` each in a worker process forked from this one
+    (``lane_workers``), so that the referee's own work spreads over the machine's cores; this process then keeps
+    the queue of games and stores each finished game. (On a shared 2-core machine the workers cost about a third
+    more of the referee's CPU for no wall-clock gain, bench/README.md, so they are not the default.)
+    ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's ``play_game``) and ``factory``
+    (``Player``) may be replaced, as the tests do with in-process fakes (in workers too).
     """
 
     jobs: int
     fresh: bool = False
     play: GameFn | None = None
     factory: PlayerFactory | None = None
-    workers: bool | None = None
+    workers: bool = False
 
     def in_workers(self) -> bool:
         """Whether ``run`` plays the lanes in worker processes."""
-        if self.workers is not None:
-            return self.workers
-        return self.jobs >= 2 and self.play is None and self.factory is None
+        return self.workers
 
     def run(self, setup: PlaySetup, rounds: Rounds) -> None:
         if self.in_workers():

@@ -1,4 +1,4 @@
-"""``referee run --jobs 2`` plays its lanes in two worker processes: how they end, with real bot processes.
+"""``referee run --jobs 2 --lane-processes`` plays its lanes in two worker processes: how they end, with real bots.
 
 A Ctrl-C (to the whole process group, as a terminal sends it) or a SIGTERM to the referee, a ``kill -9`` of the
 referee, and a worker killed on its own (as the out-of-memory killer does): every finished game is kept, every bot
@@ -22,7 +22,8 @@ from .test_real_runs import start_referee as start_real_run
 
 
 def start_referee(*args: object) -> subprocess.Popen[str]:
-    return start_real_run(*args, own_group=True)
+    """``referee ARGS --lane-processes`` in a process group of its own."""
+    return start_real_run(*args, "--lane-processes", own_group=True)
 
 
 def workers_of(pid: int) -> list[int]:
@@ -129,3 +130,11 @@ def test_a_worker_killed_on_its_own_ends_the_run_in_one_line_and_the_run_resumes
     assert f"{stored}/360 games already played" in resumed.stdout
     assert stored_games(out) == 360
     wait_until_gone(bot_dir, out)
+
+
+def test_lane_processes_are_refused_with_a_cluster_in_one_line(tmp_path: Path, bot_dir: Path) -> None:
+    done = referee("run", *bots(bot_dir), "--cluster", "local:2", "--lane-processes", "--out", tmp_path / "t")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "referee run: error: --lane-processes does not apply with --cluster: each Dask worker is a process of its own"
+    ]
