@@ -7,16 +7,15 @@ finished but perhaps not yet stored, or after a few stored games.
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from .test_hostile_bots_in_lanes import ctrl_c
+from .test_real_runs import start_referee
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
@@ -51,30 +50,21 @@ def test_an_interrupted_run_stores_every_game_whose_log_is_complete(tmp_path: Pa
         shutil.copy(BOTS / "steady.py", folder / f"{name}.py")  # 0.2 s a turn in round 2: a table takes seconds
         bots.append(folder / f"{name}.py")
     out = tmp_path / "out"
-    args = ["run", *bots, "-k", "4", "--games", "20", "--jobs", str(jobs), "--seed", "3", "--sandbox", "none"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "referee", *map(str, args), "--move-time", "5", "--out", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        # Wait for a game that has finished but is not stored yet (with --jobs 1 there is none for long: each game
-        # is stored as it ends), or for a few stored games; then Ctrl-C to the whole process group.
+    args = ["run", *bots, "-k", "4", "--games", "20", "--jobs", jobs, "--seed", "3", "--sandbox", "none"]
+    proc = start_referee(*args, "--move-time", "5", "--out", out, own_group=True)
+
+    def finished_or_stored() -> None:
+        """A game that has finished but is not stored yet (with --jobs 1 there is none for long: each game is stored
+        as it ends), or a few stored games."""
         end = time.monotonic() + 90
         while time.monotonic() < end:
             assert proc.poll() is None, "the run ended before it was interrupted"
             stored = _stored(out / "results.sqlite")
             if len(stored) >= 3 or (_finished_logs(out / "games") - stored):
-                break
+                return
             time.sleep(0.05)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+
+    stderr = ctrl_c(proc, finished_or_stored)
     assert proc.returncode == 130, stderr
     finished = _finished_logs(out / "games")
     assert finished, "no game finished before the interrupt"
