@@ -9,7 +9,8 @@ cost, turns in seat order skipping finished and dropped seats), ``last``, ``forc
 its hello: every legal move in the protocol's order, worked out from the rules); at round_end the table and the
 whole history; at game_end the scores (penalty − bonus_refund × bonus left, clipped at 0 under ``chip_floor``),
 the ranks (ties share a rank, the next is skipped; forfeiters below everyone else) and the forfeits. It plays a
-random legal move (never passing on a stalled table) and a random discard; ``STRICT_SEED`` seeds its choices.
+random legal move (never passing on a stalled table) and a random discard, seeded at each game_start by the game id
+and its seat (and ``STRICT_SEED`` when set), so a seeded tournament plays the same moves every time.
 """
 
 import json
@@ -18,7 +19,8 @@ import random
 import sys
 from collections import Counter
 
-rng = random.Random(os.environ.get("STRICT_SEED", str(os.getpid())))
+SEED = os.environ.get("STRICT_SEED", "")
+rng = random.Random(SEED)
 PLAYING, FINISHED, DROPPED = "playing", "finished", "dropped"
 problems = 0
 
@@ -231,6 +233,7 @@ def on_message(msg):
     elif kind == "game_start":
         G.clear()
         G.update(game=msg["game"], seat=msg["seat"], names=msg["players"], rules=msg["rules"], round=0)
+        rng.seed(f"{SEED}/{msg['game']}/{msg['seat']}")
         n = len(G["names"])
         if not (2 <= n <= 4 and 0 <= G["seat"] < n):
             bad(f"game_start {msg}")

@@ -42,7 +42,7 @@ def test_the_strict_checker_finds_every_number_right(tmp_path: Path, jobs: int, 
         extra = ["--rules", ruleset]
     out = tmp_path / "out"
     done = referee(
-        "run", *bots, "-k", "3", "--games", "3", "--jobs", jobs, "--seed", 7, "--sandbox", "none", "--move-time", 5,
+        "run", *bots, "-k", "3", "--games", "8", "--jobs", jobs, "--seed", 7, "--sandbox", "none", "--move-time", 5,
         "--out", out, *extra, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
