@@ -140,7 +140,9 @@ class BotProcess:
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
-        await trio.lowlevel.checkpoint()
+        # A schedule point that never raises Cancelled: a started process is always handed back to its owner, which
+        # ends it (a Ctrl-C while a game starts its bots must not drop one that then outlives the referee).
+        await trio.lowlevel.cancel_shielded_checkpoint()
         return bot
 
     def cpu_seconds(self) -> float:

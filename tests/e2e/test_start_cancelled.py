@@ -14,7 +14,6 @@ import os
 import signal
 import time
 
-import pytest
 import trio
 
 from referee.runner.process import BotProcess
@@ -22,11 +21,6 @@ from referee.runner.process import BotProcess
 from .helpers import bot, config, new_mark, processes_with
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BotProcess.start ends with trio.lowlevel.checkpoint(), which raises Cancelled in a cancelled scope after "
-    "the process was started: the process is dropped, never terminated (referee/runner/process.py)",
-)
 def test_a_bot_started_in_a_cancelled_scope_is_handed_back_and_ended() -> None:
     mark = new_mark()
     spec = bot("fork_child", mark)
