@@ -1,8 +1,8 @@
-"""Hostile bots in worker lanes (``referee run --jobs 2``): a bot that stops its own process group (SIGSTOP), one that
-never exits (it ignores SIGTERM, SIGINT and SIGHUP), and in the sandbox also one that starts a child in a new session
-and exits, and one that sends SIGSTOP and SIGKILL to its parent (the sandbox's init). Each forfeits the right games
-for the right reason, every game is stored once, and no process is left behind, through a Ctrl-C to the run's
-process group and a ``--resume``."""
+"""Hostile bots in worker lanes (``referee run --jobs 2 --lane-processes``): a bot that stops its own process group
+(SIGSTOP), one that never exits (it ignores SIGTERM, SIGINT and SIGHUP), and in the sandbox also one that starts a
+child in a new session and exits, and one that sends SIGSTOP and SIGKILL to its parent (the sandbox's init). Each
+forfeits the right games for the right reason, every game is stored once, and no process is left behind, through a
+Ctrl-C to the run's process group and a ``--resume``."""
 
 from __future__ import annotations
 
@@ -72,8 +72,8 @@ def test_hostile_bots_in_worker_lanes_through_ctrl_c_and_resume(tmp_path: Path, 
     folder = tmp_path / "bots"
     bots = _field(folder, mode)
     out = tmp_path / "out"
-    args = ["-k", "2", "--games", "2", "--jobs", "2", "--seed", "5", "--sandbox", mode, "--move-time", "2"]
-    proc = start_referee("run", *bots, *args, "--out", out, own_group=True)
+    args = ["-k", "2", "--games", "2", "--jobs", "2", "--lane-processes", "--seed", "5", "--sandbox", mode]
+    proc = start_referee("run", *bots, *args, "--move-time", "2", "--out", out, own_group=True)
     stderr = ctrl_c(proc, lambda: wait_for_games(out / "results.sqlite", 4, proc, timeout=120))
     assert proc.returncode == 130, stderr
     _wait_gone(folder)

@@ -1,9 +1,8 @@
 """Ctrl-C keeps every finished game: README ("Scaling out") says the workers of ``--jobs N`` stop with the referee,
 "every finished game stored". A game whose log is complete (it ends in its ``result`` line) when the referee is
-interrupted has finished, so it must be in the results, at ``--jobs 1`` (lanes in the referee's process) and at
-``--jobs 2`` (a worker process per lane, which sends each game back as it ends). The interrupt comes while a game is
-finished but perhaps not yet stored, or after a few stored games.
-"""
+interrupted has finished, so it must be in the results, at ``--jobs 1`` and ``--jobs 2`` (lanes in the referee's
+process) and with ``--lane-processes`` (a worker process per lane, which sends each game back as it ends). The
+interrupt comes while a game is finished but perhaps not yet stored, or after a few stored games."""
 
 from __future__ import annotations
 
@@ -40,8 +39,8 @@ def _finished_logs(games: Path) -> set[str]:
     return done
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_an_interrupted_run_stores_every_game_whose_log_is_complete(tmp_path: Path, jobs: int) -> None:
+@pytest.mark.parametrize("lanes", [["--jobs", "1"], ["--jobs", "2"], ["--jobs", "2", "--lane-processes"]])
+def test_an_interrupted_run_stores_every_game_whose_log_is_complete(tmp_path: Path, lanes: list[str]) -> None:
     folder = tmp_path / "bots"
     folder.mkdir()
     shutil.copy(BOTS / "_base.py", folder / "_base.py")
@@ -50,7 +49,7 @@ def test_an_interrupted_run_stores_every_game_whose_log_is_complete(tmp_path: Pa
         shutil.copy(BOTS / "steady.py", folder / f"{name}.py")  # 0.2 s a turn in round 2: a table takes seconds
         bots.append(folder / f"{name}.py")
     out = tmp_path / "out"
-    args = ["run", *bots, "-k", "4", "--games", "20", "--jobs", jobs, "--seed", "3", "--sandbox", "none"]
+    args = ["run", *bots, "-k", "4", "--games", "20", *lanes, "--seed", "3", "--sandbox", "none"]
     proc = start_referee(*args, "--move-time", "5", "--out", out, own_group=True)
 
     def finished_or_stored() -> None:

@@ -1,9 +1,9 @@
 """Every number the referee sends is the one an honest bot recomputes from the messages: copies of
 ``tests/bots/strict_checker.py`` (which knows only PROTOCOL.md and RULES.md, no referee code) play ``referee run``
-tournaments at ``--jobs 1`` and ``--jobs 2``, with a bot that crashes mid-game (forfeits in the histories), under the
-standard ruleset and under one with short hands, a chip floor and a short turn limit (finishes, floored refunds and
-limit drops), and none of them finds a number it disagrees with: tables, hands, histories, costs, turn order, last,
-forced, the legal moves, scores, ranks and forfeits."""
+tournaments at ``--jobs 1``, ``--jobs 2`` and ``--jobs 2 --lane-processes``, with a bot that crashes mid-game
+(forfeits in the histories), under the standard ruleset and under one with short hands, a chip floor and a short
+turn limit (finishes, floored refunds and limit drops), and none of them finds a number it disagrees with: tables,
+hands, histories, costs, turn order, last, forced, the legal moves, scores, ranks and forfeits."""
 
 from __future__ import annotations
 
@@ -31,9 +31,9 @@ def _field(folder: Path, checkers: int) -> list[Path]:
     return [*names, folder / "crash_mid.py"]
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("lanes", [["--jobs", "1"], ["--jobs", "2"], ["--jobs", "2", "--lane-processes"]])
 @pytest.mark.parametrize("rules", ["standard", "short"])
-def test_the_strict_checker_finds_every_number_right(tmp_path: Path, jobs: int, rules: str) -> None:
+def test_the_strict_checker_finds_every_number_right(tmp_path: Path, lanes: list[str], rules: str) -> None:
     bots = _field(tmp_path / "bots", 3)
     extra: list[object] = []
     if rules == "short":
@@ -42,7 +42,7 @@ def test_the_strict_checker_finds_every_number_right(tmp_path: Path, jobs: int, 
         extra = ["--rules", ruleset]
     out = tmp_path / "out"
     done = referee(
-        "run", *bots, "-k", "3", "--games", "8", "--jobs", jobs, "--seed", 7, "--sandbox", "none", "--move-time", 5,
+        "run", *bots, "-k", "3", "--games", "8", *lanes, "--seed", 7, "--sandbox", "none", "--move-time", 5,
         "--out", out, *extra, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
