@@ -184,6 +184,10 @@ class Worker:
                     os.close(pidfd)
         self.kill()
 
+    def unexpected_end(self) -> LaneError:
+        """The error of the reaped worker that ended on its own."""
+        return LaneError(f"the worker process of lane {self.lane} (pid {self.pid}) ended unexpectedly: {self.ending()}")
+
     def ending(self) -> str:
         """How the reaped worker ended, in words."""
         status = self.status or 0
@@ -301,9 +305,13 @@ class _WorkerLane:
         if message[0] != "done":
             await self._stop()
             raise LaneError(f"lane {self.worker.lane}: unexpected message {message[0]!r} from its worker")
-        self.sent = ()
-        for game, (result, duration, declared) in zip(games, message[1], strict=True):
-            setup.on_game(PlayedGame(game, result, duration, declared))
+        self._hand_on(message[1])
+
+    def _hand_on(self, results: list[tuple[Any, float, Any]]) -> None:
+        """Hand the games sent to the worker, with their results (a ``done`` message's), to ``setup.on_game``."""
+        sent, self.sent = self.sent, ()
+        for game, (result, duration, declared) in zip(sent, results, strict=True):
+            self.setup.on_game(PlayedGame(game, result, duration, declared))
 
     async def retire(self, keep: Iterable[str]) -> None:
         wanted = frozenset(keep)
@@ -321,9 +329,7 @@ class _WorkerLane:
             raise self.late[0]
         worker = self.worker
         if not self.bye and not worker.killed:
-            raise LaneError(
-                f"the worker process of lane {worker.lane} (pid {worker.pid}) ended unexpectedly: {worker.ending()}"
-            )
+            raise worker.unexpected_end()
 
     async def _stop(self) -> None:
         """Once: tell the worker to stop, store the games it finished meanwhile, wait for its ``bye`` and its exit
@@ -340,9 +346,7 @@ class _WorkerLane:
                 with trio.move_on_at(deadline):
                     while (message := await self._channel().receive()) is not None:
                         if message[0] == "done" and self.sent:  # it ended before the worker saw ``stop``
-                            sent, self.sent = self.sent, ()
-                            for game, (result, duration, declared) in zip(sent, message[1], strict=True):
-                                self.setup.on_game(PlayedGame(game, result, duration, declared))
+                            self._hand_on(message[1])
                         elif message[0] == "bye":
                             self.bye = True
                             _worker_cpu.append(message[1])
@@ -372,9 +376,7 @@ class _WorkerLane:
         worker = self.worker
         with trio.CancelScope(shield=True):
             await worker.reap(trio.current_time() + 1.0)
-        return LaneError(
-            f"the worker process of lane {worker.lane} (pid {worker.pid}) ended unexpectedly: {worker.ending()}"
-        )
+        return worker.unexpected_end()
 
 
 def _worker_error(lane: int, message: tuple[Any, ...]) -> BaseException:
