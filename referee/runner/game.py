@@ -345,12 +345,10 @@ class _Game:
         move = self.move[seat]
         cpu_start = _cpu_now(p) if self.cpu_clock[seat] else None
         start = self.clock()
-        if move is None:
-            deadline = math.inf
-        elif cpu_start is not None:
+        if cpu_start is not None and move is not None:
             deadline = start + self.backstop[seat] * (move + self.bank[seat])
         else:
-            deadline = start + move + self.bank[seat]
+            deadline = self._deadline(seat, start)
         self.log.sent(seat, line, start)
         try:
             reply, raw = await p.request(line, expect, deadline)
@@ -364,11 +362,6 @@ class _Game:
             return None, None, end - start, exc
         end = self.clock()
         elapsed = end - start
-        if cpu_start is None:
-            self.log.received(seat, raw, elapsed, None, end)
-            if move is not None and elapsed > move:
-                self.bank[seat] = max(0.0, self.bank[seat] - (elapsed - move))
-            return reply, raw, elapsed, None
         cpu = _used(p, cpu_start)
         self.log.received(seat, raw, elapsed, cpu, end)
         charged = elapsed if cpu is None else cpu

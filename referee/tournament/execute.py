@@ -4,9 +4,9 @@
 which restarts its bot after a fault) and reports each finished game at once. An ``Executor`` plays the rounds of
 a run given its ``PlaySetup`` and hands every finished game to a callback (the caller commits it): the
 ``LocalExecutor`` runs ``jobs`` lanes at the same time (``play_lanes``), each with its own pool, in this process or,
-with two lanes or more, each in a worker process of its own (``lane_workers``); ``cluster.DaskExecutor`` ships the
-batches to a Dask cluster. ``play_table`` is the same work as a plain synchronous function of picklable values,
-for executors that ship table batches to other processes or machines.
+when asked (``referee run --lane-processes``), each in a worker process of its own (``lane_workers``);
+``cluster.DaskExecutor`` ships the batches to a Dask cluster. ``play_table`` is the same work as a plain synchronous
+function of picklable values, for executors that ship table batches to other processes or machines.
 """
 
 from __future__ import annotations
@@ -545,12 +545,8 @@ class LocalExecutor:
     factory: PlayerFactory | None = None
     workers: bool = False
 
-    def in_workers(self) -> bool:
-        """Whether ``run`` plays the lanes in worker processes."""
-        return self.workers
-
     def run(self, setup: PlaySetup, rounds: Rounds) -> None:
-        if self.in_workers():
+        if self.workers:
             from referee.tournament.lane_workers import run_in_workers
 
             run_in_workers(setup, rounds, max(1, self.jobs), fresh=self.fresh, play=self.play, factory=self.factory)
