@@ -258,23 +258,21 @@ class GameLogWriter:
 
 #: The fraction of a count of microseconds written as milliseconds, by the count modulo 1,000, as ``repr`` writes
 #: ``us / 1000``: ``.0``, ``.001``, ..., ``.01``, ..., ``.1``, ... (no trailing zeros).
-_FRACTION = [f".{r:03d}".rstrip("0") if r else ".0" for r in range(1000)]
-_FRACTION_BYTES = [f.encode() for f in _FRACTION]
-
-
-def _ms_text(seconds: float) -> str:
-    """``repr(round(seconds * 1e6) / 1000)``: milliseconds to the microsecond as the log writes them, without
-    formatting a float (``repr`` of ``us / 1000`` is the integer part, a point and the fraction without trailing
-    zeros, for any count of microseconds a game reaches: tests/runner/test_log_lines.py checks every count below
-    a million and random ones up to 10**13, 115 days)."""
-    us = round(seconds * 1e6)
-    return f"{us // 1000}{_FRACTION[us % 1000]}" if us >= 0 else repr(us / 1000)
+_FRACTION = [f".{r:03d}".rstrip("0").encode() if r else b".0" for r in range(1000)]
 
 
 def _ms_bytes(seconds: float) -> bytes:
-    """``_ms_text(seconds)`` as bytes."""
+    """``repr(round(seconds * 1e6) / 1000)`` as bytes: milliseconds to the microsecond as the log writes them,
+    without formatting a float (``repr`` of ``us / 1000`` is the integer part, a point and the fraction without
+    trailing zeros, for any count of microseconds a game reaches: tests/runner/test_log_lines.py checks every count
+    below a million and random ones up to 10**13, 115 days)."""
     us = round(seconds * 1e6)
-    return b"%d%b" % (us // 1000, _FRACTION_BYTES[us % 1000]) if us >= 0 else repr(us / 1000).encode()
+    return b"%d%b" % (us // 1000, _FRACTION[us % 1000]) if us >= 0 else repr(us / 1000).encode()
+
+
+def _ms_text(seconds: float) -> str:
+    """``_ms_bytes(seconds)`` as text."""
+    return _ms_bytes(seconds).decode()
 
 
 def json_text(value: object) -> str:
