@@ -12,10 +12,14 @@ from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.page import SIZE_LIMIT, render
 from referee.report.payload import pack_blob, unpack_blob
 from referee.report.replay import Forfeit, encode_replay, run_steps
+from referee.report.viewer import REPLAY_MARKUP, STYLE_SHEET, VIEWER_SCRIPT
 
 __all__ = [
+    "REPLAY_MARKUP",
     "REPORT_NAME",
     "SIZE_LIMIT",
+    "STYLE_SHEET",
+    "VIEWER_SCRIPT",
     "Entrant",
     "FaultEntry",
     "Forfeit",

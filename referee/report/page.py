@@ -10,22 +10,20 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from html import escape
-from pathlib import Path
 from typing import Any
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
 from referee.report.payload import SMALLEST, Packed, pack
 from referee.report.stats import scores_by_entrant
+from referee.report.viewer import ASSETS, REPLAY_MARKUP
 from referee.tournament.standings import WINS_NOTE, EntrantStanding
-
-#: The page's script and style sheet, beside this module (read as files: ``importlib.resources`` and the zip
-#: support it loads would cost a run a few milliseconds for two files of an installed package).
-_ASSETS = Path(__file__).with_name("assets")
 
 
 def _asset(name: str) -> str:
-    return (_ASSETS / name).read_text(encoding="utf-8")
+    """An asset of the page (beside ``viewer.py``), read as a file: ``importlib.resources`` and the zip support it
+    loads would cost a run a few milliseconds for a few files of an installed package."""
+    return (ASSETS / name).read_text(encoding="utf-8")
 
 
 #: The largest report file, in bytes: past it, replays are left out (``payload.py``) until the file fits.
@@ -105,16 +103,7 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         "</section>",
         '<section id="replay"><h2>Replay</h2>',
         '<p id="replay-empty" class="hint">Choose a game in the list above to watch it move by move.</p>',
-        '<div id="replay-view" hidden><div id="replay-title"></div>',
-        '<div class="controls replay-controls"><button id="rp-first" title="first (Home)">« first</button>'
-        '<button id="rp-prev" title="previous (←)">‹ back</button><button id="rp-next" title="next (→)">next ›</button>'
-        '<button id="rp-last" title="last (End)">last »</button> <input type="range" id="rp-slider" min="0" value="0">'
-        ' <span id="rp-pos"></span></div>',
-        '<div id="rp-event"></div><div id="rp-fault" hidden></div>',
-        '<table id="rp-table" class="data table-view"><thead><tr><th>seat</th><th>entrant</th><th>status</th>'
-        "<th>hand</th><th>cards</th><th>penalty chips</th><th>bonus chips</th><th>result</th></tr></thead>"
-        "<tbody></tbody></table>",
-        '<p id="rp-last-played"></p><ol id="rp-history"></ol></div>',
+        REPLAY_MARKUP,
         "</section></main>",
         f'<script type="application/json" id="report-meta">{_json(meta)}</script>',
         f'<script type="text/plain" id="report-index">{packed.index}</script>',
@@ -122,6 +111,7 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
             f'<script type="text/plain" class="replay-chunk" data-chunk="{i}">{c}</script>'
             for i, c in enumerate(packed.chunks)
         ),
+        f"<script>{_asset('replay.js')}</script>",
         f"<script>{_asset('report.js')}</script>",
         "</body></html>",
     ]
