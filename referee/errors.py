@@ -25,8 +25,13 @@
     ├── ReportError, ReplayError      referee.report.errors
     │   └── NoTournament              a folder without a tournament
     ├── CheckError                    referee.check.errors: options the conformance suite cannot run with
-    └── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
-        └── DesignError               impossible test parameters (alpha, beta, d0, d1)
+    ├── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
+    │   └── DesignError               impossible test parameters (alpha, beta, d0, d1)
+    └── LadderError                   referee.ladder.errors: a ladder folder or request that cannot be used
+        ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
+        ├── IntakeError               a submitted bot refused (names the entry)
+        ├── Refused                   a request the ladder's rules refuse
+        └── LadderStoreError          a ladder database that cannot be used
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
 """
@@ -35,6 +40,7 @@ from protocol.errors import ProtocolViolation
 from referee.check.errors import CheckError
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
+from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, Refused
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.config import ConfigError
 from referee.runner.errors import (
@@ -64,18 +70,23 @@ __all__ = [
     "ClusterError",
     "CompareError",
     "ConfigError",
+    "ConfigFileError",
     "DealError",
     "DealSecretError",
     "DesignError",
     "EmptyStore",
     "FolderBusy",
     "IllegalMove",
+    "IntakeError",
+    "LadderError",
+    "LadderStoreError",
     "LogError",
     "ManifestError",
     "NoTournament",
     "ParamsError",
     "ProtocolViolation",
     "RefereeError",
+    "Refused",
     "ReplayError",
     "ReportError",
     "RulesetError",

@@ -1,0 +1,35 @@
+"""The ladder's errors: each a one-line message naming what was refused and what to do.
+
+LadderError          referee.engine.RefereeError: a ladder folder or request that cannot be used
+├── ConfigFileError  ladder.toml is unreadable or holds an impossible value (names the key)
+├── IntakeError      a submitted bot (file, folder, archive, bot.toml) is refused (names the entry)
+├── Refused          a request the ladder's rules refuse (daily cap, a gate already running, unknown name)
+└── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
+"""
+
+from __future__ import annotations
+
+from referee.engine.errors import RefereeError
+
+__all__ = ["ConfigFileError", "IntakeError", "LadderError", "LadderStoreError", "Refused"]
+
+
+class LadderError(RefereeError):
+    """A ladder folder or request that cannot be used; the message is one line."""
+
+
+class ConfigFileError(LadderError, ValueError):
+    """``ladder.toml`` cannot be read or holds an impossible value; the message names the file and the key."""
+
+
+class IntakeError(LadderError, ValueError):
+    """A submitted bot is refused: the message names the entry (an archive member, a file, a bot.toml field)."""
+
+
+class Refused(LadderError):
+    """A request the ladder's rules refuse: an unknown entrant or version, a name taken, the daily submission cap,
+    a build or gate of the entrant still running, a retired version."""
+
+
+class LadderStoreError(LadderError):
+    """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable)."""

@@ -1,0 +1,185 @@
+"""What the ladder keeps, as plain frozen records, and the lifecycles of entrants, versions and blocks.
+
+A version's lifecycle::
+
+    submitted -> building -> gating -> placement -> ranked -> retired
+          \\          \\          \\          \\          \\
+           `----------`----------`-> failed   `-> suspended (faults; retired once a newer version replaces it)
+
+``submitted`` waits for the gate (one per entrant at a time); ``building`` runs its build command; ``gating`` runs
+the conformance suite; ``placement`` plays its first blocks against the ranked field; ``ranked`` plays on the
+ladder. ``failed`` (build or gate) never plays a ranked game; its reasons are kept for its author. ``retired``
+keeps its games and its last rating, frozen. A block is ``playing`` from the moment it is chosen, then ``done``
+(its games committed together) or ``void`` (stopped for a reason that is not a bot's: it is played again).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = [
+    "ACTIVE_STATES",
+    "Block",
+    "BlockKind",
+    "BlockState",
+    "Entrant",
+    "EntrantState",
+    "Epoch",
+    "GameRecord",
+    "GateRecord",
+    "SeatRecord",
+    "Version",
+    "VersionState",
+]
+
+
+class EntrantState(StrEnum):
+    ACTIVE = "active"
+    SUSPENDED = "suspended"  # by the organiser: none of its versions plays until reinstated
+    RETIRED = "retired"  # left the contest: its versions are retired, its games kept
+
+
+class VersionState(StrEnum):
+    SUBMITTED = "submitted"
+    BUILDING = "building"
+    GATING = "gating"
+    PLACEMENT = "placement"
+    RANKED = "ranked"
+    FAILED = "failed"
+    SUSPENDED = "suspended"
+    RETIRED = "retired"
+
+
+#: The states of a version that plays blocks.
+ACTIVE_STATES = frozenset({VersionState.PLACEMENT, VersionState.RANKED})
+#: The states of a version waiting for, or in, its gate.
+GATE_STATES = frozenset({VersionState.SUBMITTED, VersionState.BUILDING, VersionState.GATING})
+
+
+class BlockKind(StrEnum):
+    PLACEMENT = "placement"  # chosen for a version in placement (its seed)
+    RANKED = "ranked"
+
+
+class BlockState(StrEnum):
+    PLAYING = "playing"
+    DONE = "done"
+    VOID = "void"
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    id: int
+    name: str
+    state: EntrantState
+    reason: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One immutable version of an entrant: ``key`` (``name#number``) is what the tables and logs call it."""
+
+    id: int
+    entrant_id: int
+    entrant: str
+    number: int
+    digest: str
+    command: tuple[str, ...]
+    build: tuple[str, ...] | None
+    kind: str
+    files: int
+    size: int
+    submitted_at: str
+    state: VersionState
+    reason: str | None
+    state_at: str
+    mu: float | None
+    sigma: float | None
+    blocks: int
+    games: int
+    forfeits: int
+    placement_left: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.entrant}#{self.number}"
+
+    @property
+    def active(self) -> bool:
+        return self.state in ACTIVE_STATES
+
+
+@dataclass(frozen=True, slots=True)
+class GateRecord:
+    """The gate of a version: when it ran, whether it passed, the reasons (one line each) and the check report
+    (``referee check --json``'s object), and where the build's output is."""
+
+    version_id: int
+    started_at: str
+    finished_at: str | None
+    passed: bool | None
+    reasons: tuple[str, ...]
+    report: str | None
+    build_log: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Epoch:
+    """An epoch's deal secret: committed (SHA-256) when it opens, revealed (``secret``) once it is closed."""
+
+    id: int
+    scheme: str
+    commitment: str
+    opened_at: str
+    closed_at: str | None
+    secret: str | None  # None while the epoch is open
+    blocks: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One version's part in one block: its total over the rotations, its matchpoint share and relative score
+    (``referee.tournament.dealstats.block_outcomes``), and its forfeits."""
+
+    version_id: int
+    key: str
+    total: int
+    games: int
+    forfeits: int
+    matchpoints: float
+    relative: float
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A duplicate block: one deal (``seed``, from its epoch's secret) at one table, every seat rotation."""
+
+    id: int
+    epoch_id: int
+    kind: BlockKind
+    state: BlockState
+    seats: tuple[int, ...]  # version ids in the seat order of the first rotation
+    seed: int
+    attempts: int
+    created_at: str
+    finished_at: str | None
+    reason: str | None
+    results: tuple[SeatRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A stored game of a block: its id, rotation, seats (version ids), scores, ranks, forfeits and log."""
+
+    id: str
+    block_id: int
+    rotation: int
+    seats: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[bool, ...]
+    log_path: str | None
+    duration: float
+    finished_at: str

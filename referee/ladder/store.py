@@ -1,0 +1,709 @@
+"""The ladder's store: one SQLite database, ``DIR/ladder.sqlite``, that owns everything the ladder keeps.
+
+Journal mode WAL (readers never wait for the writer; a killed process leaves it intact), every change in one
+``BEGIN IMMEDIATE`` transaction: a block is committed whole (its games, seats, faults, the versions' counters and
+ratings), so the database never holds part of a block. Each thread gets its own connection (``serve``, the web
+server's worker threads and the shell commands may all use one ``LadderStore``).
+
+Schema (version 1)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT)      schema_version, created_at, admin_token (scrypt hash)
+    entrants(id INTEGER PRIMARY KEY, name TEXT UNIQUE, token TEXT (scrypt hash), state, reason, created_at)
+    versions(id INTEGER PRIMARY KEY, entrant_id, number,   -- number: 1, 2, ... per entrant
+             digest,                                       -- SHA-256 of its files and commands (intake)
+             command, build,                               -- JSON lists of words (build: NULL for none)
+             kind, files, size, submitted_at,              -- what was submitted (file, folder, tar, zip)
+             state, reason, state_at,                      -- model.VersionState, why, since when
+             mu, sigma,                                    -- live rating (NULL before its first block)
+             blocks, games, forfeits, placement_left)
+    gates(version_id PRIMARY KEY, started_at, finished_at, passed, reasons (JSON list), report (JSON), build_log)
+    epochs(id INTEGER PRIMARY KEY, scheme, commitment, secret, opened_at, closed_at)  -- secret revealed at close
+    blocks(id INTEGER PRIMARY KEY, epoch_id, kind, state, seats (JSON list of version ids), seed, attempts,
+           created_at, finished_at, reason)
+    block_seats(block_id, version_id, position, total, games, forfeits, matchpoints, relative)
+    games(id TEXT PRIMARY KEY "<block>.<rotation>", block_id, rotation, log_path, duration, finished_at)
+    seats(game_id, seat, version_id, score, rank, forfeit)
+    faults(game_id, seat, version_id, kind, round, turn, detail, line)
+    ratings(version_id, block_id, mu, sigma)    -- each version's live rating after each of its blocks
+    voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from referee.ladder.errors import LadderStoreError, Refused
+from referee.ladder.model import (
+    ACTIVE_STATES,
+    Block,
+    BlockKind,
+    BlockState,
+    Entrant,
+    EntrantState,
+    Epoch,
+    GameRecord,
+    GateRecord,
+    SeatRecord,
+    Version,
+    VersionState,
+)
+
+if TYPE_CHECKING:
+    from referee.tournament.store import FaultLike
+
+__all__ = ["SCHEMA_VERSION", "GameRow", "LadderStore", "now"]
+
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entrants(
+    id INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL, token TEXT NOT NULL, state TEXT NOT NULL, reason TEXT,
+    created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS versions(
+    id INTEGER PRIMARY KEY, entrant_id INTEGER NOT NULL REFERENCES entrants(id), number INTEGER NOT NULL,
+    digest TEXT NOT NULL, command TEXT NOT NULL, build TEXT, kind TEXT NOT NULL, files INTEGER NOT NULL,
+    size INTEGER NOT NULL, submitted_at TEXT NOT NULL, state TEXT NOT NULL, reason TEXT, state_at TEXT NOT NULL,
+    mu REAL, sigma REAL, blocks INTEGER NOT NULL DEFAULT 0, games INTEGER NOT NULL DEFAULT 0,
+    forfeits INTEGER NOT NULL DEFAULT 0, placement_left INTEGER NOT NULL DEFAULT 0,
+    UNIQUE(entrant_id, number), UNIQUE(entrant_id, digest));
+CREATE INDEX IF NOT EXISTS versions_by_state ON versions(state);
+CREATE TABLE IF NOT EXISTS gates(
+    version_id INTEGER PRIMARY KEY REFERENCES versions(id), started_at TEXT NOT NULL, finished_at TEXT,
+    passed INTEGER, reasons TEXT NOT NULL DEFAULT '[]', report TEXT, build_log TEXT);
+CREATE TABLE IF NOT EXISTS epochs(
+    id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, commitment TEXT NOT NULL, secret TEXT NOT NULL,
+    opened_at TEXT NOT NULL, closed_at TEXT);
+CREATE TABLE IF NOT EXISTS blocks(
+    id INTEGER PRIMARY KEY, epoch_id INTEGER NOT NULL REFERENCES epochs(id), kind TEXT NOT NULL,
+    state TEXT NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
+    created_at TEXT NOT NULL, finished_at TEXT, reason TEXT);
+CREATE INDEX IF NOT EXISTS blocks_by_state ON blocks(state);
+CREATE TABLE IF NOT EXISTS block_seats(
+    block_id INTEGER NOT NULL REFERENCES blocks(id), version_id INTEGER NOT NULL REFERENCES versions(id),
+    position INTEGER NOT NULL, total INTEGER NOT NULL, games INTEGER NOT NULL, forfeits INTEGER NOT NULL,
+    matchpoints REAL NOT NULL, relative REAL NOT NULL, PRIMARY KEY (block_id, version_id));
+CREATE INDEX IF NOT EXISTS block_seats_by_version ON block_seats(version_id, block_id);
+CREATE TABLE IF NOT EXISTS games(
+    id TEXT PRIMARY KEY, block_id INTEGER NOT NULL REFERENCES blocks(id), rotation INTEGER NOT NULL,
+    log_path TEXT, duration REAL NOT NULL, finished_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS games_by_block ON games(block_id);
+CREATE TABLE IF NOT EXISTS seats(
+    game_id TEXT NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    version_id INTEGER NOT NULL REFERENCES versions(id), score INTEGER NOT NULL, rank INTEGER NOT NULL,
+    forfeit INTEGER NOT NULL, PRIMARY KEY (game_id, seat));
+CREATE INDEX IF NOT EXISTS seats_by_version ON seats(version_id);
+CREATE TABLE IF NOT EXISTS faults(
+    game_id TEXT NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    version_id INTEGER NOT NULL REFERENCES versions(id), kind TEXT NOT NULL, round INTEGER, turn INTEGER,
+    detail TEXT NOT NULL, line TEXT);
+CREATE INDEX IF NOT EXISTS faults_by_version ON faults(version_id);
+CREATE TABLE IF NOT EXISTS ratings(
+    version_id INTEGER NOT NULL REFERENCES versions(id), block_id INTEGER NOT NULL REFERENCES blocks(id),
+    mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (version_id, block_id));
+CREATE TABLE IF NOT EXISTS voids(
+    block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
+    at TEXT NOT NULL);
+"""
+
+_VERSION_COLUMNS = (
+    "v.id, v.entrant_id, e.name, v.number, v.digest, v.command, v.build, v.kind, v.files, v.size, v.submitted_at, "
+    "v.state, v.reason, v.state_at, v.mu, v.sigma, v.blocks, v.games, v.forfeits, v.placement_left"
+)
+_VERSIONS = f"SELECT {_VERSION_COLUMNS} FROM versions v JOIN entrants e ON e.id = v.entrant_id"
+_BLOCK_COLUMNS = "id, epoch_id, kind, state, seats, seed, attempts, created_at, finished_at, reason"
+
+
+def now() -> str:
+    """The time as the store writes it: ISO 8601, UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A finished game of a block, to commit: rotation, seats (version ids), scores, ranks, forfeited seats."""
+
+    rotation: int
+    seats: tuple[int, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[bool, ...]
+    faults: tuple[FaultLike, ...]  # the runner's ``Fault``s of the game
+    log_path: str | None
+    duration: float
+
+
+def _version(row: Sequence[Any]) -> Version:
+    (vid, eid, name, number, digest, command, build, kind, files, size, submitted, state, reason, state_at, mu,
+     sigma, blocks, games, forfeits, placement_left) = row  # fmt: skip
+    return Version(
+        vid, eid, name, number, digest, tuple(json.loads(command)), None if build is None else tuple(json.loads(build)),
+        kind, files, size, submitted, VersionState(state), reason, state_at, mu, sigma, blocks, games, forfeits,
+        placement_left,
+    )  # fmt: skip
+
+
+def _block(row: Sequence[Any], results: tuple[SeatRecord, ...] = ()) -> Block:
+    bid, epoch, kind, state, seats, seed, attempts, created, finished, reason = row
+    return Block(
+        bid, epoch, BlockKind(kind), BlockState(state), tuple(json.loads(seats)), int(seed), attempts, created,
+        finished, reason, results,
+    )  # fmt: skip
+
+
+class LadderStore:
+    """The ladder's database at ``path``. ``create=True`` makes a new one; otherwise it must exist and be a ladder.
+
+    Raises ``LadderStoreError`` for a database that cannot be opened, is not a ladder, or has a newer schema.
+    Every method raises ``LadderStoreError`` when SQLite fails (a full disk, a damaged file).
+    """
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        if not create and not path.exists():
+            raise LadderStoreError(
+                f"{path.parent} is not a ladder folder ({path.name} not found): run referee ladder init"
+            )
+        db = self._db()
+        try:
+            if create:
+                db.executescript(_SCHEMA)
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('created_at', ?)", (now(),))
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.Error as exc:
+            self.close()
+            raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
+        if row is None or row[0] != SCHEMA_VERSION:
+            self.close()
+            raise LadderStoreError(
+                f"{path} has ladder schema version {row[0] if row else 'none'}; this referee reads version "
+                f"{SCHEMA_VERSION}"
+            )
+
+    # ------------------------------------------------------------------------------------------ connections
+
+    def _db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            try:
+                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+                db.execute("PRAGMA busy_timeout=10000")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.Error as exc:
+                raise LadderStoreError(f"cannot open the ladder database {self.path}: {exc}") from None
+            self._local.db = db
+            with self._lock:
+                self._all.append(db)
+        return db
+
+    def close(self) -> None:
+        """Close every thread's connection."""
+        with self._lock:
+            for db in self._all:
+                with contextlib.suppress(sqlite3.Error):
+                    db.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    def __enter__(self) -> LadderStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        db = self._db()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be written: {exc}") from None
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        try:
+            return self._db().execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one state of the database (one read transaction) while ``serve`` goes on writing."""
+        db = self._db()
+        try:
+            db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+
+    def data_version(self) -> int:
+        """A number that changes whenever another connection commits (``PRAGMA data_version``): cheap to poll."""
+        return int(self._read("PRAGMA data_version")[0][0])
+
+    # ------------------------------------------------------------------------------------------ meta
+
+    def meta(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # ------------------------------------------------------------------------------------------ entrants
+
+    def add_entrant(self, name: str, token_hash: str) -> Entrant:
+        """Raises ``Refused`` when the name is taken."""
+        try:
+            with self._write() as db:
+                cur = db.execute(
+                    "INSERT INTO entrants(name, token, state, created_at) VALUES (?, ?, ?, ?)",
+                    (name, token_hash, EntrantState.ACTIVE.value, now()),
+                )
+                entrant_id = int(cur.lastrowid or 0)
+        except LadderStoreError as exc:
+            if "UNIQUE" in str(exc):
+                raise Refused(f"an entrant named {name!r} exists already: choose another name") from None
+            raise
+        entrant = self.entrant(entrant_id)
+        assert entrant is not None
+        return entrant
+
+    def set_token(self, entrant_id: int, token_hash: str) -> None:
+        with self._write() as db:
+            db.execute("UPDATE entrants SET token = ? WHERE id = ?", (token_hash, entrant_id))
+
+    def token_hash(self, entrant_id: int) -> str | None:
+        rows = self._read("SELECT token FROM entrants WHERE id = ?", (entrant_id,))
+        return rows[0][0] if rows else None
+
+    def entrant(self, entrant_id: int) -> Entrant | None:
+        rows = self._read("SELECT id, name, state, reason, created_at FROM entrants WHERE id = ?", (entrant_id,))
+        return Entrant(rows[0][0], rows[0][1], EntrantState(rows[0][2]), rows[0][3], rows[0][4]) if rows else None
+
+    def entrant_named(self, name: str) -> Entrant | None:
+        rows = self._read("SELECT id, name, state, reason, created_at FROM entrants WHERE name = ?", (name,))
+        return Entrant(rows[0][0], rows[0][1], EntrantState(rows[0][2]), rows[0][3], rows[0][4]) if rows else None
+
+    def entrants(self) -> list[Entrant]:
+        rows = self._read("SELECT id, name, state, reason, created_at FROM entrants ORDER BY id")
+        return [Entrant(i, n, EntrantState(s), r, c) for i, n, s, r, c in rows]
+
+    def set_entrant_state(self, entrant_id: int, state: EntrantState, reason: str | None) -> None:
+        with self._write() as db:
+            db.execute("UPDATE entrants SET state = ?, reason = ? WHERE id = ?", (state.value, reason, entrant_id))
+
+    # ------------------------------------------------------------------------------------------ versions
+
+    def add_version(
+        self,
+        entrant_id: int,
+        *,
+        digest: str,
+        command: Sequence[str],
+        build: Sequence[str] | None,
+        kind: str,
+        files: int,
+        size: int,
+    ) -> Version:
+        """Store a new version (state ``submitted``, numbered on from the entrant's last). Raises ``Refused`` when
+        the entrant already has a version with this digest."""
+        with self._write() as db:
+            same = db.execute(
+                "SELECT number FROM versions WHERE entrant_id = ? AND digest = ?", (entrant_id, digest)
+            ).fetchone()
+            if same is not None:
+                raise Refused(f"this bot is the same as your version {same[0]} (same files and command)")
+            number = db.execute(
+                "SELECT coalesce(max(number), 0) + 1 FROM versions WHERE entrant_id = ?", (entrant_id,)
+            ).fetchone()[0]
+            stamp = now()
+            cur = db.execute(
+                "INSERT INTO versions(entrant_id, number, digest, command, build, kind, files, size, submitted_at, "
+                "state, state_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    entrant_id, number, digest, json.dumps(list(command)),
+                    None if build is None else json.dumps(list(build)), kind, files, size, stamp,
+                    VersionState.SUBMITTED.value, stamp,
+                ),
+            )  # fmt: skip
+            version_id = int(cur.lastrowid or 0)
+        version = self.version(version_id)
+        assert version is not None
+        return version
+
+    def version(self, version_id: int) -> Version | None:
+        rows = self._read(f"{_VERSIONS} WHERE v.id = ?", (version_id,))
+        return _version(rows[0]) if rows else None
+
+    def versions(self, *, entrant_id: int | None = None, states: Iterable[VersionState] | None = None) -> list[Version]:
+        """Versions in submission order, of one entrant and in some states when asked."""
+        where: list[str] = []
+        args: list[Any] = []
+        if entrant_id is not None:
+            where.append("v.entrant_id = ?")
+            args.append(entrant_id)
+        if states is not None:
+            wanted = [s.value for s in states]
+            where.append(f"v.state IN ({', '.join('?' * len(wanted))})")
+            args.extend(wanted)
+        sql = _VERSIONS + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY v.id"
+        return [_version(r) for r in self._read(sql, args)]
+
+    def active_versions(self) -> list[Version]:
+        return self.versions(states=ACTIVE_STATES)
+
+    def set_version_state(
+        self, version_id: int, state: VersionState, reason: str | None = None, *, placement_left: int | None = None
+    ) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE versions SET state = ?, reason = ?, state_at = ?, "
+                "placement_left = coalesce(?, placement_left) WHERE id = ?",
+                (state.value, reason, now(), placement_left, version_id),
+            )
+
+    def submissions_since(self, entrant_id: int, since: str) -> int:
+        rows = self._read(
+            "SELECT count(*) FROM versions WHERE entrant_id = ? AND submitted_at >= ?", (entrant_id, since)
+        )
+        return int(rows[0][0])
+
+    def recent_forfeits(self, version_id: int, games: int) -> tuple[int, int]:
+        """(forfeits, games) over the version's latest ``games`` games."""
+        rows = self._read(
+            "SELECT count(*), coalesce(sum(forfeit), 0) FROM (SELECT forfeit FROM seats WHERE version_id = ? "
+            "ORDER BY rowid DESC LIMIT ?)",
+            (version_id, games),
+        )
+        return int(rows[0][1]), int(rows[0][0])
+
+    # ------------------------------------------------------------------------------------------ gates
+
+    def start_gate(self, version_id: int) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO gates(version_id, started_at) VALUES (?, ?)", (version_id, now()))
+
+    def finish_gate(
+        self,
+        version_id: int,
+        *,
+        passed: bool,
+        reasons: Sequence[str],
+        report: Mapping[str, Any] | None,
+        build_log: str | None,
+    ) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE gates SET finished_at = ?, passed = ?, reasons = ?, report = ?, build_log = ? "
+                "WHERE version_id = ?",
+                (now(), int(passed), json.dumps(list(reasons)), None if report is None else json.dumps(report),
+                 build_log, version_id),
+            )  # fmt: skip
+
+    def gate(self, version_id: int) -> GateRecord | None:
+        rows = self._read(
+            "SELECT version_id, started_at, finished_at, passed, reasons, report, build_log FROM gates "
+            "WHERE version_id = ?",
+            (version_id,),
+        )
+        if not rows:
+            return None
+        vid, started, finished, passed, reasons, report, build_log = rows[0]
+        return GateRecord(
+            vid, started, finished, None if passed is None else bool(passed), tuple(json.loads(reasons)), report,
+            build_log,
+        )  # fmt: skip
+
+    # ------------------------------------------------------------------------------------------ epochs
+
+    def open_epoch(self, scheme: str, commitment: str, secret_hex: str) -> Epoch:
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO epochs(scheme, commitment, secret, opened_at) VALUES (?, ?, ?, ?)",
+                (scheme, commitment, secret_hex, now()),
+            )
+            epoch_id = int(cur.lastrowid or 0)
+        return self.epoch(epoch_id)
+
+    def close_epoch(self, epoch_id: int) -> None:
+        with self._write() as db:
+            db.execute("UPDATE epochs SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now(), epoch_id))
+
+    def epoch(self, epoch_id: int) -> Epoch:
+        rows = self._read(
+            "SELECT e.id, e.scheme, e.commitment, e.opened_at, e.closed_at, e.secret, "
+            "(SELECT count(*) FROM blocks b WHERE b.epoch_id = e.id AND b.state = 'done') FROM epochs e WHERE e.id = ?",
+            (epoch_id,),
+        )
+        if not rows:
+            raise Refused(f"no epoch {epoch_id}")
+        eid, scheme, commitment, opened, closed, secret, blocks = rows[0]
+        return Epoch(eid, scheme, commitment, opened, closed, secret if closed else None, blocks)
+
+    def epochs(self) -> list[Epoch]:
+        return [self.epoch(r[0]) for r in self._read("SELECT id FROM epochs ORDER BY id")]
+
+    def open_epoch_now(self) -> Epoch | None:
+        """The epoch still open, if any (the newest one without a close)."""
+        rows = self._read("SELECT id FROM epochs WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
+        return self.epoch(rows[0][0]) if rows else None
+
+    def epoch_secret(self, epoch_id: int) -> str:
+        """The secret of an epoch, open or not: for ``serve`` to deal from, never to show before its close."""
+        return str(self._read("SELECT secret FROM epochs WHERE id = ?", (epoch_id,))[0][0])
+
+    # ------------------------------------------------------------------------------------------ blocks
+
+    def create_block(self, epoch_id: int, kind: BlockKind, seats: Sequence[int], seed_of: Any) -> Block:
+        """A new block, ``playing`` at once (so that a killed ``serve`` finds it in flight and voids it).
+        ``seed_of(block_id)`` gives its deal seed once its number is known."""
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO blocks(epoch_id, kind, state, seats, seed, created_at) VALUES (?, ?, ?, ?, 0, ?)",
+                (epoch_id, kind.value, BlockState.PLAYING.value, json.dumps(list(seats)), now()),
+            )
+            block_id = int(cur.lastrowid or 0)
+            db.execute("UPDATE blocks SET seed = ? WHERE id = ?", (int(seed_of(block_id)), block_id))
+        return self.block(block_id)
+
+    def block(self, block_id: int) -> Block:
+        rows = self._read(f"SELECT {_BLOCK_COLUMNS} FROM blocks WHERE id = ?", (block_id,))
+        if not rows:
+            raise Refused(f"no block {block_id}")
+        return _block(rows[0], self.block_results(block_id))
+
+    def block_results(self, block_id: int) -> tuple[SeatRecord, ...]:
+        rows = self._read(
+            "SELECT s.version_id, e.name || '#' || v.number, s.total, s.games, s.forfeits, s.matchpoints, s.relative "
+            "FROM block_seats s JOIN versions v ON v.id = s.version_id JOIN entrants e ON e.id = v.entrant_id "
+            "WHERE s.block_id = ? ORDER BY s.position",
+            (block_id,),
+        )
+        return tuple(SeatRecord(*r) for r in rows)
+
+    def blocks(
+        self,
+        *,
+        version_id: int | None = None,
+        states: Iterable[BlockState] | None = None,
+        before: int | None = None,
+        limit: int | None = 50,
+    ) -> list[Block]:
+        """Blocks newest first (of one version, in some states, with ids below ``before`` when asked)."""
+        where: list[str] = []
+        args: list[Any] = []
+        if version_id is not None:
+            where.append("id IN (SELECT block_id FROM block_seats WHERE version_id = ?)")
+            args.append(version_id)
+        if states is not None:
+            wanted = [s.value for s in states]
+            where.append(f"state IN ({', '.join('?' * len(wanted))})")
+            args.extend(wanted)
+        if before is not None:
+            where.append("id < ?")
+            args.append(before)
+        sql = f"SELECT {_BLOCK_COLUMNS} FROM blocks" + (f" WHERE {' AND '.join(where)}" if where else "")
+        sql += " ORDER BY id DESC" + ("" if limit is None else f" LIMIT {int(limit)}")
+        return [_block(r) for r in self._read(sql, args)]
+
+    def void_block(self, block_id: int, reason: str) -> None:
+        """A block that stopped for a reason not a bot's: ``void`` (never counted), to be played again."""
+        with self._write() as db:
+            db.execute("DELETE FROM seats WHERE game_id IN (SELECT id FROM games WHERE block_id = ?)", (block_id,))
+            db.execute("DELETE FROM faults WHERE game_id IN (SELECT id FROM games WHERE block_id = ?)", (block_id,))
+            db.execute("DELETE FROM games WHERE block_id = ?", (block_id,))
+            db.execute(
+                "INSERT INTO voids SELECT id, attempts, ?, ? FROM blocks WHERE id = ? AND state = 'playing'",
+                (reason, now(), block_id),
+            )
+            db.execute(
+                "UPDATE blocks SET state = ?, reason = ? WHERE id = ? AND state = 'playing'",
+                (BlockState.VOID.value, reason, block_id),
+            )
+
+    def replay_block(self, block_id: int) -> Block:
+        """A void block played again: ``playing``, its attempts counted up."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE blocks SET state = ?, attempts = attempts + 1, reason = NULL WHERE id = ? AND state = 'void'",
+                (BlockState.PLAYING.value, block_id),
+            )
+        return self.block(block_id)
+
+    def voids(self, block_id: int) -> list[tuple[int, str, str]]:
+        """(attempt, reason, time) of each voided attempt of a block."""
+        return [tuple(r) for r in self._read("SELECT attempt, reason, at FROM voids WHERE block_id = ?", (block_id,))]
+
+    def commit_block(
+        self,
+        block_id: int,
+        games: Sequence[GameRow],
+        results: Sequence[SeatRecord],
+        ratings: Mapping[int, tuple[float, float]],
+        transitions: Mapping[int, tuple[VersionState, str | None]] = {},
+    ) -> None:
+        """Commit a finished block in one transaction: its games (seats, faults), each version's result on it,
+        their counters, live ratings (and rating history), and ``transitions`` (version -> new state, reason:
+        placement done, suspended). A block that is no longer ``playing`` (voided meanwhile) is left as it is."""
+        stamp = now()
+        with self._write() as db:
+            state = db.execute("SELECT state FROM blocks WHERE id = ?", (block_id,)).fetchone()
+            if state is None or state[0] != BlockState.PLAYING.value:
+                return
+            for g in games:
+                game_id = f"{block_id}.{g.rotation}"
+                db.execute(
+                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+                    (game_id, block_id, g.rotation, g.log_path, g.duration, stamp),
+                )
+                db.executemany(
+                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
+                    [
+                        (game_id, seat, vid, g.scores[seat], g.ranks[seat], int(g.forfeits[seat]))
+                        for seat, vid in enumerate(g.seats)
+                    ],
+                )
+                db.executemany(
+                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(game_id, f.seat, g.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line) for f in g.faults],
+                )
+            db.executemany(
+                "INSERT INTO block_seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (block_id, r.version_id, i, r.total, r.games, r.forfeits, r.matchpoints, r.relative)
+                    for i, r in enumerate(results)
+                ],
+            )
+            for r in results:
+                mu, sigma = ratings[r.version_id]
+                db.execute(
+                    "UPDATE versions SET mu = ?, sigma = ?, blocks = blocks + 1, games = games + ?, "
+                    "forfeits = forfeits + ?, placement_left = max(placement_left - (state = 'placement'), 0) "
+                    "WHERE id = ?",
+                    (mu, sigma, r.games, r.forfeits, r.version_id),
+                )
+                db.execute("INSERT INTO ratings VALUES (?, ?, ?, ?)", (r.version_id, block_id, mu, sigma))
+            for vid, (new_state, reason) in transitions.items():
+                db.execute(
+                    "UPDATE versions SET state = ?, reason = ?, state_at = ? WHERE id = ?",
+                    (new_state.value, reason, stamp, vid),
+                )
+            db.execute(
+                "UPDATE blocks SET state = ?, finished_at = ? WHERE id = ?", (BlockState.DONE.value, stamp, block_id)
+            )
+
+    # ------------------------------------------------------------------------------------------ games
+
+    def games(self, block_id: int) -> list[GameRecord]:
+        games = self._read(
+            "SELECT id, block_id, rotation, log_path, duration, finished_at FROM games WHERE block_id = ? "
+            "ORDER BY rotation",
+            (block_id,),
+        )
+        return [self._game(row) for row in games]
+
+    def game(self, game_id: str) -> GameRecord | None:
+        rows = self._read(
+            "SELECT id, block_id, rotation, log_path, duration, finished_at FROM games WHERE id = ?", (game_id,)
+        )
+        return self._game(rows[0]) if rows else None
+
+    def _game(self, row: Sequence[Any]) -> GameRecord:
+        game_id, block_id, rotation, log_path, duration, finished = row
+        seats = self._read(
+            "SELECT version_id, score, rank, forfeit FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+        )
+        return GameRecord(
+            game_id, block_id, rotation, tuple(s[0] for s in seats), tuple(s[1] for s in seats),
+            tuple(s[2] for s in seats), tuple(bool(s[3]) for s in seats), log_path, duration, finished,
+        )  # fmt: skip
+
+    def faults(
+        self, version_id: int, limit: int = 100
+    ) -> list[tuple[str, int, str, int | None, int | None, str, str | None]]:
+        """(game id, seat, kind, round, turn, detail, line) of a version's latest faults, newest first."""
+        return [
+            tuple(r)
+            for r in self._read(
+                "SELECT game_id, seat, kind, round, turn, detail, line FROM faults WHERE version_id = ? "
+                "ORDER BY rowid DESC LIMIT ?",
+                (version_id, limit),
+            )
+        ]
+
+    def fault_kinds(self, version_id: int) -> dict[str, int]:
+        rows = self._read("SELECT kind, count(*) FROM faults WHERE version_id = ? GROUP BY kind", (version_id,))
+        return {k: int(n) for k, n in rows}
+
+    def block_outcomes(self, version_ids: Iterable[int] | None = None) -> list[tuple[int, int, float, float, int, int]]:
+        """(block, version, matchpoints, relative, forfeits, games) of every done block, of some versions when
+        asked, in block order: what the official standing is computed from."""
+        sql = (
+            "SELECT s.block_id, s.version_id, s.matchpoints, s.relative, s.forfeits, s.games FROM block_seats s "
+            "JOIN blocks b ON b.id = s.block_id WHERE b.state = 'done'"
+        )
+        args: list[Any] = []
+        if version_ids is not None:
+            ids = list(version_ids)
+            sql += f" AND s.version_id IN ({', '.join('?' * len(ids))})"
+            args = ids
+        return [tuple(r) for r in self._read(sql + " ORDER BY s.block_id, s.position", args)]
+
+    def block_count(self, *, state: BlockState = BlockState.DONE) -> int:
+        return int(self._read("SELECT count(*) FROM blocks WHERE state = ?", (state.value,))[0][0])
+
+    def game_count(self) -> int:
+        return int(self._read("SELECT count(*) FROM games")[0][0])
+
+    def export_games(self) -> Iterator[dict[str, Any]]:
+        """Every game of every done block, as JSON-ready objects in block order (for anyone to re-rate)."""
+        db = self._db()
+        keys = {
+            vid: key
+            for vid, key in self._read(
+                "SELECT v.id, e.name || '#' || v.number FROM versions v JOIN entrants e ON e.id = v.entrant_id"
+            )
+        }
+        try:
+            cur = db.execute(
+                "SELECT g.id, g.block_id, b.epoch_id, b.seed, g.rotation, g.finished_at, s.seat, s.version_id, "
+                "s.score, s.rank, s.forfeit FROM games g JOIN blocks b ON b.id = g.block_id "
+                "JOIN seats s ON s.game_id = g.id WHERE b.state = 'done' ORDER BY g.block_id, g.rotation, s.seat"
+            )
+            current: dict[str, Any] | None = None
+            for gid, bid, epoch, seed, rotation, finished, _seat, vid, score, rank, forfeit in cur:
+                if current is None or current["game"] != gid:
+                    if current is not None:
+                        yield current
+                    current = {"game": gid, "block": bid, "epoch": epoch, "seed": seed, "rotation": rotation,
+                               "finished_at": finished, "seats": []}  # fmt: skip
+                current["seats"].append(
+                    {"version": keys.get(vid), "score": score, "rank": rank, "forfeit": bool(forfeit)}
+                )
+            if current is not None:
+                yield current
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
