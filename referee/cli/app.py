@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "verify": "referee.cli.log_cmd:verify_cmd",
     "verify-deals": "referee.cli.deals_cmd:verify_deals_cmd",
     "protocol": "referee.cli.protocol_cmd:protocol_group",
+    "ladder": "referee.cli.ladder_cmd:ladder_group",
 }
 
 

@@ -1,0 +1,191 @@
+"""``referee ladder``: a contest that stays open (init, add, submit, retire, suspend, status, serve, final).
+
+Each subcommand opens the ladder folder through ``referee.ladder.Ladder`` (the same service the web server uses),
+does one thing and prints it; a refusal is one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from referee.cli.interrupt import stops_cleanly
+from referee.cli.results_folder import fail
+
+if TYPE_CHECKING:
+    from referee.ladder import Ladder, Leaderboard
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_DIR = click.argument("directory", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
+
+
+@contextmanager
+def _refusals(command: str) -> Iterator[None]:
+    """A ``RefereeError`` (a ladder's refusal, a bad ladder.toml, a busy folder) becomes one line and status 2."""
+    from referee.engine import RefereeError
+
+    with stops_cleanly(f"ladder {command}"):
+        try:
+            yield
+        except RefereeError as exc:
+            fail(f"ladder {command}", str(exc))
+
+
+@contextmanager
+def _opened(command: str, directory: Path) -> Iterator[Ladder]:
+    from referee.ladder import Ladder
+
+    with _refusals(command):
+        ladder = Ladder.open(directory)
+        try:
+            yield ladder
+        finally:
+            ladder.close()
+
+
+@click.group("ladder")
+def ladder_group() -> None:
+    """A contest that stays open: versioned submissions, a gate, matchmaking and live ratings (docs/ladder.md)."""
+
+
+@ladder_group.command("init")
+@_DIR
+def init_cmd(directory: Path) -> None:
+    """Make a ladder folder: a commented ladder.toml and an empty store; prints the organiser's admin token once."""
+    from referee.ladder import Ladder
+
+    with _refusals("init"):
+        ladder, token = Ladder.init(directory)
+        ladder.close()
+    click.echo(f"ladder made in {ladder.layout.root}; edit {ladder.layout.config} to set its rules")
+    click.echo(f"organiser (admin) token, shown once: {token}")
+
+
+@ladder_group.command("add")
+@_DIR
+@click.argument("name")
+def add_cmd(directory: Path, name: str) -> None:
+    """Add an entrant NAME; prints its token once (give it to the entrant: it submits with it)."""
+    with _opened("add", directory) as ladder:
+        entrant, token = ladder.add_entrant(name)
+    click.echo(f"entrant {entrant.name} added; its token, shown once: {token}")
+
+
+@ladder_group.command("token")
+@_DIR
+@click.argument("name", required=False)
+@click.option("--admin", is_flag=True, help="A new organiser token instead.")
+def token_cmd(directory: Path, name: str | None, admin: bool) -> None:
+    """Issue a new token for entrant NAME (or --admin); the old one stops working."""
+    with _opened("token", directory) as ladder:
+        if admin == (name is not None):
+            fail("ladder token", "give an entrant NAME or --admin")
+        token = ladder.new_admin_token() if admin else ladder.new_entrant_token(name or "")
+    click.echo(f"new token, shown once: {token}")
+
+
+@ladder_group.command("submit")
+@_DIR
+@click.argument("name")
+@click.argument("bot", metavar="PATH", type=click.Path(path_type=Path))
+def submit_cmd(directory: Path, name: str, bot: Path) -> None:
+    """Submit a new version of NAME: a bot file, a folder with a bot.toml, or a .tar.gz/.zip holding one.
+
+    The bot is copied into the ladder (later edits of PATH change nothing); `serve` builds it, runs its gate and
+    its placement, then ranks it.
+    """
+    with _opened("submit", directory) as ladder:
+        version = ladder.submit(name, bot)
+    click.echo(
+        f"{version.key} submitted ({version.files} files, {version.size:,} bytes, digest {version.digest[:16]}); "
+        "it waits for its gate"
+    )
+
+
+@ladder_group.command("retire")
+@_DIR
+@click.argument("name")
+@click.option("--version", "number", type=int, help="Retire this version only (default: the entrant and all).")
+def retire_cmd(directory: Path, name: str, number: int | None) -> None:
+    """Retire an entrant (or one version): it stops playing; its games and last rating are kept, frozen."""
+    with _opened("retire", directory) as ladder:
+        retired = ladder.retire(name, number)
+    click.echo(f"retired: {', '.join(v.key for v in retired) or 'no active version'}")
+
+
+@ladder_group.command("suspend")
+@_DIR
+@click.argument("name")
+@click.option("--reason", default="", help="Shown to the entrant.")
+@click.option("--lift", is_flag=True, help="Reinstate the entrant instead.")
+def suspend_cmd(directory: Path, name: str, reason: str, lift: bool) -> None:
+    """Suspend an entrant (none of its versions plays until --lift), with a reason shown to it."""
+    with _opened("suspend", directory) as ladder:
+        entrant = ladder.reinstate(name) if lift else ladder.suspend(name, reason)
+    click.echo(f"{entrant.name}: {entrant.state.value}" + (f" ({entrant.reason})" if entrant.reason else ""))
+
+
+@ladder_group.command("status")
+@_DIR
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: leaderboard, gate queue, epoch, serve.")
+def status_cmd(directory: Path, as_json: bool) -> None:
+    """The leaderboard (official standing and live rating), the versions at the gate, the epoch."""
+    with _opened("status", directory) as ladder:
+        status = ladder.status()
+        board = ladder.leaderboard()
+    if as_json:
+        click.echo(json.dumps(status, indent=2))
+        return
+    _print_status(status, board)
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from referee.runner.safe_text import literal
+
+    console = Console(highlight=False, emoji=False)
+    serving = status["serving"]
+    console.print(
+        f"ladder {literal(status['ladder'])}: "
+        + (f"served by pid {serving}" if serving else "not being served")
+        + f"; {board.blocks:,} blocks, {board.games:,} games"
+    )
+    table = Table(title="official standing (mean matchpoints over deals)", title_justify="left")
+    for col in ("place", "rank 95%", "version", "matchpoints [95%]", "sep.", "deals", "games", "live mu±sigma"):
+        table.add_column(col, justify="left" if col == "version" else "right")
+    for r in board.rows:
+        o = r.official
+        assert o is not None
+        ci = "" if o.matchpoints_ci95 is None else f" [{o.matchpoints_ci95[0]:.3f}, {o.matchpoints_ci95[1]:.3f}]"
+        lo, hi = o.rank_interval
+        table.add_row(
+            str(o.place),
+            str(lo) if lo == hi else f"{lo}-{hi}",
+            literal(r.version.key),
+            _num(o.matchpoints) + ci,
+            ">" if o.separated_from_next else "",
+            str(o.deals),
+            str(r.version.games),
+            "-" if r.live is None else f"{r.live[0]:.1f}±{r.live[1]:.1f}",
+        )
+    console.print(table)
+    console.print(board.OFFICIAL_NOTE, style="dim")
+    if board.placement:
+        left = ", ".join(f"{r.version.key} ({r.version.placement_left} blocks left)" for r in board.placement)
+        console.print(literal(f"in placement: {left}"))
+    if status["gate"]:
+        console.print(literal("at the gate: " + ", ".join(f"{g['key']} ({g['state']})" for g in status["gate"])))
+    if status["epoch"]:
+        console.print(f"epoch {status['epoch']['id']}: deals committed to SHA-256 {status['epoch']['commitment']}")
