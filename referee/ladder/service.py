@@ -480,6 +480,10 @@ class Ladder:
     def fault_kinds(self, name: str, number: int) -> dict[str, int]:
         return self.store.fault_kinds(self.version(name, number).id)
 
+    def rating_history(self, name: str, number: int) -> list[tuple[int, float, float]]:
+        """(block, mu, sigma): version ``number`` of ``name``'s live rating after each of its blocks (its chart)."""
+        return self.store.rating_history(self.version(name, number).id)
+
     def epochs(self) -> list[Epoch]:
         return self.store.epochs()
 

@@ -658,6 +658,13 @@ class LadderStore:
         rows = self._read("SELECT kind, count(*) FROM faults WHERE version_id = ? GROUP BY kind", (version_id,))
         return {k: int(n) for k, n in rows}
 
+    def rating_history(self, version_id: int) -> list[tuple[int, float, float]]:
+        """(block, mu, sigma) of a version's live rating after each of its blocks, in block order."""
+        rows = self._read(
+            "SELECT block_id, mu, sigma FROM ratings WHERE version_id = ? ORDER BY block_id", (version_id,)
+        )
+        return [(int(b), float(mu), float(sigma)) for b, mu, sigma in rows]
+
     def block_outcomes(self, version_ids: Iterable[int] | None = None) -> list[tuple[int, int, float, float, int, int]]:
         """(block, version, matchpoints, relative, forfeits, games) of every done block, of some versions when
         asked, in block order: what the official standing is computed from."""
