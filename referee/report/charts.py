@@ -67,11 +67,14 @@ def _thin(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
     return [*picked, points[-1]]
 
 
-def ratings_chart(names: Sequence[str], history: Sequence[Sequence[tuple[int, float]]], games: int) -> str:
-    """Line chart of each entrant's rating (ordinal, μ − 3σ) after every game it played."""
+def ratings_chart(
+    names: Sequence[str], history: Sequence[Sequence[tuple[int, float]]], games: int, *, unit: str = "games"
+) -> str:
+    """Line chart of each entrant's rating (ordinal, μ − 3σ) after every game it played (``unit``: what the x axis
+    counts, "games" or the ladder's "blocks")."""
     lines = [(i, h) for i, h in enumerate(history) if len(h) > 1]
     if not lines or games == 0:
-        return '<p class="empty">No finished games yet: no ratings to draw.</p>'
+        return f'<p class="empty">No finished {unit} yet: no ratings to draw.</p>'
     w, h, left, right, top, bottom = 900, 340, 56, 190, 14, 40
     values = [v for _, pts in lines for _, v in pts]
     lo, hi = min(values), max(values)
@@ -96,7 +99,7 @@ def ratings_chart(names: Sequence[str], history: Sequence[Sequence[tuple[int, fl
         out.append(f'<text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
     for t in _ticks(0, games, whole=True):
         out.append(f'<text class="tick" x="{x(t):.1f}" y="{top + ph + 16}" text-anchor="middle">{_fmt(t)}</text>')
-    out.append(f'<text class="axis" x="{left + pw / 2}" y="{h - 4}" text-anchor="middle">games played</text>')
+    out.append(f'<text class="axis" x="{left + pw / 2}" y="{h - 4}" text-anchor="middle">{unit} played</text>')
     out.append(
         f'<text class="axis" transform="translate(14 {top + ph / 2}) rotate(-90)" text-anchor="middle">'
         "rating (μ − 3σ)</text>"
