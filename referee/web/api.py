@@ -1,0 +1,205 @@
+"""The JSON API under ``/api``: every body a pydantic model (``models.py``), every refusal an ``ErrorBody``.
+
+Reading the standings, entrants, blocks, games, replays, public logs, epochs and the export needs no token;
+submitting, and reading a version's stderr and fault details, needs its entrant's token (or the organiser's).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from referee.web import views
+from referee.web.access import caller, may_see, signed_in
+from referee.web.models import (
+    BlockBody,
+    EntrantBody,
+    EpochBody,
+    ErrorBody,
+    FaultBody,
+    GameBody,
+    LeaderboardBody,
+    LogFile,
+    Me,
+    VersionBody,
+)
+from referee.web.uploads import UploadRefused, received_upload
+
+__all__ = ["router", "submit_upload"]
+
+Caller = Annotated[Any, Depends(caller)]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorBody, "description": what}
+    for code, what in {
+        401: "no token, or a wrong one",
+        403: "another entrant's things",
+        404: "no such entrant, version, block or game",
+        413: "a body over the size limit",
+        429: "over the rate limit (see Retry-After)",
+    }.items()
+}
+
+router = APIRouter(prefix="/api", responses=ERRORS)
+
+
+def _ladder(request: Request) -> Any:
+    return request.app.state.web.ladder
+
+
+@router.get("/me", response_model=Me, tags=["entrants"])
+async def me(who: Caller) -> Me:
+    """Who the token belongs to."""
+    principal = signed_in(who)
+    return Me(name=principal.name, admin=principal.admin)
+
+
+@router.get("/leaderboard", response_model=LeaderboardBody, tags=["standings"])
+async def leaderboard(request: Request, who: Caller) -> LeaderboardBody:
+    """The official standing (matchpoints over deals, with intervals, rank intervals and separations) and the live
+    ratings, as of the last committed block."""
+    board: LeaderboardBody = await request.app.state.web.leaderboard()
+    return board
+
+
+async def submit_upload(request: Request, principal: Any, entrant: str | None) -> VersionBody:
+    """Receive the upload in ``request`` (capped, ``uploads.py``) and submit it as a new version of ``entrant`` (the
+    caller's own; the organiser names one). Raises ``UploadRefused`` or the ladder's refusals."""
+    principal = signed_in(principal)
+    name = entrant if principal.admin and entrant else principal.name
+    if name is None:
+        raise UploadRefused(400, "the organiser submits for an entrant: add ?entrant=NAME")
+    if not principal.admin and entrant not in (None, principal.name):
+        raise UploadRefused(403, f"a token of {principal.name} submits only versions of {principal.name}")
+    access = _ladder(request)
+    async with received_upload(request, request.app.state.web.settings) as upload:
+        v = await access.run(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
+    body: VersionBody = await access.run(views.version, principal, name, v.number)
+    return body
+
+
+@router.post(
+    "/versions",
+    response_model=VersionBody,
+    status_code=201,
+    tags=["versions"],
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file"],
+                        "properties": {"file": {"type": "string", "format": "binary"}},
+                    }
+                }
+            },
+        }
+    },
+)
+async def submit(
+    request: Request, who: Caller, entrant: Annotated[str | None, Query(max_length=48)] = None
+) -> JSONResponse:
+    """Submit a new version: a bot file, or a .tar.gz/.zip with a bot.toml, as the multipart file part ``file``
+    (streamed; refused with 413 past the ladder's size limit before anything is stored). The version then waits
+    for its gate; follow its ``state`` at the URL in ``Location``."""
+    body = await submit_upload(request, who, entrant)
+    return JSONResponse(
+        body.model_dump(mode="json"),
+        status_code=201,
+        headers={"Location": f"/api/entrants/{body.entrant}/versions/{body.version}"},
+    )
+
+
+@router.get("/entrants/{name}", response_model=EntrantBody, tags=["entrants"])
+async def entrant(request: Request, who: Caller, name: str) -> EntrantBody:
+    """An entrant and its versions (newest first) with their states and fault counts by kind."""
+    body: EntrantBody = await _ladder(request).run(views.entrant, who, name)
+    return body
+
+
+@router.get("/entrants/{name}/versions/{number}", response_model=VersionBody, tags=["versions"])
+async def version(request: Request, who: Caller, name: str, number: int) -> VersionBody:
+    """A version's status: building, gating, placement, ranked, or failed (with the reasons, for its author)."""
+    body: VersionBody = await _ladder(request).run(views.version, who, name, number)
+    return body
+
+
+@router.get("/entrants/{name}/versions/{number}/faults", response_model=list[FaultBody], tags=["author"])
+async def faults(request: Request, who: Caller, name: str, number: int) -> list[FaultBody]:
+    """The version's latest faults with their details and the offending lines: its author's and the organiser's
+    only."""
+    may_see(who, name)
+    found: list[FaultBody] = await _ladder(request).run(views.faults, name, number)
+    return found
+
+
+@router.get("/entrants/{name}/versions/{number}/stderr", response_model=list[LogFile], tags=["author"])
+async def stderr(request: Request, who: Caller, name: str, number: int) -> list[LogFile]:
+    """The version's stderr (ranked play and its gate), each file's end: its author's and the organiser's only."""
+    may_see(who, name)
+    found: list[LogFile] = await _ladder(request).run(views.stderr, name, number)
+    return found
+
+
+@router.get("/blocks", response_model=list[BlockBody], tags=["games"])
+async def blocks(
+    request: Request,
+    who: Caller,
+    before: Annotated[int | None, Query(ge=1, description="only blocks with a lower id (paging)")] = None,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    entrant: Annotated[str | None, Query(max_length=48)] = None,
+    version: Annotated[int | None, Query(ge=1)] = None,
+) -> list[BlockBody]:
+    """Blocks newest first with their results (of one version with ``entrant`` and ``version``)."""
+    found: list[BlockBody] = await _ladder(request).run(
+        lambda ladder: views.blocks(ladder, before=before, limit=limit, name=entrant, number=version)
+    )
+    return found
+
+
+@router.get("/blocks/{block_id}", response_model=BlockBody, tags=["games"])
+async def block(request: Request, who: Caller, block_id: int) -> BlockBody:
+    """A block: its deal's seed, its epoch, each version's result on it, and its games."""
+    body: BlockBody = await _ladder(request).run(views.block, block_id)
+    return body
+
+
+@router.get("/games/{game_id}", response_model=GameBody, tags=["games"])
+async def game(request: Request, who: Caller, game_id: str) -> GameBody:
+    """A game's seats, scores, ranks and forfeits."""
+    body: GameBody = await _ladder(request).run(views.game, game_id)
+    return body
+
+
+@router.get("/games/{game_id}/log", tags=["games"], response_class=StreamingResponse)
+async def game_log(request: Request, who: Caller, game_id: str) -> StreamingResponse:
+    """The game's public log (JSON lines, the format of PROTOCOL.md's game logs, without the wire lines and the
+    fault details): enough to replay it (``referee replay``) and re-rate it."""
+    lines = await _ladder(request).run(lambda ladder: list(views.public_log(ladder, game_id)))
+    return StreamingResponse(iter(lines), media_type="application/x-ndjson")
+
+
+@router.get("/games/{game_id}/replay", tags=["games"])
+async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, Any]:
+    """The game as the replay viewer shows it: the compact replay (``referee.runner.replay``'s format), the seats'
+    names and the faults (details only of the caller's own seats)."""
+    found: dict[str, Any] = await _ladder(request).run(views.replay, who, game_id)
+    return found
+
+
+@router.get("/epochs", response_model=list[EpochBody], tags=["standings"])
+async def epochs(request: Request, who: Caller) -> list[EpochBody]:
+    """Every epoch, newest first: the SHA-256 commitment of its deal secret, and the secret once it closed."""
+    found: list[EpochBody] = await _ladder(request).run(views.epochs)
+    return found
+
+
+@router.get("/export.jsonl", tags=["standings"], response_class=StreamingResponse)
+async def export(request: Request, who: Caller) -> StreamingResponse:
+    """Every finished game as one JSON object a line (game, block, epoch, seed, rotation, seats with version, score,
+    rank, forfeit), streamed in block order, so anyone can re-rate the ladder."""
+    return StreamingResponse(_ladder(request).stream(views.export_lines), media_type="application/x-ndjson")

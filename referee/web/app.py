@@ -1,0 +1,116 @@
+"""The ladder's web application: ``create_app`` wires the pages, the JSON API, the sign-in, the static files, the
+security headers, the rate limit and the error handling around one ladder.
+
+FastAPI (on Starlette) gives the routes, pydantic models for every JSON body and the OpenAPI document
+(``/api/openapi.json``, shown at ``/api/docs``); Hypercorn serves it on trio (``server.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+from fastapi import FastAPI, Request
+from fastapi.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from referee import __version__
+from referee.report.viewer import ASSETS as VIEWER_ASSETS
+from referee.web.auth import Authenticator
+from referee.web.board import Board
+from referee.web.bodies import SmallBodies
+from referee.web.errors import install_error_handlers
+from referee.web.headers import SecurityHeaders
+from referee.web.models import LeaderboardBody
+from referee.web.ratelimit import RateLimit
+from referee.web.reads import LadderAccess
+from referee.web.settings import WebSettings
+from referee.web.templating import make_templates
+
+__all__ = ["STATIC", "UPLOAD_PATHS", "Web", "create_app"]
+
+STATIC = Path(__file__).with_name("static")
+#: The routes that take a submission (their bodies are capped by ``uploads.py``, the rest by ``bodies.py``).
+UPLOAD_PATHS = frozenset({"/api/versions", "/submit"})
+
+
+@dataclass
+class Web:
+    """What every route of one app shares: the settings, the templates, the token check, the rate limits, the
+    leaderboard and ``ladder``, the ladder's read and submit side (``reads.LadderAccess``)."""
+
+    settings: WebSettings
+    ladder: LadderAccess
+    templates: Jinja2Templates = field(default_factory=make_templates)
+    auth: Authenticator[Any] = field(init=False)
+    rate: RateLimit = field(init=False)
+    checks: RateLimit = field(init=False)
+    board: Board = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.auth = Authenticator(self.ladder.authenticate)
+        self.rate = RateLimit(self.settings.rate)
+        self.checks = RateLimit(max(1, self.settings.rate // 10))
+        self.board = Board(self.ladder, self.settings.poll_seconds)
+
+    async def leaderboard(self) -> LeaderboardBody:
+        """The latest computed leaderboard (``board.py``)."""
+        return await self.board.latest()
+
+    def context(self, request: Request, **values: Any) -> dict[str, Any]:
+        """A template's values: ``values`` plus the caller, the site's title and the live-update period."""
+        return {
+            "principal": getattr(request.state, "principal", None),
+            "site": self.settings.title,
+            "poll_ms": int(self.settings.poll_seconds * 1000),
+            "version": __version__,
+            **values,
+        }
+
+
+def _swagger_assets() -> Path:
+    """The Swagger UI files fastapi-offline ships (served from this site: no CDN, no inline script)."""
+    import fastapi_offline
+
+    return Path(fastapi_offline.__file__).with_name("static")
+
+
+def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> FastAPI:
+    """The web app of ``ladder`` with ``settings`` (defaults: ``WebSettings()``). While it runs (its lifespan), a
+    task keeps the leaderboard current."""
+    from referee.web import api, pages
+
+    settings = settings or WebSettings()
+    web = Web(settings, ladder)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(web.board.run)
+            yield
+            nursery.cancel_scope.cancel()
+
+    app = FastAPI(
+        title=f"{settings.title} API",
+        version=__version__,
+        description="The ladder's JSON API: submit versions, follow their status, read the standings, games and "
+        "logs. Authenticate with `Authorization: Bearer TOKEN` (the token `referee ladder add` printed).",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    app.state.web = web
+    install_error_handlers(app)
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
+    app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS)
+    app.add_middleware(SecurityHeaders)
+    return app

@@ -1,0 +1,26 @@
+"""The entrant page's rating chart: the report's line chart (``referee.report.charts``), one line per version.
+
+Each point is a version's live rating, shown as the report shows ratings (μ − 3σ), after each of its blocks; the
+x axis counts the entrant's blocks in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from markupsafe import Markup
+
+from referee.report.charts import ratings_chart
+from referee.web.models import RatingPoint
+
+__all__ = ["rating_chart"]
+
+
+def rating_chart(name: str, history: Mapping[int, Sequence[RatingPoint]]) -> str:
+    """An SVG line chart of each version's rating after each block, versions in number order: markup the report's
+    chart code built, every name in it escaped (``html.escape``), so the page shows it as it is."""
+    numbers = sorted(history)
+    blocks = sorted({p.block for n in numbers for p in history[n]})
+    position = {b: i + 1 for i, b in enumerate(blocks)}
+    lines = [[(position[p.block], p.mu - 3 * p.sigma) for p in history[n]] for n in numbers]
+    return Markup(ratings_chart([f"{name}#{n}" for n in numbers], lines, len(blocks), unit="blocks"))

@@ -1,0 +1,202 @@
+"""The pages: server-rendered HTML, readable without JavaScript; scripts only add live updates and the replay.
+
+Every page asks ``access.caller`` first (token and rate limit). Signing in sets the token as an HttpOnly,
+SameSite=Strict cookie (Secure behind TLS); a form that changes something checks that it was posted from this
+site (``Origin``), on top of SameSite.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from markupsafe import Markup
+
+from referee.ladder import LadderError
+from referee.report import REPLAY_MARKUP
+from referee.web import api, charts, views
+from referee.web.access import caller, signed_in
+from referee.web.auth import COOKIE
+from referee.web.errors import LADDER_STATUS
+from referee.web.uploads import UploadRefused
+
+router = APIRouter(include_in_schema=False)
+
+Caller = Annotated[Any, Depends(caller)]
+
+
+def _web(request: Request) -> Any:
+    return request.app.state.web
+
+
+def render(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    web = _web(request)
+    page: HTMLResponse = web.templates.TemplateResponse(
+        request, name, web.context(request, **values), status_code=status
+    )
+    return page
+
+
+def same_site(request: Request) -> None:
+    """Refuse (403) a form post whose ``Origin`` is another site's (SameSite=Strict already keeps the cookie off it)."""
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return
+    host = request.headers.get("host", "")
+    if origin.split("://", 1)[-1] != host:
+        raise HTTPException(403, f"a form from {origin} may not post to this site")
+
+
+@router.get("/signin")
+async def signin_page(request: Request, who: Caller) -> Response:
+    return render(request, "signin.html", title="Sign in", message=None)
+
+
+@router.post("/signin")
+async def signin(request: Request, who: Caller, token: Annotated[str, Form(max_length=200)]) -> Response:
+    same_site(request)
+    principal = await _web(request).auth.principal(token.strip())
+    if principal is None:
+        request.state.principal = None
+        return render(
+            request, "signin.html", 401, title="Sign in", message="That token is not valid: check it and try again."
+        )
+    response = RedirectResponse("/me", status_code=303)
+    response.set_cookie(
+        COOKIE,
+        token.strip(),
+        httponly=True,
+        samesite="strict",
+        secure=_web(request).settings.secure_cookie,
+        path="/",
+        max_age=30 * 86400,
+    )
+    return response
+
+
+@router.post("/signout")
+async def signout(request: Request, who: Caller) -> Response:
+    same_site(request)
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="strict", secure=_web(request).settings.secure_cookie
+    )
+    return response
+
+
+@router.get("/api/docs")
+async def api_docs(request: Request, who: Caller) -> Response:
+    return render(request, "docs.html", title="API")
+
+
+# ---------------------------------------------------------------------------------------------- reading pages
+
+
+def _access(request: Request) -> Any:
+    return _web(request).ladder
+
+
+@router.get("/")
+async def leaderboard_page(request: Request, who: Caller) -> Response:
+    board = await _web(request).leaderboard()
+    return render(request, "leaderboard.html", title="Leaderboard", board=board)
+
+
+@router.get("/entrants/{name}")
+async def entrant_page(request: Request, who: Caller, name: str) -> Response:
+    access = _access(request)
+    body = await access.run(views.entrant, who, name)
+    chart, h2h, recent = await access.run(_entrant_extras, name, [v.version for v in body.versions])
+    return render(
+        request, "entrant.html", title=name, entrant=body, chart=chart, h2h=h2h, recent=recent,
+        mine=_mine(who, name),
+    )  # fmt: skip
+
+
+def _entrant_extras(ladder: Any, name: str, numbers: list[int]) -> tuple[str, list[Any], list[Any]]:
+    """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of its newest version)."""
+    history = {n: views.rating_history(ladder, name, n) for n in numbers}
+    chart = charts.rating_chart(name, history)
+    newest = max(numbers) if numbers else None
+    h2h = views.head_to_head(ladder, name, newest) if newest is not None else []
+    recent = views.blocks(ladder, name=name, number=newest, limit=20) if newest is not None else []
+    return chart, h2h, recent
+
+
+def _mine(principal: Any, name: str) -> bool:
+    return principal is not None and (principal.admin or principal.name == name)
+
+
+@router.get("/entrants/{name}/versions/{number}")
+async def version_page(request: Request, who: Caller, name: str, number: int) -> Response:
+    access = _access(request)
+    body = await access.run(views.version, who, name, number)
+    mine = _mine(who, name)
+    faults = await access.run(views.faults, name, number, 50) if mine else []
+    logs = await access.run(views.stderr, name, number) if mine else []
+    return render(request, "version.html", title=body.key, v=body, mine=mine, faults=faults, logs=logs)
+
+
+@router.get("/blocks")
+async def blocks_page(request: Request, who: Caller, before: Annotated[int | None, Query(ge=1)] = None) -> Response:
+    found = await _access(request).run(lambda ladder: views.blocks(ladder, before=before, limit=50))
+    older = found[-1].id if len(found) == 50 else None
+    return render(request, "blocks.html", title="Blocks", blocks=found, older=older)
+
+
+@router.get("/blocks/{block_id}")
+async def block_page(request: Request, who: Caller, block_id: int) -> Response:
+    body = await _access(request).run(views.block, block_id)
+    return render(request, "block.html", title=f"Block {block_id}", block=body)
+
+
+@router.get("/games/{game_id}")
+async def game_page(request: Request, who: Caller, game_id: str) -> Response:
+    body = await _access(request).run(views.game, game_id)
+    return render(request, "game.html", title=f"Game {game_id}", game=body, replay_markup=Markup(REPLAY_MARKUP))
+
+
+@router.get("/epochs")
+async def epochs_page(request: Request, who: Caller) -> Response:
+    found = await _access(request).run(views.epochs)
+    return render(request, "epochs.html", title="Epochs", epochs=found)
+
+
+# ---------------------------------------------------------------------------------------------- the author's pages
+
+
+@router.get("/me")
+async def me_page(request: Request, who: Caller) -> Response:
+    if who is None:
+        return RedirectResponse("/signin", status_code=303)
+    if who.admin:
+        entrants = await _access(request).run(lambda ladder: [e.name for e in ladder.entrants()])
+        return render(request, "admin.html", title="Organiser", entrants=entrants)
+    body = await _access(request).run(views.entrant, who, who.name)
+    return render(request, "me.html", title="My bots", entrant=body)
+
+
+@router.get("/submit")
+async def submit_page(request: Request, who: Caller) -> Response:
+    if who is None:
+        return RedirectResponse("/signin", status_code=303)
+    limit = _web(request).settings.max_upload
+    return render(request, "submit.html", title="Submit", max_upload=limit, message=None)
+
+
+@router.post("/submit")
+async def submit_form(request: Request, who: Caller) -> Response:
+    same_site(request)
+    signed_in(who)
+    try:
+        body = await api.submit_upload(request, who, None)
+    except UploadRefused as exc:
+        limit = _web(request).settings.max_upload
+        return render(request, "submit.html", exc.status, title="Submit", max_upload=limit, message=exc.message)
+    except LadderError as exc:
+        limit = _web(request).settings.max_upload
+        status = LADDER_STATUS.get(type(exc).__name__, 400)
+        return render(request, "submit.html", status, title="Submit", max_upload=limit, message=str(exc))
+    return RedirectResponse(f"/entrants/{quote(body.entrant)}/versions/{body.version}", status_code=303)

@@ -1,0 +1,81 @@
+"""The web's way into the ladder's store: every call runs in a worker thread, never on the trio loop.
+
+SQLite calls block, and a page must never stall the scheduler's trio loop, so ``await access.run(fn, *args)``
+runs ``fn(ladder, *args)`` in one of at most ``threads`` worker threads (the ``Ladder`` gives each thread its own
+connection; reads see the last committed block, WAL). ``access.stream(fn)`` runs a generator of text (the export)
+in a thread of its own and hands its chunks over as they come, a few at a time, so a large export never sits in
+memory; a client that goes away stops it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
+
+import trio
+
+__all__ = ["LadderAccess"]
+
+T = TypeVar("T")
+#: Lines of a stream handed over at once, and chunks waiting at most (the producer waits for the client).
+_LINES, _WAITING = 500, 4
+_DONE = object()
+
+
+class LadderAccess:
+    """The ladder (``referee.ladder.Ladder``) as the web uses it."""
+
+    def __init__(self, ladder: Any, *, threads: int = 4) -> None:
+        self.ladder = ladder
+        self._limiter = trio.CapacityLimiter(threads)
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(ladder, *args)`` in a worker thread; what it raises is raised here."""
+        return await trio.to_thread.run_sync(lambda: fn(self.ladder, *args), limiter=self._limiter)
+
+    def authenticate(self, token: str) -> Any:
+        """The ladder's token check, in the calling thread (``auth.Authenticator`` calls it in a worker thread)."""
+        return self.ladder.authenticate(token)
+
+    async def stream(self, fn: Callable[..., Iterator[str]], *args: Any) -> AsyncIterator[str]:
+        """The text ``fn(ladder, *args)`` yields, in chunks of ``_LINES`` items, produced in a thread of its own."""
+        chunks: queue.Queue[Any] = queue.Queue(_WAITING)
+        stop = threading.Event()
+
+        def put(item: Any) -> bool:
+            while not stop.is_set():
+                try:
+                    chunks.put(item, timeout=0.2)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def produce() -> None:
+            try:
+                batch: list[str] = []
+                for line in fn(self.ladder, *args):
+                    batch.append(line)
+                    if len(batch) >= _LINES:
+                        if not put("".join(batch)):
+                            return
+                        batch = []
+                if batch:
+                    put("".join(batch))
+                put(_DONE)
+            except BaseException as exc:  # handed to the consumer, which raises it
+                put(exc)
+
+        threading.Thread(target=produce, name="referee-web-stream", daemon=True).start()
+        try:
+            while True:
+                item = await trio.to_thread.run_sync(chunks.get, limiter=self._limiter)
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()

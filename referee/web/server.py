@@ -1,0 +1,66 @@
+"""Serving the app: Hypercorn's trio worker, in the caller's nursery, beside the ladder's scheduler and lanes.
+
+``await nursery.start(serve_web, app, settings)`` listens on ``settings.host:port`` and returns the URL it
+listens on once it accepts connections (port 0: the port the system chose); cancelling the nursery stops it
+(open connections get ``graceful_timeout`` seconds). No HTTP is parsed here: Hypercorn does it (h11, h2).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from referee.web.settings import DEFAULT_LISTEN, WebSettings, parse_listen
+
+__all__ = ["hypercorn_config", "serve_ladder", "serve_web"]
+
+
+def hypercorn_config(settings: WebSettings) -> Config:
+    """Hypercorn's settings for the ladder: one bind, bounded headers and keep-alive, no access log on stdout."""
+    config = Config()
+    host = f"[{settings.host}]" if ":" in settings.host else settings.host
+    config.bind = [f"{host}:{settings.port}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("referee.web.server")
+    config.keep_alive_timeout = 20
+    config.graceful_timeout = 3
+    config.h11_max_incomplete_size = 16 * 1024  # a request line and its headers, at most
+    config.include_server_header = False
+    return config
+
+
+async def serve_web(app: Any, settings: WebSettings, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Serve ``app`` until cancelled; ``task_status.started(URL)`` once it listens."""
+    config = hypercorn_config(settings)
+
+    class _Started:
+        @staticmethod
+        def started(binds: list[str] | None = None) -> None:
+            task_status.started(binds[0] if binds else f"http://{config.bind[0]}")
+
+    await serve(app, config, task_status=_Started(), mode="asgi")
+
+
+async def serve_ladder(
+    ladder: Any,
+    listen: str = DEFAULT_LISTEN,
+    *,
+    settings: WebSettings | None = None,
+    task_status: Any = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the pages and API of ``ladder`` (an open ``referee.ladder.Ladder``) on ``listen`` (``HOST:PORT``) until
+    cancelled: what ``referee ladder serve`` starts in its nursery beside the scheduler. Uploads are capped at the
+    ladder's ``submissions.max_bytes``. ``task_status.started(URL)`` once it listens. Raises ``ListenError`` for a bad
+    ``listen``, ``OSError`` when the address cannot be bound."""
+    from referee.web.app import create_app
+    from referee.web.reads import LadderAccess
+
+    host, port = parse_listen(listen)
+    base = settings or WebSettings()
+    settings = replace(base, host=host, port=port, max_upload=int(ladder.config.submissions.max_bytes))
+    await serve_web(create_app(LadderAccess(ladder), settings), settings, task_status=task_status)

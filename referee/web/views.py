@@ -1,0 +1,273 @@
+"""What the pages and the API show, read from the ladder: plain functions of a ``Ladder`` (run in a worker thread,
+``reads.LadderAccess.run``) that return the API's models.
+
+What is whose: the standings, versions' states, blocks, games, their replays and public logs, and the epochs are
+everyone's; a version's failure reasons, gate and build output, its faults' details and its stderr are its
+author's and the organiser's only. A game's public log is its log without the wire lines (every message to and
+from the bots) and without fault details: what anyone needs to replay and re-rate it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from referee.report import encode_replay, read_game_log
+from referee.runner.gamelog import read_records
+from referee.runner.logrecords import FaultEvent, RecvEvent, ResultEvent, SendEvent
+from referee.web.models import (
+    BlockBody,
+    BlockSeat,
+    EntrantBody,
+    EpochBody,
+    FaultBody,
+    GameBody,
+    GateBody,
+    HeadToHead,
+    LeaderboardBody,
+    LogFile,
+    RatingPoint,
+    VersionBody,
+)
+
+__all__ = [
+    "block",
+    "blocks",
+    "entrant",
+    "epochs",
+    "export_lines",
+    "faults",
+    "game",
+    "head_to_head",
+    "leaderboard",
+    "public_log",
+    "rating_history",
+    "replay",
+    "stderr",
+    "version",
+]
+
+#: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
+H2H_BLOCKS = 200
+#: The most of one stderr file shown (its end: where a crash says why).
+STDERR_TAIL = 64 * 1024
+
+
+def _may_see(principal: Any, entrant: str) -> bool:
+    return principal is not None and (principal.admin or principal.name == entrant)
+
+
+def leaderboard(ladder: Any) -> LeaderboardBody:
+    """The official standing and the live ratings, as of the last committed block."""
+    board = ladder.leaderboard().to_dict()
+    return LeaderboardBody.model_validate({**board, "computed_at": _now()})
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _version_body(ladder: Any, v: Any, principal: Any, status: Any = None) -> VersionBody:
+    data = (status or ladder.version_status(v.entrant, v.number)).to_dict()
+    data["fault_kinds"] = ladder.fault_kinds(v.entrant, v.number)
+    if not _may_see(principal, v.entrant):
+        for private in ("command", "build", "reason", "gate", "build_output"):
+            data[private] = None
+    elif data.get("gate") is not None:
+        data["gate"] = GateBody.model_validate(data["gate"])
+    return VersionBody.model_validate(data)
+
+
+def version(ladder: Any, principal: Any, name: str, number: int) -> VersionBody:
+    """A version's status (its private parts for its author). Raises the ladder's ``Refused`` for unknown ones."""
+    v = ladder.version(name, number)
+    return _version_body(ladder, v, principal)
+
+
+def entrant(ladder: Any, principal: Any, name: str) -> EntrantBody:
+    """An entrant and its versions, newest first."""
+    e = ladder.entrant(name)
+    versions = sorted(ladder.versions(name), key=lambda v: -v.number)
+    return EntrantBody(
+        name=e.name,
+        state=e.state.value,
+        created_at=e.created_at,
+        reason=e.reason if _may_see(principal, e.name) else None,
+        versions=[_version_body(ladder, v, principal) for v in versions],
+    )
+
+
+def _keys(ladder: Any, ids: Any) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for vid in ids:
+        if vid not in out:
+            v = ladder.store.version(vid)
+            out[vid] = v.key if v is not None else f"#{vid}"
+    return out
+
+
+def _game_body(g: Any, keys: dict[int, str]) -> GameBody:
+    return GameBody(
+        id=g.id,
+        block=g.block_id,
+        rotation=g.rotation,
+        seats=[keys[v] for v in g.seats],
+        scores=list(g.scores),
+        ranks=list(g.ranks),
+        forfeits=list(g.forfeits),
+        duration=g.duration,
+        finished_at=g.finished_at,
+    )
+
+
+def _block_body(b: Any, games: list[GameBody] | None = None) -> BlockBody:
+    return BlockBody(
+        id=b.id,
+        epoch=b.epoch_id,
+        kind=b.kind.value,
+        state=b.state.value,
+        seed=str(b.seed),
+        attempts=b.attempts,
+        created_at=b.created_at,
+        finished_at=b.finished_at,
+        reason=b.reason,
+        results=[
+            BlockSeat(
+                key=r.key, total=r.total, games=r.games, forfeits=r.forfeits, matchpoints=r.matchpoints,
+                relative=r.relative,
+            )
+            for r in b.results
+        ],
+        games=games,
+    )  # fmt: skip
+
+
+def blocks(
+    ladder: Any, *, before: int | None = None, limit: int = 50, name: str | None = None, number: int | None = None
+) -> list[BlockBody]:
+    """Blocks newest first, with their results (of one version when ``name`` and ``number`` are given)."""
+    found = ladder.blocks(name=name, number=number, before=before, limit=limit)
+    return [_block_body(ladder.block(b.id)) for b in found]
+
+
+def block(ladder: Any, block_id: int) -> BlockBody:
+    """A block with its results and its games."""
+    b = ladder.block(block_id)
+    games = ladder.games(block_id)
+    keys = _keys(ladder, (v for g in games for v in g.seats))
+    return _block_body(b, [_game_body(g, keys) for g in games])
+
+
+def game(ladder: Any, game_id: str) -> GameBody:
+    g = ladder.game(game_id)
+    return _game_body(g, _keys(ladder, g.seats))
+
+
+def public_log(ladder: Any, game_id: str) -> Iterator[str]:
+    """The game's public log as JSON lines: its header, discards, actions, forfeits, round ends and result (its
+    faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. Raises the
+    ladder's ``Refused`` (no such game, no log) or ``LogError``."""
+    header, events = read_records(ladder.game_log(game_id), wire=False)
+    yield json.dumps(header.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
+    for event in events:
+        if isinstance(event, FaultEvent | SendEvent | RecvEvent):
+            continue
+        data = event.to_json()
+        if isinstance(event, ResultEvent):
+            data["faults"] = [{**f, "detail": "", "line": None} for f in data["faults"]]
+        yield json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
+    """What the replay viewer needs for one game: the game (as the report's index has it), the seats' names, the
+    compact replay, and its faults (details only of the caller's own seats). Raises ``Refused`` or ``ReplayError``."""
+    g = ladder.game(game_id)
+    keys = _keys(ladder, g.seats)
+    path = ladder.game_log(game_id)
+    logged = read_game_log(path)
+    rep = encode_replay(len(g.seats), logged.ruleset, logged.steps, deal=logged.deal)
+    names = [keys[v] for v in g.seats]
+    _, events = read_records(path, wire=False)
+    faults = []
+    for e in events:
+        if isinstance(e, FaultEvent):
+            mine = _may_see(principal, names[e.fault.seat].rpartition("#")[0])
+            faults.append(
+                {"game": 0, "seat": e.fault.seat, "kind": e.fault.kind, "detail": e.fault.detail if mine else ""}
+            )
+    return {
+        "game": {
+            "key": 0,
+            "label": g.id,
+            "seats": list(range(len(names))),
+            "seed": None if logged.seed is None else str(logged.seed),
+        },
+        "names": names,
+        "replay": rep,
+        "faults": faults,
+    }
+
+
+def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultBody]:
+    """A version's latest faults, newest first (the caller checked that it may see them)."""
+    return [FaultBody.model_validate(f) for f in ladder.faults(name, number, limit)]
+
+
+def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
+    """A version's stderr files, each its last ``STDERR_TAIL`` bytes (the caller checked that it may see them)."""
+    return [_tail(p) for p in ladder.stderr_logs(name, number)]
+
+
+def _tail(path: Path) -> LogFile:
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - STDERR_TAIL))
+            data = f.read(STDERR_TAIL)
+    except OSError as exc:
+        return LogFile(name=path.name, size=0, text=f"(cannot be read: {exc.strerror or exc})", truncated=False)
+    return LogFile(name=path.name, size=size, text=data.decode("utf-8", "replace"), truncated=size > STDERR_TAIL)
+
+
+def export_lines(ladder: Any) -> Iterator[str]:
+    """Every finished game as one JSON line (the ladder's export)."""
+    yield from ladder.export_games()
+
+
+def epochs(ladder: Any) -> list[EpochBody]:
+    """Every epoch, newest first: its commitment, and its secret once revealed (the ladder gives it only then)."""
+    return [
+        EpochBody(
+            id=e.id, scheme=e.scheme, commitment=e.commitment, opened_at=e.opened_at, closed_at=e.closed_at,
+            secret=e.secret, blocks=e.blocks,
+        )
+        for e in sorted(ladder.epochs(), key=lambda e: -e.id)
+    ]  # fmt: skip
+
+
+def rating_history(ladder: Any, name: str, number: int) -> list[RatingPoint]:
+    """A version's live rating after each of its blocks, in block order."""
+    return [RatingPoint(block=b, mu=mu, sigma=sigma) for b, mu, sigma in ladder.rating_history(name, number)]
+
+
+def head_to_head(ladder: Any, name: str, number: int, *, recent: int = H2H_BLOCKS) -> list[HeadToHead]:
+    """A version against each opponent it met in its latest ``recent`` blocks: the blocks they shared, and its share
+    of the pairwise comparisons with that opponent on them (ahead on the block's total: 1, level: a half; a forfeit
+    ranks below any score, as in matchpoints), most met first."""
+    key = f"{name}#{number}"
+    met: dict[str, list[float]] = {}
+    for found in ladder.blocks(name=name, number=number, limit=recent):
+        results = {r.key: r for r in ladder.block(found.id).results}
+        mine = results.get(key)
+        if mine is None:
+            continue
+        for other, r in results.items():
+            if other == key:
+                continue
+            a, o = (mine.forfeits > 0, mine.total), (r.forfeits > 0, r.total)
+            met.setdefault(other, []).append(1.0 if a < o else 0.5 if a == o else 0.0)
+    rows = [HeadToHead(opponent=k, blocks=len(v), share=sum(v) / len(v)) for k, v in met.items()]
+    return sorted(rows, key=lambda r: (-r.blocks, r.opponent))

@@ -1,0 +1,121 @@
+"""The pages as a reader without JavaScript gets them: server-rendered from the ladder, every name and every line
+of bot output escaped, the security headers on every response, and an author's own parts on its own pages only."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+from fastapi.testclient import TestClient
+
+from referee.web.headers import CONTENT_SECURITY_POLICY
+from tests.web.conftest import bearer
+from tests.web.ladderdata import HOSTILE, HOSTILE_STDERR, Built
+
+ESCAPED = "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;&amp;amp;"
+
+
+def pages(built: Built) -> list[str]:
+    name = quote(HOSTILE, safe="")
+    return [
+        "/", f"/entrants/{name}", f"/entrants/{name}/versions/1", "/entrants/alice", "/blocks",
+        f"/blocks/{built.real_block}", f"/games/{built.faulted_game}", "/epochs", "/signin", "/api/docs",
+    ]  # fmt: skip
+
+
+def test_every_page_reads_without_script_and_escapes_names(client: TestClient, built: Built) -> None:
+    for url in pages(built):
+        for headers in ({}, bearer(built.tokens[HOSTILE])):
+            r = client.get(url, headers=headers)
+            assert r.status_code == 200, url
+            assert HOSTILE not in r.text, url  # never as markup
+            # no inline script anywhere: every <script> has a src or is data
+            for tag in re.findall(r"<script[^>]*>", r.text):
+                assert "src=" in tag or 'type="application/json"' in tag, (url, tag)
+            assert " style=" not in r.text and "<style" not in r.text, url
+    text = client.get("/").text
+    assert ESCAPED in text
+
+
+def test_leaderboard_page_shows_the_standing(client: TestClient, built: Built) -> None:
+    board = client.get("/api/leaderboard").json()
+    text = client.get("/").text
+    rows = re.findall(r'<tr data-key="([^"]+)">', text)
+    assert rows[: len(board["ranked"])] == [
+        r["key"].replace('"', "&#34;").replace("<", "&lt;").replace(">", "&gt;").replace("&amp;", "&amp;amp;")
+        for r in board["ranked"]
+    ]
+    first = board["ranked"][0]
+    assert f'data-f="matchpoints">{first["matchpoints"]:.3f}<' in text
+    assert f"{first['rank_interval'][0]}–{first['rank_interval'][1]}" in text
+    assert f"{board['blocks']} blocks · {board['games']} games" in text
+
+
+def test_entrant_page_has_versions_chart_head_to_head_and_blocks(client: TestClient, built: Built) -> None:
+    text = client.get("/entrants/alice").text
+    assert 'data-version="1"' in text
+    assert text.count('<polyline class="line"') == 1  # one version, one rating line
+    assert "blocks played" in text
+    h2h = client.get("/entrants/alice").text.split('id="h2h-table"')[1].split("</table>")[0]
+    assert "bob#1" in h2h and "carol#1" in h2h
+    recent = client.get("/api/blocks", params={"entrant": "alice", "version": 1, "limit": 20}).json()
+    shown = text.split('id="recent-blocks"')[1].split("</table>")[0]
+    assert re.findall(r'data-block="(\d+)"', shown) == [str(b["id"]) for b in recent]
+    carol = client.get("/entrants/carol").text
+    assert "crashed in 3 of 24" not in carol  # the failed gate's reasons are carol's
+    mine = client.get("/entrants/carol", headers=bearer(built.tokens["carol"])).text
+    assert "crashed in 3 of 24 check games" in mine
+
+
+def test_version_page_private_sections(client: TestClient, built: Built) -> None:
+    url = f"/entrants/{quote(HOSTILE, safe='')}/versions/1"
+    public = client.get(url).text
+    assert 'id="stderr"' not in public and 'id="faults"' not in public and "illegal_move" in public
+    for token in (built.tokens["alice"], built.tokens["bob"]):
+        assert 'id="stderr"' not in client.get(url, headers=bearer(token)).text
+    own = client.get(url, headers=bearer(built.tokens[HOSTILE])).text
+    assert "&lt;script&gt;alert(&#39;stderr&#39;)&lt;/script&gt;" in own and HOSTILE_STDERR not in own
+    assert 'id="fault-table"' in own and "illegal_move" in own
+
+
+def test_game_page_loads_the_reports_viewer(client: TestClient, built: Built) -> None:
+    text = client.get(f"/games/{built.faulted_game}").text
+    assert '<script src="/static/viewer/replay.js">' in text and 'id="rp-table"' in text
+    from referee.report import VIEWER_SCRIPT
+
+    assert client.get("/static/viewer/replay.js").text == VIEWER_SCRIPT.read_text(encoding="utf-8")
+
+
+def test_security_headers_on_every_kind_of_response(client: TestClient, built: Built) -> None:
+    for url in ("/", "/api/leaderboard", "/static/web.css", "/nowhere", "/api/nowhere", "/api/me"):
+        r = client.get(url)
+        assert r.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, url
+        assert "script-src 'self'" in CONTENT_SECURITY_POLICY and "unsafe-inline" not in CONTENT_SECURITY_POLICY
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["x-frame-options"] == "DENY"
+    assert client.get("/").headers["cache-control"] == "no-store"
+    assert client.get("/static/web.css").headers["cache-control"].startswith("public")
+
+
+def test_sign_in_sets_a_strict_http_only_cookie_and_signs_out(client: TestClient, built: Built) -> None:
+    bad = client.post("/signin", data={"token": "lt-1-" + "x" * 43})
+    assert bad.status_code == 401 and "That token is not valid" in bad.text
+    assert "set-cookie" not in bad.headers
+    r = client.post("/signin", data={"token": built.tokens["bob"]}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/me"
+    cookie = r.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+    page = client.get("/me")
+    assert 'id="whoami">bob<' in page.text and "bob#1" in page.text
+    # another site's form cannot post here
+    assert client.post("/signout", headers={"Origin": "https://evil.example"}).status_code == 403
+    out = client.post("/signout", follow_redirects=False)
+    assert out.status_code == 303 and 'referee_token=""' in out.headers["set-cookie"]
+
+
+def test_error_pages_are_one_line(client: TestClient) -> None:
+    r = client.get("/entrants/nobody")
+    assert r.status_code in (404, 409)
+    assert "no entrant named &#39;nobody&#39;" in r.text and "Traceback" not in r.text
+    r = client.get("/blocks/notanumber")
+    assert r.status_code == 422 and 'id="error-message">path.block_id:' in r.text
