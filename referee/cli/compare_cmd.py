@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 import time
 from dataclasses import dataclass
@@ -227,7 +226,7 @@ def _start(plan: ComparePlan, given: CompareOptions) -> None:
             if not plan.resumed:
                 store.initialise(plan.params, plan.secret)
             store.set_meta("compare", plan.settings.to_json())
-        except sqlite3.Error as e:
+        except StoreError as e:
             _storage_failed(plan.directory, e)
         _run(
             store, plan.params, plan.settings, given.jobs, console, given.as_json, plan.directory, resumed=plan.resumed
@@ -304,7 +303,7 @@ def _run(
     from referee.compare.display import BlockLines, verdict_line
     from referee.runner import BotSpecError, ConfigError
     from referee.runner.safe_text import literal
-    from referee.tournament import LocalExecutor, standings_from_store
+    from referee.tournament import LocalExecutor, StoreError, standings_from_store
 
     new, old, *panel = params.entrants
     design = settings.design
@@ -321,7 +320,7 @@ def _run(
         outcome = run_compare(store, params, settings, LocalExecutor(jobs), progress=BlockLines(console))
     except (ConfigError, BotSpecError) as e:  # e.g. --sandbox bwrap without bubblewrap: found when a bot starts
         _fail(f"{e}; finished games are saved: continue with referee compare --resume {directory}")
-    except (OSError, sqlite3.Error) as e:
+    except (OSError, StoreError) as e:
         _storage_failed(directory, e)
     seconds = time.monotonic() - started
     state = outcome.state

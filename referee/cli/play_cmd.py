@@ -103,6 +103,7 @@ def play_cmd(
         parse_bot_spec,
         run_until_stopped,
     )
+    from referee.runner.layout import PLAY_LOGS_DIR
     from referee.runner.safe_text import visible
 
     seats = len(bots) + (1 if human else 0)
@@ -120,7 +121,7 @@ def play_cmd(
             seed = secrets.randbits(63)
         # The id (which every bot is told) carries nothing of the deal: a time and a random tag.
         game_id = f"play-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        log_path = log_file or Path.cwd() / "referee-logs" / f"{game_id}.jsonl"
+        log_path = log_file or Path.cwd() / PLAY_LOGS_DIR / f"{game_id}.jsonl"
         log_path.parent.mkdir(parents=True, exist_ok=True)
         settings = BotSettings(move_time, startup_time, time_bank, sandbox, clock, Limits(**limits))
         # No bot reads the game's log.

@@ -51,8 +51,11 @@ class ResultsFolder:
 
 
 def storage_failed(directory: Path, e: BaseException, command: str) -> NoReturn:
-    """A full or read-only results folder: one line; every finished game is in the database already."""
-    reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
+    """A full or read-only results folder (an ``OSError`` or a ``StoreError``): one line; every finished game is in
+    the database already."""
+    from referee.tournament import StoreError
+
+    reason = (e.strerror if isinstance(e, OSError) else e.reason if isinstance(e, StoreError) else None) or str(e)
     fail(
         command,
         f"cannot write to the results folder {directory}: {reason}; the finished games are saved: make room (or "
@@ -66,11 +69,13 @@ def results_directory(command: str, out: Path | None, resume: Path | None, fresh
     naming different folders, and ``--resume`` of a folder that holds no results."""
     from datetime import UTC, datetime
 
+    from referee.runner.layout import DB_NAME
+
     what = "tournament" if command == "run" else "comparison"
     if resume is not None and out is not None and resume != out:
         fail(command, "give either --out or --resume (both name the results folder)")
-    if resume is not None and not (resume / "results.sqlite").exists():
-        fail(command, f"--resume {resume}: no {what} there (results.sqlite not found)")
+    if resume is not None and not (resume / DB_NAME).exists():
+        fail(command, f"--resume {resume}: no {what} there ({DB_NAME} not found)")
     return resume or out or Path(fresh) / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -391,7 +390,7 @@ def _play(plan: Plan, console: Console) -> Played:
         if not plan.resumed:
             try:
                 store.initialise(plan.params, plan.secret)
-            except sqlite3.Error as e:
+            except StoreError as e:
                 _storage_failed(directory, e)
         _announce(plan, console)
         try:
@@ -402,7 +401,7 @@ def _play(plan: Plan, console: Console) -> Played:
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}", 1)
         except BotSpecError as e:  # e.g. --sandbox bwrap without bubblewrap: found when the first bot starts
             _fail("run", f"{e}; finished games are saved: continue with referee run --resume {directory}")
-        except (OSError, sqlite3.Error) as e:
+        except (OSError, StoreError) as e:
             _storage_failed(directory, e)
         tally = tally_from_store(store, history=True)
         return Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally)

@@ -20,6 +20,7 @@ from types import MappingProxyType
 
 from referee.runner.config import RunnerConfig, SandboxMode
 from referee.runner.errors import BotSpecError
+from referee.runner.layout import DB_NAME, PLAY_LOGS_DIR
 from referee.runner.spec import BotSpec, is_file
 from referee.runner.syscall_filter import filter_fd, filter_problem
 
@@ -46,7 +47,7 @@ STANDARD_FOLDERS = frozenset(
     ]
 )
 #: Marks of a results folder or game logs (of an earlier run, say) inside a bot's own folder: covered too.
-RESULTS_MARKS = ("results.sqlite", "referee-logs")
+RESULTS_MARKS = (DB_NAME, PLAY_LOGS_DIR)
 #: Version-control metadata, covered wherever it lies in a bot's folder: a contest kept in a repository has every
 #: entrant's files, of every version, in its ``.git`` (a file for a work tree or a submodule).
 VCS_MARKS = (".git", ".hg", ".svn", ".bzr")
@@ -387,13 +388,13 @@ def _find_results(own: str) -> list[str]:
     seen = 0
     for folder, dirs, files in os.walk(own):
         seen += len(dirs) + len(files)
-        if "results.sqlite" in files:
+        if DB_NAME in files:
             found.append(folder)
             dirs.clear()
             continue
-        if "referee-logs" in dirs:
-            found.append(os.path.join(folder, "referee-logs"))
-            dirs.remove("referee-logs")
+        if PLAY_LOGS_DIR in dirs:
+            found.append(os.path.join(folder, PLAY_LOGS_DIR))
+            dirs.remove(PLAY_LOGS_DIR)
         found += [os.path.join(folder, mark) for mark in VCS_MARKS if mark in dirs or mark in files]
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         if seen > _SCAN_LIMIT:

@@ -9,7 +9,6 @@ trio (the coordinator of a Dask cluster), with ``signals_deferred`` around its o
 from __future__ import annotations
 
 import signal
-import sqlite3
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -28,12 +27,15 @@ class Stopped(Exception):
     """SIGINT (Ctrl-C) or SIGTERM stopped the work; its clean-ups have finished."""
 
 
-def run_until_stopped(work: Callable[[], Awaitable[T]]) -> T:
+def run_until_stopped(
+    work: Callable[[], Awaitable[T]], *, storage: tuple[type[BaseException], ...] = (OSError,)
+) -> T:
     """``trio.run`` of ``work()``, cancelled by SIGINT or SIGTERM: its result, or ``Stopped`` once the cancelled
     work has finished its clean-ups (a Ctrl-C before the signals are watched also raises ``Stopped``).
 
-    An error inside that is alone in its exception group (or the same disk or database failure in several
-    lanes) is raised as itself."""
+    An error inside that is alone in its exception group is raised as itself; so is the first of several when
+    every one is a failure of the disk or the database (one of ``storage``: the same full disk met by several
+    lanes)."""
 
     async def main() -> list[T]:
         done: list[T] = []
@@ -57,7 +59,7 @@ def run_until_stopped(work: Callable[[], Awaitable[T]]) -> T:
     except BaseExceptionGroup as group:
         leaves = _leaves(group)
         # One failure, or the same failure in several lanes at once (a full or read-only disk): raise it alone.
-        if len(leaves) == 1 or all(isinstance(e, OSError | sqlite3.Error) for e in leaves):
+        if len(leaves) == 1 or all(isinstance(e, storage) for e in leaves):
             raise leaves[0] from group
         raise
     if not done:

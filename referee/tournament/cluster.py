@@ -40,7 +40,7 @@ from referee.tournament.cluster_worker import (
     release_run,
     required_files,
 )
-from referee.tournament.execute import PlaySetup, Rounds, rotation_order
+from referee.tournament.execute import PlaySetup, Rounds, lane_folders, rotation_order
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
 
@@ -163,9 +163,7 @@ class _Writer:
     """Writes what comes back from workers into the results folder and hands each game to ``on_game`` once."""
 
     def __init__(self, setup: PlaySetup):
-        self.games_dir, self.bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
-        self.games_dir.mkdir(parents=True, exist_ok=True)
-        self.bots_dir.mkdir(parents=True, exist_ok=True)
+        self.games_dir, self.bots_dir = lane_folders(setup)
         self.on_game = setup.on_game
         self.seen = set(setup.finished)
 

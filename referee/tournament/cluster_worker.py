@@ -35,6 +35,7 @@ import trio
 
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig
+from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.tournament.cluster_errors import ClusterError as ClusterError
 from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
 from referee.tournament.execute import PlayedGame, PlayerPool, play_batch
@@ -222,8 +223,8 @@ class _Lanes:
             pool, _ = idle.pop()
         else:
             lane = next(self._lanes)
-            pool = PlayerPool(specs, job.config, self._root / job.run_key / str(lane) / "bots", lane, keep=job.keep)
-        games_dir = pool.bots_dir.parent / "games"
+            pool = PlayerPool(specs, job.config, self._root / job.run_key / str(lane) / BOTS_DIR, lane, keep=job.keep)
+        games_dir = pool.bots_dir.parent / GAMES_DIR
         games_dir.mkdir(parents=True, exist_ok=True)
         games: list[GameOut] = []
 

@@ -22,10 +22,13 @@ import trio
 
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig, play_game, run_until_stopped
+from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.schedule import ScheduledGame, TableBatch
+from referee.tournament.store import StoreError
 
 __all__ = [
+    "STORAGE_FAILURES",
     "DealQueue",
     "Executor",
     "Lane",
@@ -41,6 +44,10 @@ __all__ = [
     "play_lanes",
     "play_table",
 ]
+
+#: What a full or read-only disk raises in the lanes (a game log, the results database): several lanes failing
+#: with these at once raise the first alone (``run_until_stopped``).
+STORAGE_FAILURES: tuple[type[BaseException], ...] = (OSError, StoreError)
 
 
 class PlayerLike(Protocol):
@@ -264,11 +271,12 @@ def play_table(
 
     async def main() -> list[PlayedGame]:
         out = Path(out_dir)
-        (out / "games").mkdir(parents=True, exist_ok=True)
-        (out / "bots").mkdir(parents=True, exist_ok=True)
-        pool = PlayerPool(params.bot_specs(), params.runner_config(results=out), out / "bots", batch.batch)
+        games_dir, bots_dir = out / GAMES_DIR, out / BOTS_DIR
+        games_dir.mkdir(parents=True, exist_ok=True)
+        bots_dir.mkdir(parents=True, exist_ok=True)
+        pool = PlayerPool(params.bot_specs(), params.runner_config(results=out), bots_dir, batch.batch)
         try:
-            return await play_batch(batch, pool, ruleset=params.game_ruleset(), games_dir=out / "games", skip=skip)
+            return await play_batch(batch, pool, ruleset=params.game_ruleset(), games_dir=games_dir, skip=skip)
         finally:
             await pool.aclose()
 
@@ -410,6 +418,16 @@ class PlaySetup:
         config, ruleset = params.runner_config(results=out_dir), params.game_ruleset()
         return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep)
 
+    @property
+    def games_dir(self) -> Path:
+        """The game logs: ``out_dir/games/<game id>.jsonl``."""
+        return self.out_dir / GAMES_DIR
+
+    @property
+    def bots_dir(self) -> Path:
+        """The bots' stderr: ``out_dir/bots/<entrant>.<lane>.log``."""
+        return self.out_dir / BOTS_DIR
+
 
 #: The next round of table batches to play, asked for once the round before is played (none left: the run is over).
 Rounds = Callable[[], Sequence[TableBatch]]
@@ -461,7 +479,7 @@ class PoolLane:
             batch,
             self.pool,
             ruleset=setup.ruleset,
-            games_dir=setup.out_dir / "games",
+            games_dir=setup.games_dir,
             skip=setup.finished,
             on_game=setup.on_game,
             play=self.play_fn,
@@ -476,7 +494,7 @@ class PoolLane:
 
 def lane_folders(setup: PlaySetup) -> tuple[Path, Path]:
     """The folders of the game logs and of the bots' stderr below ``setup.out_dir``, made if missing."""
-    games_dir, bots_dir = setup.out_dir / "games", setup.out_dir / "bots"
+    games_dir, bots_dir = setup.games_dir, setup.bots_dir
     games_dir.mkdir(parents=True, exist_ok=True)
     bots_dir.mkdir(parents=True, exist_ok=True)
     return games_dir, bots_dir
@@ -485,7 +503,7 @@ def lane_folders(setup: PlaySetup) -> tuple[Path, Path]:
 def lane_pool(setup: PlaySetup, lane: int, *, fresh: bool, factory: PlayerFactory | None) -> PlayerPool:
     """The ``PlayerPool`` of lane number ``lane`` (bot stderr in ``bots/<entrant>.<lane>.log``)."""
     specs = {e.name: e.to_spec() for e in setup.entrants}
-    return PlayerPool(specs, setup.config, setup.out_dir / "bots", lane, fresh=fresh, factory=factory, keep=setup.keep)
+    return PlayerPool(specs, setup.config, setup.bots_dir, lane, fresh=fresh, factory=factory, keep=setup.keep)
 
 
 async def play_lanes(setup: PlaySetup, rounds: Rounds, lanes: Sequence[Lane], *, fresh: bool = False) -> None:
@@ -555,7 +573,7 @@ class LocalExecutor:
         async def work() -> None:
             await self.play_rounds(setup, rounds)
 
-        run_until_stopped(work)
+        run_until_stopped(work, storage=STORAGE_FAILURES)
 
     async def play_rounds(self, setup: PlaySetup, rounds: Rounds) -> None:
         """Play round after round of ``rounds()`` on ``jobs`` concurrent lanes in this process (``play_lanes``)."""

@@ -57,6 +57,7 @@ from referee.runner import Stopped, run_until_stopped
 from referee.runner.limits import die_with_parent
 from referee.runner.stopping import SIGNALS
 from referee.tournament.execute import (
+    STORAGE_FAILURES,
     GameFn,
     PlayedGame,
     PlayerFactory,
@@ -224,7 +225,7 @@ def run_in_workers(
             lanes = [_WorkerLane(w, setup, lane_pool(setup, w.lane, fresh=fresh, factory=_stand_in)) for w in workers]
             await play_lanes(setup, rounds, lanes, fresh=fresh)
 
-        run_until_stopped(work)
+        run_until_stopped(work, storage=STORAGE_FAILURES)
     except KeyboardInterrupt:  # a Ctrl-C while the workers were being forked
         raise Stopped from None
     finally:
@@ -456,7 +457,7 @@ async def _serve(
 async def _play_lane(channel: Channel, pool: PlayerPool, setup: PlaySetup, play: GameFn | None) -> None:
     """Handle the parent's messages in order; ``stop`` or the end of the stream abandons a game in progress."""
     inbox_in, inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
-    games_dir = setup.out_dir / "games"
+    games_dir = setup.games_dir
     async with trio.open_nursery() as nursery:
 
         async def read() -> None:

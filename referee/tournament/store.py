@@ -64,6 +64,7 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from referee.engine import RefereeError
+from referee.runner.layout import DB_NAME
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
 from referee.tournament.designs import check_format, planned_games
 from referee.tournament.params import TournamentParams
@@ -85,7 +86,6 @@ __all__ = [
     "seat_rows",
 ]
 
-DB_NAME = "results.sqlite"
 SCHEMA_VERSION = "1"
 
 _VERSION = "SELECT value FROM meta WHERE key='schema_version'"
@@ -112,7 +112,13 @@ CREATE TABLE IF NOT EXISTS replays(game_id TEXT PRIMARY KEY REFERENCES games(gam
 
 
 class StoreError(RefereeError):
-    """The results directory or database cannot be used (not a tournament, newer schema, unreadable)."""
+    """The results directory or database cannot be used (not a tournament, newer schema, unreadable), or a read or
+    write of it failed (a full or read-only disk). Every ``sqlite3`` error of the store is one of these: ``reason``
+    is SQLite's own words (``"database or disk is full"``), or the message when the store found the problem."""
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 
 
 class EmptyStore(StoreError):
@@ -260,14 +266,12 @@ class ResultsStore:
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
         """Reads inside see one state of the database (one read transaction), while a run may go on writing."""
-        try:
+        with self._guard("read"):
             self._db.execute("BEGIN")
             try:
                 yield
             finally:
                 self._db.execute("COMMIT")
-        except sqlite3.Error as e:
-            raise StoreError(f"cannot read the results database {self.path}: {e}") from e
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -276,7 +280,35 @@ class ResultsStore:
         self.close()
 
     def close(self) -> None:
-        self._db.close()
+        with self._guard("close"):
+            self._db.close()
+
+    @contextlib.contextmanager
+    def _guard(self, doing: str) -> Iterator[None]:
+        """Every ``sqlite3`` error inside raised as a ``StoreError`` naming the database and what failed."""
+        try:
+            yield
+        except sqlite3.Error as e:
+            raise StoreError(f"cannot {doing} the results database {self.path}: {e}", reason=str(e)) from e
+
+    def _rows(self, sql: str) -> list[Any]:
+        """Every row of a query (``StoreError`` when it fails)."""
+        with self._guard("read"):
+            return self._db.execute(sql).fetchall()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception, unless SQLite already rolled back);
+        a failure of the database is a ``StoreError``."""
+        with self._guard("write"):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     # ------------------------------------------------------------------------------------------ parameters
 
@@ -284,11 +316,11 @@ class ResultsStore:
         """The stored tournament's parameters, or None for a new database. Raises ``StoreError`` if unreadable."""
         if self._empty:
             return None
-        row = self._db.execute("SELECT value FROM meta WHERE key='params'").fetchone()
-        if row is None:
+        rows = self._rows("SELECT value FROM meta WHERE key='params'")
+        if not rows:
             return None
         try:
-            return TournamentParams.from_json(row[0])
+            return TournamentParams.from_json(rows[0][0])
         except (ValueError, KeyError, TypeError) as e:
             raise StoreError(f"{self.path}: the stored tournament parameters are unreadable ({e})") from e
 
@@ -338,7 +370,7 @@ class ResultsStore:
 
     def meta(self) -> dict[str, str]:
         """Every ``meta`` entry (key → value)."""
-        return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(self._rows("SELECT key, value FROM meta"))
 
     def deals(self) -> dict[str, str | None]:
         """What standings.json and the report say of the deals: the scheme, the commitment, and the secret once
@@ -357,19 +389,19 @@ class ResultsStore:
 
     def names(self) -> list[str]:
         """The entrants' names in their given order."""
-        return [r[0] for r in self._db.execute("SELECT name FROM entrants ORDER BY position")]
+        return [r[0] for r in self._rows("SELECT name FROM entrants ORDER BY position")]
 
     def declared_names(self) -> dict[str, str | None]:
         """Entrant name → the name the bot declared in its hello (None when it never said hello)."""
-        return dict(self._db.execute("SELECT name, declared_name FROM entrants ORDER BY position").fetchall())
+        return dict(self._rows("SELECT name, declared_name FROM entrants ORDER BY position"))
 
     # ------------------------------------------------------------------------------------------ games
 
     def finished_game_ids(self) -> set[str]:
-        return {r[0] for r in self._db.execute("SELECT game_id FROM games")}
+        return {r[0] for r in self._rows("SELECT game_id FROM games")}
 
     def game_count(self) -> int:
-        return int(self._db.execute("SELECT count(*) FROM games").fetchone()[0])
+        return int(self._rows("SELECT count(*) FROM games")[0][0])
 
     def record_game(
         self,
@@ -446,12 +478,12 @@ class ResultsStore:
 
     def dealt_games(self) -> list[tuple[str, int, int, str | None]]:
         """(game id, batch, deal seed, log path) of every stored game, in schedule order."""
-        rows = self._db.execute("SELECT game_id, batch, seed, log_path FROM games ORDER BY ordinal")
+        rows = self._rows("SELECT game_id, batch, seed, log_path FROM games ORDER BY ordinal")
         return [(g, int(b), int(s), p) for g, b, s, p in rows]
 
     def first_faults(self) -> dict[str, tuple[str, str, str]]:
         """Entrant → (game id, kind, detail) of its first recorded fault, for entrants that faulted."""
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT entrant, game_id, kind, detail FROM faults f JOIN games g USING (game_id) "
             "ORDER BY g.ordinal DESC, f.rowid DESC"
         )
@@ -459,7 +491,11 @@ class ResultsStore:
 
     def games(self) -> Iterator[StoredGame]:
         """Every stored game in schedule order, each with its seats (and the kind of each forfeit: the kind of the
-        seat's first fault, ``"unknown"`` when none was recorded)."""
+        seat's first fault, ``"unknown"`` when none was recorded); read as they are yielded."""
+        with self._guard("read"):
+            yield from self._stored_games()
+
+    def _stored_games(self) -> Iterator[StoredGame]:
         kinds: dict[tuple[str, int], str] = {}
         for game_id, seat, kind in self._db.execute("SELECT game_id, seat, kind FROM faults ORDER BY rowid"):
             kinds.setdefault((game_id, seat), kind)
@@ -484,21 +520,19 @@ class ResultsStore:
         before the ``replays`` table."""
         if "replays" not in self._tables():
             return {}
-        return dict(self._db.execute("SELECT game_id, replay FROM replays").fetchall())
+        return dict(self._rows("SELECT game_id, replay FROM replays"))
 
     def _tables(self) -> set[str]:
-        return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return {r[0] for r in self._rows("SELECT name FROM sqlite_master WHERE type='table'")}
 
     def entrants(self) -> list[StoredEntrant]:
         """The entrants in their given order."""
-        rows = self._db.execute("SELECT name, argv, declared_name FROM entrants ORDER BY position")
+        rows = self._rows("SELECT name, argv, declared_name FROM entrants ORDER BY position")
         return [StoredEntrant(name, tuple(json.loads(argv)) if argv else (), declared) for name, argv, declared in rows]
 
     def faults(self) -> list[StoredFault]:
         """Every recorded fault, in the order recorded."""
-        rows = self._db.execute(
-            "SELECT game_id, seat, entrant, kind, round, turn, detail, line FROM faults ORDER BY rowid"
-        )
+        rows = self._rows("SELECT game_id, seat, entrant, kind, round, turn, detail, line FROM faults ORDER BY rowid")
         return [StoredFault(*row) for row in rows]
 
     def planned_games(self) -> int | None:
@@ -513,23 +547,3 @@ class ResultsStore:
         except ScheduleError:
             return None
         return planned_games(params)
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._db.execute("BEGIN IMMEDIATE")
-        return self._db
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")

@@ -161,7 +161,7 @@ def test_a_read_only_store_reads_a_running_tournament_without_writing(tmp_path: 
             assert [e.name for e in reader.entrants()] == NAMES and reader.entrants()[0].argv == ("python3", "a.py")
         with ResultsStore(tmp_path, read_only=True) as reader:
             assert reader.game_count() == 2
-            with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            with pytest.raises(StoreError, match="readonly"):
                 reader.set_meta("x", "y")
 
 
@@ -175,3 +175,26 @@ def test_a_read_only_store_refuses_what_is_not_a_tournament(tmp_path: Path) -> N
     ResultsStore(tmp_path / "empty").close()
     with ResultsStore(tmp_path / "empty", read_only=True) as reader:
         assert reader.params() is None and reader.planned_games() is None
+
+
+def test_every_failure_of_the_database_is_a_store_error_naming_it(tmp_path: Path) -> None:
+    """Reads and writes that SQLite refuses (a table gone, a busy or read-only database) raise ``StoreError`` with
+    SQLite's reason, never ``sqlite3.Error``; a failed write leaves no part of its game behind."""
+    p = params()
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        first, second = [g for b in schedule_for(p, store.deal_secret()) for g in b.games][:2]  # type: ignore[arg-type]
+        store.record_game(first, FakeResult("a", first.seats, (1, 2, 3), (1, 2, 3), (), (), None, 0), duration=1)
+        with sqlite3.connect(tmp_path / "results.sqlite") as db:
+            db.execute("DROP TABLE faults")
+        db.close()
+        fault = (FakeFault(0, "crash"),)
+        result = FakeResult("b", second.seats, (1, 2, 3), (1, 2, 3), (0,), fault, None, 0)
+        with pytest.raises(StoreError, match=r"cannot write the results database .*no such table: faults") as raised:
+            store.record_game(second, result, duration=1)
+        assert raised.value.reason == "no such table: faults"
+        assert store.finished_game_ids() == {first.game_id}, "the game was rolled back whole"
+        with pytest.raises(StoreError, match=r"cannot read the results database .*no such table: faults"):
+            list(store.games())
+        with pytest.raises(StoreError, match="no such table: faults"):
+            store.faults()
