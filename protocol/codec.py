@@ -6,32 +6,13 @@ reply model or raises ``ProtocolViolation``, quickly (no unbounded recursion, no
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from protocol.jsonline import load_object, show, violate
-from protocol.messages import (
-    AnyRefereeMessage,
-    AnyReply,
-    DiscardReply,
-    DropReply,
-    HelloReply,
-    PassReply,
-    PlayReply,
-    RefereeMessage,
-)
+from protocol.messages import AnyRefereeMessage, AnyReply, RefereeMessage
 from protocol.replies import Expect as Expect
 from protocol.replies import reply_kind
-
-_REPLY_MODELS: dict[str, type[AnyReply]] = {
-    "hello": HelloReply,
-    "discard": DiscardReply,
-    "play": PlayReply,
-    "pass": PassReply,
-    "drop": DropReply,
-}
-
+from protocol.validation import describe, validate_reply
 
 _REFEREE_ADAPTER: TypeAdapter[AnyRefereeMessage] = TypeAdapter(RefereeMessage)
 
@@ -52,15 +33,6 @@ def parse_reply(line: bytes, expect: Expect) -> AnyReply:
     return validate_reply(reply_kind(obj, expect), obj)
 
 
-def validate_reply(kind: str, obj: dict[str, Any]) -> AnyReply:
-    """The reply model of type ``kind`` (checked by ``protocol.replies.reply_kind``) for the decoded line ``obj``;
-    raises ``ProtocolViolation`` (kind ``bad_field``) naming the first field the model refuses."""
-    try:
-        return _REPLY_MODELS[kind].model_validate(obj)
-    except ValidationError as exc:
-        violate("bad_field", f"{kind} reply: {_describe(exc)}")
-
-
 def parse_message(line: bytes | str) -> AnyRefereeMessage:
     """A referee message (the bot side of the wire). No length limit: a turn late in a long round is long.
 
@@ -78,40 +50,4 @@ def parse_message(line: bytes | str) -> AnyRefereeMessage:
         errors = exc.errors(include_url=False)
         if errors and errors[0]["type"] == "union_tag_invalid":
             violate("unknown_type", f"unknown message type {show(kind)}")
-        violate("bad_field", f"{kind} message: {_describe(exc)}")
-
-
-# ------------------------------------------------------------------------------------------ helpers
-
-
-_WHY = {
-    "missing": "is missing",
-    "int_type": "must be an integer",
-    "bool_type": "must be true or false",
-    "string_type": "must be a string",
-    "list_type": "must be a list",
-    "model_type": "must be an object",
-    "dict_type": "must be an object",
-    "literal_error": "has a value that is not allowed",
-}
-
-
-def _describe(exc: ValidationError) -> str:
-    """The first validation error as ``field 'cards[2]' must be at least 1, got 0``."""
-    err = exc.errors(include_url=False)[0]
-    field = ""
-    for part in err["loc"]:
-        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
-    kind = err["type"]
-    ctx = err.get("ctx") or {}
-    if kind == "greater_than_equal":
-        why = f"must be at least {ctx.get('ge')}"
-    elif kind == "less_than_equal":
-        why = f"must be at most {ctx.get('le')}"
-    elif kind == "value_error":
-        why = str(ctx.get("error", err["msg"]))
-    else:
-        why = _WHY.get(kind, err["msg"][:1].lower() + err["msg"][1:])
-    if kind == "missing":
-        return f"field {field!r} is missing"
-    return f"field {field!r} {why}, got {show(err['input'])}"
+        violate("bad_field", f"{kind} message: {describe(exc)}")

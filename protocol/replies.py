@@ -117,7 +117,7 @@ def read_reply(line: bytes, expect: Expect) -> Reply:
     kind = reply_kind(obj, expect)
     reply = _READ[kind](obj)
     if reply is None:  # not a line this reader vouches for: the models decide, and say why when they refuse
-        from protocol.codec import validate_reply
+        from protocol.validation import validate_reply
 
         reply = light_reply(validate_reply(kind, obj))
     return reply

@@ -11,7 +11,7 @@
     │       └── StartupFailed         no good hello
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
     ├── BotSpecError                  a BOT argument names nothing runnable
-    ├── ConfigError                   an impossible runner option
+    ├── ConfigError                   referee.runner.errors: an impossible runner option
     ├── LogError                      a file that is not a readable game log
     ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
     ├── ScheduleError                 referee.tournament.schedule: options that make no schedule
@@ -42,12 +42,12 @@ from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, Refused
 from referee.report.errors import NoTournament, ReplayError, ReportError
-from referee.runner.config import ConfigError
 from referee.runner.errors import (
     BotCrashed,
     BotFault,
     BotSpecError,
     BotTimeout,
+    ConfigError,
     StartupFailed,
     UnsolicitedOutput,
 )

@@ -6,7 +6,7 @@ and start-up times, the time bank, the sandbox, the clock, the resource ``Limits
 results. The defaults are written here only: the options' ``--help`` reads them from these classes.
 
 This module imports nothing of the referee, so that ``referee COMMAND --help`` stays light; the runner's
-``ConfigError`` that refuses an impossible value is imported when one is found.
+``ConfigError`` (``referee.runner.errors``) that refuses an impossible value is imported when one is found.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class ClockMode(StrEnum):
 
 
 def _refuse(message: str) -> NoReturn:
-    from referee.runner.config import ConfigError
+    from referee.runner.errors import ConfigError
 
     raise ConfigError(message)
 

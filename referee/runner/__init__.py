@@ -11,8 +11,16 @@ from typing import TYPE_CHECKING
 from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from referee.runner.config import BotSettings, ClockMode, ConfigError, Limits, RunnerConfig, SandboxMode
-    from referee.runner.errors import BotCrashed, BotFault, BotSpecError, BotTimeout, StartupFailed, UnsolicitedOutput
+    from referee.runner.config import BotSettings, ClockMode, Limits, RunnerConfig, SandboxMode
+    from referee.runner.errors import (
+        BotCrashed,
+        BotFault,
+        BotSpecError,
+        BotTimeout,
+        ConfigError,
+        StartupFailed,
+        UnsolicitedOutput,
+    )
     from referee.runner.faults import FAULT_KINDS, Fault
     from referee.runner.game import GameResult, Participant, play_game
     from referee.runner.gamelog import read_log
@@ -35,7 +43,7 @@ _WHERE: dict[str, str] = {
     "BotSpecError": "referee.runner.errors",
     "BotTimeout": "referee.runner.errors",
     "ClockMode": "referee.runner.config",
-    "ConfigError": "referee.runner.config",
+    "ConfigError": "referee.runner.errors",
     "FAULT_KINDS": "referee.runner.faults",
     "Fault": "referee.runner.faults",
     "GameResult": "referee.runner.game",

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.engine.errors import RefereeError
+from referee.runner.errors import ConfigError
 from referee.settings import BotSettings, ClockMode, Limits, MiB, SandboxMode, settings_fields
 
 __all__ = ["CPU_BACKSTOP", "BotSettings", "ClockMode", "ConfigError", "Limits", "RunnerConfig", "SandboxMode"]
 
 #: Under ``--clock cpu`` a reply may take at most this many times its CPU allowance of wall time.
 CPU_BACKSTOP = 3.0
-
-
-class ConfigError(RefereeError, ValueError):
-    """A runner option has an impossible value; the message names the option."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The runner's own errors: bot faults found by the process layer, and a BOT argument that names nothing.
+"""The runner's own errors: bot faults found by the process layer, a BOT argument that names nothing, and an
+impossible runner option.
 
 Every bot fault the runner raises is a ``BotFault``, a ``BotError`` with a ``kind`` (the fault kind recorded in
 game logs), a ``detail`` and, when a line of the bot is to blame, that ``line`` (its start, as text).
@@ -57,3 +58,7 @@ class StartupFailed(BotFault):
 
 class BotSpecError(RefereeError, ValueError):
     """A BOT argument names no runnable program; the message says which and what to do."""
+
+
+class ConfigError(RefereeError, ValueError):
+    """A runner option has an impossible value (``BotSettings``, ``RunnerConfig``); the message names the option."""
