@@ -32,7 +32,8 @@ def _top_level_imports(path: Path) -> set[str]:
     return names
 
 
-def test_only_the_results_store_uses_sqlite() -> None:
-    """Every read and write of a results database goes through ``ResultsStore``, whose errors are ``StoreError``s."""
+def test_only_the_stores_use_sqlite() -> None:
+    """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
+    are ``StoreError``s) or a ladder's ``LadderStore``."""
     users = sorted(m for m, path in _sources().items() if "sqlite3" in _top_level_imports(path))
-    assert users == ["referee.tournament.store"]
+    assert users == ["referee.ladder.store", "referee.tournament.store"]
