@@ -91,21 +91,70 @@ def token_cmd(directory: Path, name: str | None, admin: bool) -> None:
 
 
 @ladder_group.command("submit")
-@_DIR
-@click.argument("name")
-@click.argument("bot", metavar="PATH", type=click.Path(path_type=Path))
-def submit_cmd(directory: Path, name: str, bot: Path) -> None:
-    """Submit a new version of NAME: a bot file, a folder with a bot.toml, or a .tar.gz/.zip holding one.
+@click.argument("args", nargs=-1, metavar="DIR NAME PATH | --server URL --token-file F PATH")
+@click.option(
+    "--server",
+    metavar="URL",
+    help="Submit through the web API of a running `referee ladder serve` (from anywhere, e.g. a bot's CI) instead of "
+    "into a ladder folder; then give PATH only.",
+)
+@click.option(
+    "--token-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --server: a file holding the entrant's token (the one `referee ladder add` printed).",
+)
+@click.option("--entrant", metavar="NAME", help="With --server and the organiser's token: the entrant to submit for.")
+@click.option(
+    "--wait",
+    "wait_for",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="With --server: follow the version through its build, gate and placement until it is ranked or failed "
+    "(exit status 1 when it is not ranked), for at most SECONDS.",
+)
+def submit_cmd(
+    args: tuple[str, ...], server: str | None, token_file: Path | None, entrant: str | None, wait_for: float | None
+) -> None:
+    """Submit a new version: a bot file, a folder with a bot.toml, or a .tar.gz/.zip holding one.
 
-    The bot is copied into the ladder (later edits of PATH change nothing); `serve` builds it, runs its gate and
-    its placement, then ranks it.
+    Into a ladder folder: DIR NAME PATH. Over the web: --server URL --token-file F PATH (a folder is packed into
+    a .tar.gz first). The bot is copied into the ladder (later edits of PATH change nothing); `serve` builds it,
+    runs its gate and its placement, then ranks it.
     """
+    if server is not None:
+        _submit_remote(args, server, token_file, entrant, wait_for)
+        return
+    if len(args) != 3 or token_file or entrant or wait_for:
+        raise click.UsageError("give DIR NAME PATH, or --server URL --token-file F PATH")
+    directory, name, bot = Path(args[0]), args[1], Path(args[2])
     with _opened("submit", directory) as ladder:
         version = ladder.submit(name, bot)
     click.echo(
         f"{version.key} submitted ({version.files} files, {version.size:,} bytes, digest {version.digest[:16]}); "
         "it waits for its gate"
     )
+
+
+def _submit_remote(
+    args: tuple[str, ...], server: str, token_file: Path | None, entrant: str | None, wait_for: float | None
+) -> None:
+    """``submit --server``: the version goes through the web API (``referee.web.client``)."""
+    if len(args) != 1 or token_file is None:
+        raise click.UsageError("with --server give --token-file F and one PATH")
+    from referee.web.client import read_token, submit, wait
+
+    with _refusals("submit"):
+        token = read_token(token_file)
+        done = submit(server, token, Path(args[0]), entrant=entrant)
+        click.echo(f"{done.key} submitted to {server}: {done.state}")
+        if wait_for is None:
+            return
+        final = wait(server, token, done, timeout=wait_for, on_state=lambda state: click.echo(f"{done.key}: {state}"))
+        if final["state"] != "ranked":
+            why = final.get("reason") or (final.get("gate") or {}).get("reasons") or final["state"]
+            fail(
+                "ladder submit", f"{done.key} is {final['state']}: {why if isinstance(why, str) else '; '.join(why)}", 1
+            )
 
 
 @ladder_group.command("retire")
