@@ -38,6 +38,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         403: "another entrant's things",
         404: "no such entrant, version, block or game",
         413: "a body over the size limit",
+        422: "a parameter or a submission that does not fit (the first problem, one line)",
         429: "over the rate limit (see Retry-After)",
     }.items()
 }

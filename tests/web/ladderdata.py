@@ -14,6 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.ladder import BlockKind, Ladder, VersionState
 from referee.ladder.standing import block_outcome_shares
@@ -124,14 +125,26 @@ def build(root: Path, *, simulated: int = 40) -> Built:
     names = list(strength)
     for _ in range(simulated):
         table = rng.sample(names, 3)
-        vids = [versions[n] for n in table]
-        b = store.create_block(epoch.id, BlockKind.RANKED, vids, lambda i: 1000 + i)
-        totals = [round(rng.gauss(30 - 4 * strength[n], 6)) * 3 for n in table]
-        _commit(store, b.id, vids, [], totals, [0, 0, 0])
+        commit_simulated(store, epoch.id, [versions[n] for n in table], rng, strengths=[strength[n] for n in table])
     ladder.close()
     return Built(
         root, admin, tokens, versions, block.id, f"{block.id}.{faulted.rotation}", f"{block.id}.{clean.rotation}"
     )
+
+
+def commit_simulated(
+    store: Any,
+    epoch: int,
+    vids: list[int],
+    rng: random.Random,
+    kind: BlockKind = BlockKind.RANKED,
+    strengths: list[float] | None = None,
+) -> int:
+    """A block of simulated results (no games stored) for versions ``vids``, committed whole; its id."""
+    b = store.create_block(epoch, kind, vids, lambda i: 1000 + i)
+    totals = [round(rng.gauss(30 - 4 * s, 6)) * 3 for s in (strengths or [1.0] * len(vids))]
+    _commit(store, b.id, vids, [], totals, [0] * len(vids))
+    return int(b.id)
 
 
 def _commit(
@@ -139,7 +152,7 @@ def _commit(
 ) -> None:
     from referee.ladder.model import SeatRecord
 
-    shares = block_outcome_shares(totals, forfeits, 3)
+    shares = block_outcome_shares(totals, forfeits, len(vids))
     results = [SeatRecord(vid, "", totals[i], 3, forfeits[i], shares[i][0], shares[i][1]) for i, vid in enumerate(vids)]
     ratings = {vid: (25.0 + 5 * (shares[i][0] - 0.5), 8.0) for i, vid in enumerate(vids)}
     store.commit_block(block_id, games, results, ratings)  # type: ignore[attr-defined]

@@ -48,7 +48,7 @@
     tr.dataset.key = r.key;
     if (ranked) { cell(tr, "place", "num"); cell(tr, "rank_interval"); }
     cell(tr, null, "name").appendChild(link(entrantHref(r.entrant), r.entrant));
-    cell(tr, null).appendChild(link(versionHref(r), r.key));
+    cell(tr, null).appendChild(link(versionHref(r), `#${r.version}`));
     if (ranked) { cell(tr, "matchpoints", "num"); cell(tr, "matchpoints_ci95"); }
     cell(tr, "live", "num"); cell(tr, "blocks", "num"); cell(tr, "games", "num");
     if (ranked) { cell(tr, "forfeits", "num"); cell(tr, "separated", "sep"); }
@@ -70,6 +70,7 @@
         const value = text(r);
         if (td.textContent !== value) {
           td.textContent = value;
+          if (field === "age") continue;  // time passing is no news
           td.classList.remove("flash");
           void td.offsetWidth;  // restart the highlight
           td.classList.add("flash");
@@ -116,8 +117,7 @@
       updateTable($("leaderboard"), board.ranked, RANKED, true, "No ranked version yet.");
       updateTable($("placement-table"), board.placement, PLACEMENT, false, "No version in placement.");
       $("live-status").textContent = `as of ${board.computed_at} · updating live`;
-      const sub = document.querySelector("header .sub");
-      if (sub && sub.firstChild) sub.firstChild.textContent = `${board.blocks} blocks · ${board.games} games `;
+      $("subtitle").textContent = `${board.blocks} blocks · ${board.games} games`;
     });
   }
 
