@@ -496,13 +496,24 @@ class LadderStore:
         return _block(rows[0], self.block_results(block_id))
 
     def block_results(self, block_id: int) -> tuple[SeatRecord, ...]:
+        return self.blocks_results([block_id]).get(block_id, ())
+
+    def blocks_results(self, block_ids: Sequence[int]) -> dict[int, tuple[SeatRecord, ...]]:
+        """The results of several blocks in one read: block id -> its seats' records in seat order."""
+        ids = list(block_ids)
+        if not ids:
+            return {}
         rows = self._read(
-            "SELECT s.version_id, e.name || '#' || v.number, s.total, s.games, s.forfeits, s.matchpoints, s.relative "
-            "FROM block_seats s JOIN versions v ON v.id = s.version_id JOIN entrants e ON e.id = v.entrant_id "
-            "WHERE s.block_id = ? ORDER BY s.position",
-            (block_id,),
+            "SELECT s.block_id, s.version_id, e.name || '#' || v.number, s.total, s.games, s.forfeits, "
+            "s.matchpoints, s.relative FROM block_seats s JOIN versions v ON v.id = s.version_id "
+            "JOIN entrants e ON e.id = v.entrant_id "
+            f"WHERE s.block_id IN ({', '.join('?' * len(ids))}) ORDER BY s.block_id, s.position",
+            ids,
         )
-        return tuple(SeatRecord(*r) for r in rows)
+        out: dict[int, list[SeatRecord]] = {}
+        for block_id, *record in rows:
+            out.setdefault(int(block_id), []).append(SeatRecord(*record))
+        return {b: tuple(r) for b, r in out.items()}
 
     def blocks(
         self,

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.report import encode_replay, read_game_log
-from referee.runner.gamelog import read_records
-from referee.runner.logrecords import FaultEvent, RecvEvent, ResultEvent, SendEvent
+from referee.runner.gamelog import log_lines, parse_log_line, read_records
+from referee.runner.logrecords import FaultEvent
 from referee.web.models import (
     BlockBody,
     BlockSeat,
@@ -50,6 +50,8 @@ __all__ = [
     "version",
 ]
 
+#: A game log's events the public log leaves out: every message to and from the bots, and the faults' details.
+PRIVATE_EVENTS = frozenset({"send", "recv", "fault"})
 #: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
 H2H_BLOCKS = 200
 #: The most of one stderr file shown (its end: where a crash says why).
@@ -123,7 +125,7 @@ def _game_body(g: Any, keys: dict[int, str]) -> GameBody:
     )
 
 
-def _block_body(b: Any, games: list[GameBody] | None = None) -> BlockBody:
+def _block_body(b: Any, games: list[GameBody] | None = None, results: Any = None) -> BlockBody:
     return BlockBody(
         id=b.id,
         epoch=b.epoch_id,
@@ -139,7 +141,7 @@ def _block_body(b: Any, games: list[GameBody] | None = None) -> BlockBody:
                 key=r.key, total=r.total, games=r.games, forfeits=r.forfeits, matchpoints=r.matchpoints,
                 relative=r.relative,
             )
-            for r in b.results
+            for r in (b.results if results is None else results)
         ],
         games=games,
     )  # fmt: skip
@@ -150,7 +152,8 @@ def blocks(
 ) -> list[BlockBody]:
     """Blocks newest first, with their results (of one version when ``name`` and ``number`` are given)."""
     found = ladder.blocks(name=name, number=number, before=before, limit=limit)
-    return [_block_body(ladder.block(b.id)) for b in found]
+    results = ladder.store.blocks_results([b.id for b in found])
+    return [_block_body(b, results=results.get(b.id, ())) for b in found]
 
 
 def block(ladder: Any, block_id: int) -> BlockBody:
@@ -168,17 +171,18 @@ def game(ladder: Any, game_id: str) -> GameBody:
 
 def public_log(ladder: Any, game_id: str) -> Iterator[str]:
     """The game's public log as JSON lines: its header, discards, actions, forfeits, round ends and result (its
-    faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. Raises the
-    ladder's ``Refused`` (no such game, no log) or ``LogError``."""
-    header, events = read_records(ladder.game_log(game_id), wire=False)
-    yield json.dumps(header.to_json(), separators=(",", ":"), ensure_ascii=False) + "\n"
-    for event in events:
-        if isinstance(event, FaultEvent | SendEvent | RecvEvent):
+    faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. The lines
+    kept are passed on as the log has them. Raises the ladder's ``Refused`` (no such game, no log) or ``LogError``."""
+    path = ladder.game_log(game_id)
+    for number, line in log_lines(path):
+        event = parse_log_line(path, number, line)
+        kind = event["event"]
+        if kind in PRIVATE_EVENTS:
             continue
-        data = event.to_json()
-        if isinstance(event, ResultEvent):
-            data["faults"] = [{**f, "detail": "", "line": None} for f in data["faults"]]
-        yield json.dumps(data, separators=(",", ":"), ensure_ascii=False) + "\n"
+        if kind == "result":
+            event["faults"] = [{**f, "detail": "", "line": None} for f in event.get("faults", ())]
+            line = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+        yield line.rstrip("\n") + "\n"
 
 
 def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
@@ -259,8 +263,9 @@ def head_to_head(ladder: Any, name: str, number: int, *, recent: int = H2H_BLOCK
     ranks below any score, as in matchpoints), most met first."""
     key = f"{name}#{number}"
     met: dict[str, list[float]] = {}
-    for found in ladder.blocks(name=name, number=number, limit=recent):
-        results = {r.key: r for r in ladder.block(found.id).results}
+    found = ladder.blocks(name=name, number=number, limit=recent)
+    for seats in ladder.store.blocks_results([b.id for b in found]).values():
+        results = {r.key: r for r in seats}
         mine = results.get(key)
         if mine is None:
             continue
