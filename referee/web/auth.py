@@ -24,7 +24,7 @@ P = TypeVar("P")
 
 __all__ = ["COOKIE", "Authenticator", "bearer_token"]
 
-#: The sign-in cookie: HttpOnly, SameSite=Strict, Secure behind TLS (``WebSettings.secure_cookie``).
+#: The sign-in cookie: HttpOnly, SameSite=Strict, Secure behind a TLS proxy (``WebSettings.behind_proxy``).
 COOKIE = "referee_token"
 #: What a token can look like (URL-safe base64 and dots, bounded): anything else is refused before any hashing.
 _SHAPE = re.compile(r"[A-Za-z0-9_.\-]{16,200}")

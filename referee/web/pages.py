@@ -69,7 +69,7 @@ async def signin(request: Request, who: Caller, token: Annotated[str, Form(max_l
         token.strip(),
         httponly=True,
         samesite="strict",
-        secure=_web(request).settings.secure_cookie,
+        secure=_web(request).settings.behind_proxy,
         path="/",
         max_age=30 * 86400,
     )
@@ -81,7 +81,7 @@ async def signout(request: Request, who: Caller) -> Response:
     same_site(request)
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(
-        COOKIE, path="/", httponly=True, samesite="strict", secure=_web(request).settings.secure_cookie
+        COOKIE, path="/", httponly=True, samesite="strict", secure=_web(request).settings.behind_proxy
     )
     return response
 

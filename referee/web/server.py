@@ -13,6 +13,7 @@ from typing import Any
 
 import trio
 from hypercorn.config import Config
+from hypercorn.middleware import ProxyFixMiddleware
 from hypercorn.trio import serve
 
 from referee.web.settings import DEFAULT_LISTEN, WebSettings, parse_listen
@@ -35,8 +36,11 @@ def hypercorn_config(settings: WebSettings) -> Config:
 
 
 async def serve_web(app: Any, settings: WebSettings, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve ``app`` until cancelled; ``task_status.started(URL)`` once it listens."""
+    """Serve ``app`` until cancelled; ``task_status.started(URL)`` once it listens. ``settings.behind_proxy``: the
+    client's address and scheme come from the proxy's ``X-Forwarded-For`` and ``X-Forwarded-Proto`` (one hop)."""
     config = hypercorn_config(settings)
+    if settings.behind_proxy:
+        app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
 
     class _Started:
         @staticmethod

@@ -44,7 +44,9 @@ class WebSettings:
     with 413 before anything is stored. ``upload_idle``: seconds an upload may send nothing before it is cut
     (408); ``upload_total``: seconds the whole upload may take. ``rate``: requests per minute per token (or per
     client address when signed out), ``burst`` of them at once; more get 429 with ``Retry-After``.
-    ``secure_cookie``: mark the sign-in cookie ``Secure`` (on when the site is served over TLS by a proxy).
+    ``behind_proxy``: the server sits behind one reverse proxy on this machine that terminates TLS (docs/web.md):
+    the client's address is taken from the proxy's ``X-Forwarded-For`` (so rate limits count clients, not the
+    proxy) and the sign-in cookie is marked ``Secure``.
     ``poll_seconds``: how often an open leaderboard or version page asks for news.
     """
 
@@ -55,7 +57,7 @@ class WebSettings:
     upload_total: float = 120.0
     rate: int = 120
     burst: int = 30
-    secure_cookie: bool = False
+    behind_proxy: bool = False
     poll_seconds: float = 2.0
     title: str = "referee ladder"
 

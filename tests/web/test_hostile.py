@@ -243,3 +243,18 @@ def test_a_flood_of_wrong_tokens_costs_few_checks(own_ladder: Built, make_client
     # a token verified once is not checked again
     for _ in range(3):
         assert client.get("/api/me", headers=bearer(own_ladder.tokens["carol"])).status_code in (200, 429)
+
+
+def test_behind_a_proxy_the_rate_limit_counts_clients(own_ladder: Built, live_server) -> None:
+    import httpx2
+
+    server = live_server(behind_proxy=True, rate=5)
+    # what the proxy adds: the client's address (documentation addresses, RFC 5737) and the scheme
+    one = {"X-Forwarded-For": "192.0.2.1", "X-Forwarded-Proto": "https"}
+    codes = [httpx2.get(f"{server.url}/api/epochs", headers=one).status_code for _ in range(6)]
+    assert codes == [200] * 5 + [429]
+    assert httpx2.get(f"{server.url}/api/epochs", headers={"X-Forwarded-For": "192.0.2.2"}).status_code == 200
+    signed = httpx2.post(
+        f"{server.url}/signin", data={"token": own_ladder.tokens["bob"]}, headers={"X-Forwarded-For": "192.0.2.3"}
+    )
+    assert signed.status_code == 303 and "Secure" in signed.headers["set-cookie"]
