@@ -34,6 +34,8 @@ class RunnerConfig(BotSettings):
     entrants: tuple[str, ...] = ()
     #: ``clock="cpu"``: how many times its CPU allowance of wall time a reply may take.
     cpu_backstop: float = CPU_BACKSTOP
+    #: The program's own folder is writable in the sandbox (a ladder's build command; never a bot).
+    writable_folder: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

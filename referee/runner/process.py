@@ -102,7 +102,14 @@ class BotProcess:
         env[limits_mod.MARK_VARIABLE] = mark
         seccomp = filter_fd() if mode == "bwrap" and seccomp_usable() else None
         argv = bot_argv(
-            spec, mode, config.limits.tmp_size, config.hidden, entrants=config.entrants, env=env, seccomp_fd=seccomp
+            spec,
+            mode,
+            config.limits.tmp_size,
+            config.hidden,
+            entrants=config.entrants,
+            env=env,
+            seccomp_fd=seccomp,
+            writable=config.writable_folder,
         )
         cgroup = limits_mod.make_cgroup(config.limits)
         cpu_cgroup = limits_mod.make_cpu_cgroup() if config.clock == "cpu" else None

@@ -208,6 +208,7 @@ def bot_argv(
     entrants: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
     seccomp_fd: int | None = None,
+    writable: bool = False,
 ) -> list[str]:
     """The argv that starts ``spec`` in ``mode`` (``"bwrap"`` or ``"none"``).
 
@@ -217,7 +218,9 @@ def bot_argv(
     bot can see is covered (an empty read-only folder, an empty file).
     ``env`` (default ``bot_env(spec)``) is the bot's environment: in bwrap mode it is set inside the sandbox by
     bwrap's own options, after ``--clearenv``, and never given to the launcher. ``seccomp_fd`` holds the program
-    of ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start)."""
+    of ``syscall_filter`` (the caller passes the descriptor to bwrap and closes it after the start). ``writable``
+    binds the program's own folder writable (a ladder's build command, never a bot); what must be hidden in it is
+    still covered."""
     if mode == SandboxMode.NONE:
         return list(spec.argv)
     bwrap = bwrap_path()
@@ -274,7 +277,10 @@ def bot_argv(
         if not _covered(point, covers, own):
             args += _cover(point, read_only, covers)
     others = sorted({*others, *_earlier_results(own)}, key=lambda q: q.count("/"))
-    args += _own_folder(own, [q for q in others if _under(q, own)], read_only, covers)
+    if writable:
+        args += ["--bind", own, own]
+    else:
+        args += _own_folder(own, [q for q in others if _under(q, own)], read_only, covers)
     # What is left in sight: inside the bot's own folder (another entrant's file in a folder they share, a results
     # folder, the results of an earlier run), or where a cover would have hidden what the program needs.
     for q in others:
