@@ -180,6 +180,37 @@ def suspend_cmd(directory: Path, name: str, reason: str, lift: bool) -> None:
     click.echo(f"{entrant.name}: {entrant.state.value}" + (f" ({entrant.reason})" if entrant.reason else ""))
 
 
+@ladder_group.command("serve")
+@_DIR
+@click.option("--jobs", type=int, help="Tables played at once.  [default: [serve] jobs of ladder.toml]")
+def serve_cmd(directory: Path, jobs: int | None) -> None:
+    """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current.
+
+    Submissions, retirements and suspensions made meanwhile (from the shell or the web) take effect at the next
+    block. A stop abandons the blocks in play (they are played again at the next start) and closes every bot.
+    """
+    from referee.ladder.serve import ServeOptions, serve
+    from referee.runner import Stopped, run_until_stopped
+
+    if jobs is not None and jobs < 1:
+        fail("ladder serve", "--jobs must be at least 1")
+
+    def say(line: str) -> None:
+        click.echo(f"ladder: {line}")
+
+    options = ServeOptions(jobs=jobs, announce=say)
+    with _refusals("serve"):
+        try:
+            run_until_stopped(lambda: serve(directory, options))
+        except Stopped:
+            click.echo(
+                "referee ladder serve: stopped; every finished block is stored, the blocks in play are played again "
+                "at the next start, every bot is closed",
+                err=True,
+            )
+            raise SystemExit(130) from None
+
+
 @ladder_group.command("status")
 @_DIR
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: leaderboard, gate queue, epoch, serve.")

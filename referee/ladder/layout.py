@@ -7,7 +7,7 @@
     DIR/incoming/          submissions being unpacked (a half-unpacked one is removed at the next start)
     DIR/builds/<digest>.log  a version's build output, for its author
     DIR/gate/<version>/    the gate's game logs and the bot's stderr
-    DIR/games/<block>/     each block's game logs
+    DIR/games/<nnnn>/      game logs, <block>.<rotation>.jsonl, a thousand blocks to a folder
     DIR/bots/<version>/    each version's stderr in ranked play (one file per lane)
 
 Every bot is shown only its own version folder: the store, the logs and every other version are hidden from it
@@ -78,7 +78,8 @@ class LadderLayout:
         return self.gate / str(version_id)
 
     def block_dir(self, block_id: int) -> Path:
-        return self.games / str(block_id)
+        """The folder of a block's game logs (``<block>.<rotation>.jsonl``): a thousand blocks to a folder."""
+        return self.games / f"{block_id // 1000:04d}"
 
     def bots_dir(self, version_id: int) -> Path:
         return self.bots / str(version_id)

@@ -127,14 +127,16 @@ class GateRecord:
 
 @dataclass(frozen=True, slots=True)
 class Epoch:
-    """An epoch's deal secret: committed (SHA-256) when it opens, revealed (``secret``) once it is closed."""
+    """An epoch's deal secret: committed (SHA-256) when it opens, revealed (``secret``) once it is closed and none
+    of its blocks is in play any more."""
 
     id: int
     scheme: str
     commitment: str
     opened_at: str
     closed_at: str | None
-    secret: str | None  # None while the epoch is open
+    revealed_at: str | None
+    secret: str | None  # None until revealed
     blocks: int
 
 

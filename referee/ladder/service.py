@@ -437,7 +437,7 @@ class Ladder:
             os.close(fd)
 
     def blocks(
-        self, *, name: str | None = None, number: int | None = None, before: int | None = None, limit: int = 50
+        self, *, name: str | None = None, number: int | None = None, before: int | None = None, limit: int | None = 50
     ) -> list[Block]:
         """Blocks newest first: every block, or those of one version (``name`` and ``number``)."""
         vid = self.version(name, number).id if name is not None and number is not None else None

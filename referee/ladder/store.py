@@ -17,7 +17,8 @@ Schema (version 1)::
              mu, sigma,                                    -- live rating (NULL before its first block)
              blocks, games, forfeits, placement_left)
     gates(version_id PRIMARY KEY, started_at, finished_at, passed, reasons (JSON list), report (JSON), build_log)
-    epochs(id INTEGER PRIMARY KEY, scheme, commitment, secret, opened_at, closed_at)  -- secret revealed at close
+    epochs(id INTEGER PRIMARY KEY, scheme, commitment, secret,   -- the secret is shown only once revealed
+           opened_at, closed_at, revealed_at)                   -- closed: no new block; revealed: none in play
     blocks(id INTEGER PRIMARY KEY, epoch_id, kind, state, seats (JSON list of version ids), seed, attempts,
            created_at, finished_at, reason)
     block_seats(block_id, version_id, position, total, games, forfeits, matchpoints, relative)
@@ -81,7 +82,7 @@ CREATE TABLE IF NOT EXISTS gates(
     passed INTEGER, reasons TEXT NOT NULL DEFAULT '[]', report TEXT, build_log TEXT);
 CREATE TABLE IF NOT EXISTS epochs(
     id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, commitment TEXT NOT NULL, secret TEXT NOT NULL,
-    opened_at TEXT NOT NULL, closed_at TEXT);
+    opened_at TEXT NOT NULL, closed_at TEXT, revealed_at TEXT);
 CREATE TABLE IF NOT EXISTS blocks(
     id INTEGER PRIMARY KEY, epoch_id INTEGER NOT NULL REFERENCES epochs(id), kind TEXT NOT NULL,
     state TEXT NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
@@ -448,20 +449,42 @@ class LadderStore:
             epoch_id = int(cur.lastrowid or 0)
         return self.epoch(epoch_id)
 
-    def close_epoch(self, epoch_id: int) -> None:
+    def close_epoch(self, epoch_id: int, *, reveal: bool = False) -> None:
+        """No new block is dealt in the epoch; with ``reveal``, its secret is revealed at once too."""
+        stamp = now()
         with self._write() as db:
-            db.execute("UPDATE epochs SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (now(), epoch_id))
+            db.execute("UPDATE epochs SET closed_at = ? WHERE id = ? AND closed_at IS NULL", (stamp, epoch_id))
+            if reveal:
+                db.execute("UPDATE epochs SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL", (stamp, epoch_id))
+
+    def reveal_epoch(self, epoch_id: int) -> None:
+        with self._write() as db:
+            db.execute(
+                "UPDATE epochs SET revealed_at = ? WHERE id = ? AND closed_at IS NOT NULL AND revealed_at IS NULL",
+                (now(), epoch_id),
+            )
+
+    def epochs_to_reveal(self) -> list[int]:
+        """Closed epochs not revealed yet, with no block in play."""
+        rows = self._read(
+            "SELECT e.id FROM epochs e WHERE e.closed_at IS NOT NULL AND e.revealed_at IS NULL AND NOT EXISTS "
+            "(SELECT 1 FROM blocks b WHERE b.epoch_id = e.id AND b.state = 'playing') ORDER BY e.id"
+        )
+        return [int(r[0]) for r in rows]
+
+    def blocks_in_epoch(self, epoch_id: int) -> int:
+        return int(self._read("SELECT count(*) FROM blocks WHERE epoch_id = ?", (epoch_id,))[0][0])
 
     def epoch(self, epoch_id: int) -> Epoch:
         rows = self._read(
-            "SELECT e.id, e.scheme, e.commitment, e.opened_at, e.closed_at, e.secret, "
+            "SELECT e.id, e.scheme, e.commitment, e.opened_at, e.closed_at, e.revealed_at, e.secret, "
             "(SELECT count(*) FROM blocks b WHERE b.epoch_id = e.id AND b.state = 'done') FROM epochs e WHERE e.id = ?",
             (epoch_id,),
         )
         if not rows:
             raise Refused(f"no epoch {epoch_id}")
-        eid, scheme, commitment, opened, closed, secret, blocks = rows[0]
-        return Epoch(eid, scheme, commitment, opened, closed, secret if closed else None, blocks)
+        eid, scheme, commitment, opened, closed, revealed, secret, blocks = rows[0]
+        return Epoch(eid, scheme, commitment, opened, closed, revealed, secret if revealed else None, blocks)
 
     def epochs(self) -> list[Epoch]:
         return [self.epoch(r[0]) for r in self._read("SELECT id FROM epochs ORDER BY id")]
@@ -689,6 +712,44 @@ class LadderStore:
             sql += f" AND s.version_id IN ({', '.join('?' * len(ids))})"
             args = ids
         return [tuple(r) for r in self._read(sql + " ORDER BY s.block_id, s.position", args)]
+
+    def blocks_per_entrant_since(self, since: str) -> list[tuple[int, int]]:
+        """(entrant, done blocks finished at or after ``since``) for each entrant that played one."""
+        return [
+            (int(e), int(n))
+            for e, n in self._read(
+                "SELECT v.entrant_id, count(DISTINCT s.block_id) FROM block_seats s JOIN blocks b ON b.id = s.block_id "
+                "JOIN versions v ON v.id = s.version_id WHERE b.state = 'done' AND b.finished_at >= ? "
+                "GROUP BY v.entrant_id",
+                (since,),
+            )
+        ]
+
+    def meetings(self, version_ids: Sequence[int]) -> dict[tuple[int, int], int]:
+        """(a, b) with a < b -> the done blocks versions a and b played together, for pairs of ``version_ids``."""
+        ids = list(version_ids)
+        if len(ids) < 2:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        rows = self._read(
+            "SELECT a.version_id, b.version_id, count(*) FROM block_seats a JOIN block_seats b "
+            f"ON a.block_id = b.block_id AND a.version_id < b.version_id WHERE a.version_id IN ({marks}) "
+            f"AND b.version_id IN ({marks}) GROUP BY a.version_id, b.version_id",
+            [*ids, *ids],
+        )
+        return {(int(a), int(b)): int(n) for a, b, n in rows}
+
+    def last_block_ends(self, version_ids: Sequence[int]) -> dict[int, str]:
+        """Version -> when its latest done block finished, for those of ``version_ids`` that played one."""
+        ids = list(version_ids)
+        if not ids:
+            return {}
+        rows = self._read(
+            "SELECT s.version_id, max(b.finished_at) FROM block_seats s JOIN blocks b ON b.id = s.block_id "
+            f"WHERE b.state = 'done' AND s.version_id IN ({', '.join('?' * len(ids))}) GROUP BY s.version_id",
+            ids,
+        )
+        return {int(v): str(t) for v, t in rows}
 
     def block_count(self, *, state: BlockState = BlockState.DONE) -> int:
         return int(self._read("SELECT count(*) FROM blocks WHERE state = ?", (state.value,))[0][0])

@@ -1,0 +1,71 @@
+"""A version's build command: run once, in the sandbox, without network, under a time limit, its output kept.
+
+The build runs as a bot would (``referee.runner.process.BotProcess``: its own process group and cgroup, the
+resource limits of ``[limits]``, inside bubblewrap with every namespace unshared, so no network), but with its own
+folder writable (the version's copy, made writable for the build and read-only again after it) and with its
+standard output and error both going to ``DIR/builds/<digest>.log`` (capped at 1 MiB), for its author. A build
+that exits with a status other than 0, or outlives ``build_time`` seconds (then it is killed, with everything it
+started), fails the version's gate.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from referee.ladder.botmanifest import resolve_words
+from referee.ladder.intake import freeze, thaw
+from referee.runner import BotCrashed, BotSettings, BotSpec, RunnerConfig
+from referee.runner.exits import describe_exit
+from referee.runner.process import BotProcess
+from referee.runner.sandbox import resolve_mode
+
+__all__ = ["BuildOutcome", "run_build"]
+
+#: The most bytes of build output kept.
+OUTPUT_CAP = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOutcome:
+    """``ok`` when the build exited with status 0 in time; ``detail`` says otherwise how it ended."""
+
+    ok: bool
+    detail: str
+    seconds: float
+
+
+async def run_build(
+    folder: Path, words: tuple[str, ...], log: Path, settings: BotSettings, seconds: float, hidden: tuple[str, ...]
+) -> BuildOutcome:
+    """Run the build command ``words`` in ``folder`` (see the module's docstring); ``hidden``: what it may not see.
+    Raises ``BotSpecError`` when the sandbox that ``settings`` ask for cannot be made."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    argv = ("/bin/sh", "-c", 'exec "$@" 1>&2 </dev/null', "build", *resolve_words(words, folder))
+    spec = BotSpec("build", argv, folder)
+    config = replace(RunnerConfig.of(settings, hidden=hidden), writable_folder=True, stderr_cap=OUTPUT_CAP)
+    mode = resolve_mode(config)
+    start = time.monotonic()
+    thaw(folder)
+    try:
+        try:
+            process = await BotProcess.start(spec, config, log, mode)
+        except BotCrashed as exc:
+            return BuildOutcome(False, f"the build could not start: {exc.detail}", 0.0)
+        try:
+            await process.close_input()
+            done = await process.wait_exit(seconds)
+        finally:
+            await process.terminate(config.grace)
+        took = time.monotonic() - start
+        if not done:
+            return BuildOutcome(False, f"the build took longer than {seconds:g} seconds and was stopped", took)
+        code = process.process.returncode
+        if code != 0:
+            how = describe_exit(code, sandboxed=process.mode == "bwrap", limits=config.limits)
+            return BuildOutcome(False, f"the build failed: {how}", took)
+        return BuildOutcome(True, f"built in {took:.1f} s", took)
+    finally:
+        freeze(folder)

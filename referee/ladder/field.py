@@ -1,0 +1,132 @@
+"""The field as the matchmaker needs it, kept up to date between blocks: who is active, how long each version has
+waited, how many blocks each entrant played today, which pairs met how often, who is playing now.
+
+``FieldTracker.load`` reads it from the store once (at ``serve``'s start); then ``refresh`` picks up what changed
+in the store (new versions out of their gate, retirements, suspensions, whether by this process or another) and
+``started``/``finished`` follow the blocks. Times are seconds since the epoch (``time.time()``, or a simulated
+clock), days are UTC days.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from referee.ladder.matchmaker import Candidate
+from referee.ladder.model import EntrantState, Version
+from referee.ladder.store import LadderStore
+
+__all__ = ["FieldTracker", "day_of", "parse_time"]
+
+
+def parse_time(text: str | None) -> float | None:
+    return None if text is None else datetime.fromisoformat(text).timestamp()
+
+
+def day_of(t: float) -> int:
+    """The UTC day number of time ``t``."""
+    return int(t // 86_400)
+
+
+@dataclass(slots=True)
+class _Entry:
+    version: Version
+    since: float  # when its last block ended, or it became active
+
+
+class FieldTracker:
+    """The active versions of playing entrants, with what the matchmaker reads of each (``candidates``)."""
+
+    def __init__(self, store: LadderStore, prior: tuple[float, float]) -> None:
+        self.store = store
+        self.prior = prior  # (mu, sigma) of a version before its first block
+        self.field: dict[int, _Entry] = {}
+        self.busy: Counter[int] = Counter()
+        self.met: Counter[tuple[int, int]] = Counter()
+        self.today: Counter[int] = Counter()  # entrant -> blocks today
+        self.day = -1
+
+    def load(self, now: float) -> None:
+        """Read the field, today's block counts, the pairs' meetings and each version's last block."""
+        self.day = day_of(now)
+        self.refresh(now)
+        start = datetime.fromtimestamp(self.day * 86_400, UTC).isoformat(timespec="seconds")
+        self.today = Counter(dict(self.store.blocks_per_entrant_since(start)))
+        ids = list(self.field)
+        self.met = Counter(self.store.meetings(ids))
+        ends = self.store.last_block_ends(ids)
+        for vid, entry in self.field.items():
+            since = parse_time(ends.get(vid)) or parse_time(entry.version.state_at)
+            entry.since = min(now, since) if since is not None else now
+
+    def refresh(self, now: float) -> None:
+        """Take in the store's active versions of entrants that may play (a new one has waited since ``now``)."""
+        playing = {e.id for e in self.store.entrants() if e.state == EntrantState.ACTIVE}
+        active = {v.id: v for v in self.store.active_versions() if v.entrant_id in playing}
+        for vid in list(self.field):
+            if vid not in active:
+                del self.field[vid]
+        for vid, v in active.items():
+            entry = self.field.get(vid)
+            if entry is None:
+                self.field[vid] = _Entry(v, now)
+            else:
+                entry.version = v
+
+    def roll_day(self, now: float) -> None:
+        if day_of(now) != self.day:
+            self.day = day_of(now)
+            self.today.clear()
+
+    def mean_today(self) -> float:
+        entrants = {e.version.entrant_id for e in self.field.values()}
+        return sum(self.today[e] for e in entrants) / len(entrants) if entrants else 0.0
+
+    def candidates(self, now: float, warm: Iterable[int] = ()) -> list[Candidate]:
+        self.roll_day(now)
+        hot = set(warm)
+        out = []
+        for vid, e in self.field.items():
+            v = e.version
+            mu, sigma = (v.mu, v.sigma) if v.mu is not None and v.sigma is not None else self.prior
+            waited = now - e.since
+            out.append(
+                Candidate(vid, v.entrant_id, mu, sigma, self.today[v.entrant_id], waited, v.placement_left, vid in hot)
+            )
+        return out
+
+    def version(self, vid: int) -> Version | None:
+        entry = self.field.get(vid)
+        return None if entry is None else entry.version
+
+    def started(self, seats: Sequence[int]) -> None:
+        self.busy.update(seats)
+
+    def finished(self, seats: Sequence[int], now: float, *, counted: bool) -> None:
+        """A block of ``seats`` ended at ``now`` (``counted``: committed, not voided)."""
+        self.busy.subtract(seats)
+        self.busy += Counter()  # drop the zeros
+        if not counted:
+            return
+        self.roll_day(now)
+        entrants = set()
+        for vid in seats:
+            entry = self.field.get(vid)
+            if entry is not None:
+                entry.since = now
+                entrants.add(entry.version.entrant_id)
+        for eid in entrants:
+            self.today[eid] += 1
+        ordered = sorted(seats)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                self.met[(a, b)] += 1
+        for vid in seats:
+            fresh = self.store.version(vid)
+            if fresh is not None and vid in self.field:
+                if fresh.active:
+                    self.field[vid].version = fresh
+                else:
+                    del self.field[vid]

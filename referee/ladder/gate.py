@@ -1,0 +1,153 @@
+"""The gate: every new version is built (when it has a build command) and passes ``referee check`` before it plays.
+
+One version at a time goes through the gate, oldest submission first, so one build or check per entrant (and
+for the whole ladder) runs at a time; an entrant's older submissions still waiting when a newer one is taken are
+retired unplayed ("superseded"). The check is the conformance suite with the ladder's own sandbox, limits and
+move time, its game logs and the bot's stderr kept in ``DIR/gate/<version>/`` for the author. A version that
+passes goes into placement (``placement_blocks`` blocks of its own before it is ranked) and takes the place of its
+entrant's oldest active version beyond ``active_versions``, which is retired; one that fails never plays, and its
+reasons (one line per failed check, or the build's) are stored and shown to its author.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import fields
+from typing import Any, Protocol
+
+from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.build import run_build
+from referee.ladder.model import ACTIVE_STATES, Version, VersionState
+from referee.ladder.service import Ladder
+from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
+
+__all__ = ["CheckFn", "Gatekeeper"]
+
+
+class CheckReportLike(Protocol):
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def failed_names(self) -> tuple[str, ...]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+#: The conformance suite: ``referee.check.run_check`` (tests pass a fake for in-process entrants).
+CheckFn = Callable[[BotSpec, Any], Awaitable[CheckReportLike]]
+
+
+class Gatekeeper:
+    """Takes the versions waiting for their gate through it, one at a time (``step``)."""
+
+    def __init__(
+        self,
+        ladder: Ladder,
+        announce: Callable[[str], None],
+        on_change: Callable[[], None],
+        check: CheckFn | None = None,
+    ) -> None:
+        self.ladder = ladder
+        self.store = ladder.store
+        self.announce = announce
+        self.on_change = on_change
+        self._check = check
+
+    def next_version(self) -> Version | None:
+        """The oldest waiting submission of an entrant that may play, its entrant's older waiting ones retired."""
+        waiting = self.store.versions(states=[VersionState.SUBMITTED])
+        newest: dict[int, Version] = {}
+        for v in waiting:
+            newest[v.entrant_id] = v
+        for v in waiting:
+            if newest[v.entrant_id].id != v.id:
+                reason = f"superseded by version {newest[v.entrant_id].number} before its gate"
+                self.store.set_version_state(v.id, VersionState.RETIRED, reason)
+        ready = sorted(newest.values(), key=lambda v: v.id)
+        return ready[0] if ready else None
+
+    async def step(self) -> bool:
+        """Take one waiting version through the gate; False when none was waiting."""
+        version = self.next_version()
+        if version is None:
+            return False
+        await self.gate(version)
+        return True
+
+    async def gate(self, v: Version) -> None:
+        ladder, store = self.ladder, self.store
+        store.start_gate(v.id)
+        folder = ladder.version_folder(v)
+        settings = ladder.config.bot_settings()
+        build_log = None
+        if v.build is not None:
+            store.set_version_state(v.id, VersionState.BUILDING)
+            log = ladder.layout.build_log(v.digest)
+            build_log = str(log.relative_to(ladder.layout.root))
+            try:
+                built = await run_build(
+                    folder,
+                    v.build,
+                    log,
+                    settings,
+                    ladder.config.submissions.build_time,
+                    ladder.layout.hidden_paths(),
+                )
+            except (BotSpecError, ConfigError) as exc:
+                self._fail(v, [f"build: {exc}"], None, build_log)
+                return
+            if not built.ok:
+                self._fail(v, [built.detail], None, build_log)
+                return
+        store.set_version_state(v.id, VersionState.GATING)
+        spec = version_spec(v.key, BotManifest(v.command, v.build), folder)
+        logs = ladder.layout.gate_dir(v.id)
+        logs.mkdir(parents=True, exist_ok=True)
+        options = _check_options(settings, games=ladder.config.submissions.gate_games, logs=logs)
+        try:
+            report = await self._run_check(spec, options)
+        except (BotSpecError, ConfigError) as exc:
+            self._fail(v, [f"check: {exc}"], None, build_log)
+            return
+        if not report.passed:
+            data = report.to_dict()
+            reasons = [
+                f"{c['name']}: {c['summary']}" for c in data.get("checks", []) if c.get("outcome") == "failed"
+            ] or [f"failed checks: {', '.join(report.failed_names)}"]
+            self._fail(v, reasons, data, build_log)
+            return
+        store.finish_gate(v.id, passed=True, reasons=(), report=report.to_dict(), build_log=build_log)
+        self._admit(v)
+
+    def _admit(self, v: Version) -> None:
+        """Into placement; the entrant's oldest active versions beyond ``active_versions`` retire."""
+        store = self.store
+        placement = self.ladder.config.matchmaking.placement_blocks
+        store.set_version_state(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
+        active = [x for x in store.versions(entrant_id=v.entrant_id, states=ACTIVE_STATES)]
+        keep = self.ladder.config.submissions.active_versions
+        for old in sorted(active, key=lambda x: x.number)[: max(0, len(active) - keep)]:
+            store.set_version_state(old.id, VersionState.RETIRED, f"replaced by version {v.number}")
+            self.announce(f"{old.key} retired: replaced by {v.key}")
+        self.announce(f"{v.key} passed its gate; {placement} placement blocks before it is ranked")
+        self.on_change()
+
+    def _fail(self, v: Version, reasons: list[str], report: dict[str, Any] | None, build_log: str | None) -> None:
+        self.store.finish_gate(v.id, passed=False, reasons=reasons, report=report, build_log=build_log)
+        self.store.set_version_state(v.id, VersionState.FAILED, reasons[0])
+        self.announce(f"{v.key} failed its gate: {reasons[0]}")
+        self.on_change()
+
+    async def _run_check(self, spec: BotSpec, options: Any) -> CheckReportLike:
+        if self._check is not None:
+            return await self._check(spec, options)
+        from referee.check import run_check
+
+        return await run_check(spec, options)
+
+
+def _check_options(settings: BotSettings, **rest: Any) -> Any:
+    """``referee.check.CheckOptions`` with the ladder's bot settings (one game at a time)."""
+    from referee.check import CheckOptions
+
+    chosen = {f.name: getattr(settings, f.name) for f in fields(BotSettings)}
+    return CheckOptions(**chosen, jobs=1, **rest)

@@ -1,0 +1,330 @@
+"""``serve``: the ladder running: its gate, its matchmaker, its lanes and its epochs, in one trio task.
+
+``await serve(DIR)`` runs until cancelled. It holds the folder's lock for its whole life (a second ``serve`` of the
+same folder is refused with ``FolderBusy``, naming the first one's pid), so it can share a nursery with a web server
+in the same process (``nursery.start(serve, DIR)`` hands back the ``Ladder`` it uses). At its start it recovers
+from whatever stopped the last one, ``kill -9`` included: blocks still marked in play are voided (their partial
+game logs removed) and played again, versions caught in their gate go back to the gate. Then:
+
+- the gatekeeper takes new versions through their build and check (``gate``), one at a time;
+- ``jobs`` lanes each play one block after another: the matchmaker (``matchmaker``) chooses it from the field
+  (``field``), it is recorded as in play, every seat rotation is played by the lane's bots (a ``PlayerPool`` that
+  keeps processes across blocks: a block is a new deal, and a process never meets a deal twice), and the block is
+  committed whole with its ratings (``settle``). A block that fails for a reason that is not a bot's (the disk, the
+  store, a referee error, the stop itself) is voided, never counted, and played again (at most ``MAX_ATTEMPTS``
+  times, and never once its epoch has closed);
+- the store is watched for what other processes change (submissions, retirements, suspensions from the shell or
+  the web), which takes effect at the next block, and closed epochs are revealed (``epochs``).
+
+Cancelling it (Ctrl-C or SIGTERM through ``run_until_stopped``) abandons the blocks in play (voided, to be played
+again) and closes every bot before it returns.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from referee.engine import RefereeError
+from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.epochs import EpochKeeper
+from referee.ladder.errors import LadderError
+from referee.ladder.field import FieldTracker
+from referee.ladder.gate import CheckFn, Gatekeeper
+from referee.ladder.matchmaker import Matchmaker
+from referee.ladder.model import Block, BlockKind, BlockState, Version, VersionState
+from referee.ladder.rating import LiveRating
+from referee.ladder.service import Ladder
+from referee.ladder.settle import settle_block
+from referee.ladder.store import GameRow
+from referee.runner import BotSpec, RunnerConfig
+from referee.runner.sandbox import resolve_mode
+from referee.tournament.execute import GameFn, PlayerFactory, PlayerPool, play_batch
+from referee.tournament.lock import ResultsLock
+from referee.tournament.schedule import ScheduledGame, TableBatch
+
+__all__ = ["MAX_ATTEMPTS", "ServeOptions", "serve"]
+
+#: A block voided this many times is given up (a referee error that keeps happening must not loop forever).
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How ``serve`` runs: ``jobs`` lanes (default: ``[serve] jobs``); ``announce`` takes each line it has to say
+    (epochs, gates, suspensions, voids); ``poll`` seconds between looks at the store. ``play``, ``factory`` and
+    ``check`` replace the runner's ``play_game``, ``Player`` and the conformance suite (the tests' in-process
+    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws."""
+
+    jobs: int | None = None
+    announce: Callable[[str], None] = print
+    poll: float = 1.0
+    play: GameFn | None = None
+    factory: PlayerFactory | None = None
+    check: CheckFn | None = None
+    clock: Callable[[], float] = time.time
+    seed: int | None = None
+
+
+class LadderServer:
+    """The state of one ``serve``: see the module's docstring."""
+
+    def __init__(self, ladder: Ladder, options: ServeOptions) -> None:
+        self.ladder = ladder
+        self.store = ladder.store
+        self.config = ladder.config
+        self.options = options
+        self.announce = options.announce
+        self.clock = options.clock
+        self.rating = LiveRating(self.config.rating)
+        self.field = FieldTracker(self.store, self.rating.initial())
+        self.epochs = EpochKeeper(self.store, self.config.epochs, self.announce)
+        self.matchmaker = Matchmaker(self.config.matchmaking, self.config.games, random.Random(options.seed))
+        self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
+        self.jobs = options.jobs or self.config.serve.jobs
+        self.specs: dict[str, BotSpec] = {}
+        self.runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        self.ruleset = self.config.ruleset()
+        self.keep = max(self.config.games.table_sizes)
+        self.warm: list[OrderedDict[int, None]] = []
+        self.blocks_played = 0
+        self._change = trio.Event()
+
+    # ------------------------------------------------------------------------------------------ start
+
+    def recover(self) -> None:
+        """Void the blocks a stopped ``serve`` left in play, send versions caught in their gate back to it."""
+        for block in self.store.blocks(states=[BlockState.PLAYING], limit=None):
+            self.store.void_block(block.id, "the referee stopped while it was played")
+            self._remove_logs(block.id)
+        for v in self.store.versions(states=[VersionState.BUILDING, VersionState.GATING]):
+            self.store.set_version_state(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
+        for leftover in self.ladder.layout.incoming.iterdir():
+            from referee.ladder.intake import discard
+
+            discard(leftover)
+
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        resolve_mode(self.runner)  # a sandbox that cannot be made is refused now, in one line
+        self.recover()
+        now = self.clock()
+        self.field.load(now)
+        self.epochs.current(now)  # its commitment is said before its first block
+        self.epochs.reveal_closed()
+        self.warm = [OrderedDict() for _ in range(self.jobs)]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._gates)
+            nursery.start_soon(self._watch)
+            for lane in range(self.jobs):
+                nursery.start_soon(self._lane, lane)
+            task_status.started(self.ladder)
+
+    # ------------------------------------------------------------------------------------------ events
+
+    def changed(self) -> None:
+        """The field may have changed (a version passed its gate, a block ended): look again."""
+        self.field.refresh(self.clock())
+        self._poke()
+
+    def _poke(self) -> None:
+        self._change.set()
+        self._change = trio.Event()
+
+    async def _wait(self, seconds: float) -> None:
+        with trio.move_on_after(seconds):
+            await self._change.wait()
+
+    async def _gates(self) -> None:
+        while True:
+            if not await self.gatekeeper.step():
+                await self._wait(self.options.poll)
+
+    async def _watch(self) -> None:
+        """Notice what other processes commit (``PRAGMA data_version``), reveal closed epochs."""
+        seen = self.store.data_version()
+        while True:
+            await trio.sleep(self.options.poll)
+            now = self.store.data_version()
+            if now != seen:
+                seen = now
+                self.changed()
+            self.epochs.reveal_closed()
+
+    # ------------------------------------------------------------------------------------------ blocks
+
+    def _choose(self) -> Block | None:
+        """The next block to play (a void one to replay first), recorded as in play; None when none can be made."""
+        replay = self._replay()
+        if replay is not None:
+            return replay
+        now = self.clock()
+        warm = {vid for lane in self.warm for vid in lane}
+        candidates = self.field.candidates(now, warm)
+        choice = self.matchmaker.choose(candidates, set(self.field.busy), self.field.met, self.field.mean_today())
+        if choice is None:
+            return None
+        epoch = self.epochs.current(now)
+        seed_version = self.field.version(choice.seed)
+        kind = (
+            BlockKind.PLACEMENT if seed_version and seed_version.state == VersionState.PLACEMENT else BlockKind.RANKED
+        )
+        block = self.store.create_block(epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid))
+        self.field.started(block.seats)
+        return block
+
+    def _replay(self) -> Block | None:
+        """A void block whose versions are all free and active, in an open epoch, not given up: played again."""
+        open_epoch = self.store.open_epoch_now()
+        for block in self.store.blocks(states=[BlockState.VOID], limit=None):
+            if block.attempts >= MAX_ATTEMPTS or open_epoch is None or block.epoch_id != open_epoch.id:
+                continue
+            if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
+                continue
+            replayed = self.store.replay_block(block.id)
+            self.field.started(replayed.seats)
+            return replayed
+        return None
+
+    async def _next_block(self) -> Block:
+        while True:
+            block = self._choose()
+            if block is not None:
+                return block
+            await self._wait(self.options.poll)
+
+    async def _lane(self, lane: int) -> None:
+        pool = PlayerPool(
+            self.specs, self.runner, self.ladder.layout.bots, lane, factory=self.options.factory, keep=self.keep
+        )
+        pool.max_live = max(self.keep * 2, self.config.serve.max_processes // self.jobs)
+        try:
+            while True:
+                block = await self._next_block()
+                await pool.retire(self._active_keys())
+                await self._play(pool, lane, block)
+        finally:
+            await pool.aclose()
+
+    def _active_keys(self) -> set[str]:
+        return {entry.version.key for entry in self.field.field.values()}
+
+    async def _play(self, pool: PlayerPool, lane: int, block: Block) -> None:
+        versions = {vid: self.store.version(vid) for vid in block.seats}
+        known = {vid: v for vid, v in versions.items() if v is not None}
+        keys = {vid: v.key for vid, v in known.items()}
+        counted = False
+        try:
+            for v in known.values():
+                self.specs.setdefault(v.key, version_spec(v.key, BotManifest(v.command, v.build), self._folder(v)))
+            games = _block_games(block, [keys[vid] for vid in block.seats])
+            games_dir = self.ladder.layout.block_dir(block.id)
+            games_dir.mkdir(parents=True, exist_ok=True)
+            played = await play_batch(
+                TableBatch(block.id, games), pool, ruleset=self.ruleset, games_dir=games_dir, play=self.options.play
+            )
+            by_key = {key: vid for vid, key in keys.items()}
+            rows = [self._row(p, by_key) for p in played]
+            settled = settle_block(self.store, self.rating, block, rows, known, self.config.faults)
+            counted = True
+            self.blocks_played += 1
+            for vid in settled.ranked:
+                self.announce(f"{keys[vid]} finished its placement and is ranked")
+            for vid, reason in settled.suspended.items():
+                self.announce(f"{keys[vid]} suspended: {reason}")
+        except BaseException as exc:
+            if not counted:
+                reason = "the referee stopped while it was played" if _is_stop(exc) else _describe(exc)
+                self.store.void_block(block.id, reason)
+                self._remove_logs(block.id)
+                if not _is_stop(exc):
+                    self.announce(f"block {block.id} voided, to be played again: {reason}")
+            if _is_stop(exc) or not isinstance(exc, Exception):
+                raise
+        finally:
+            self.field.finished(block.seats, self.clock(), counted=counted)
+            lru = self.warm[lane]
+            for vid in block.seats:
+                lru[vid] = None
+                lru.move_to_end(vid)
+            while len(lru) > max(1, pool.max_live // self.keep):
+                lru.popitem(last=False)
+            self._poke()
+
+    def _folder(self, v: Version) -> Path:
+        return self.ladder.version_folder(v)
+
+    def _row(self, played: Any, by_key: dict[str, int]) -> GameRow:
+        game, result = played.game, played.result
+        forfeited = set(result.forfeits)
+        log = result.log_path
+        relative = None
+        if log is not None:
+            path = Path(log)
+            relative = (
+                str(path.relative_to(self.ladder.layout.root))
+                if path.is_relative_to(self.ladder.layout.root)
+                else str(path)
+            )
+        return GameRow(
+            rotation=game.rotation,
+            seats=tuple(by_key[k] for k in game.seats),
+            scores=tuple(int(s) for s in result.scores),
+            ranks=tuple(int(r) for r in result.ranks),
+            forfeits=tuple(i in forfeited for i in range(len(game.seats))),
+            faults=tuple(result.faults),
+            log_path=relative,
+            duration=float(played.duration),
+        )
+
+    def _remove_logs(self, block_id: int) -> None:
+        folder = self.ladder.layout.block_dir(block_id)
+        for path in folder.glob(f"{block_id}.*.jsonl*"):
+            path.unlink(missing_ok=True)
+
+
+def _block_games(block: Block, keys: list[str]) -> tuple[ScheduledGame, ...]:
+    """Every seat rotation of the block's table, on its deal; game ids ``<block>.<rotation>``."""
+    seats = tuple(keys)
+    return tuple(
+        ScheduledGame(f"{block.id}.{r}", block.id * 4 + r, block.id, 0, r, seats[r:] + seats[:r], block.seed)
+        for r in range(len(seats))
+    )
+
+
+def _is_stop(exc: BaseException) -> bool:
+    return isinstance(exc, trio.Cancelled | KeyboardInterrupt) or (
+        isinstance(exc, BaseExceptionGroup) and any(_is_stop(e) for e in exc.exceptions)
+    )
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _describe(exc: BaseException) -> str:
+    """A one-line account of a failure that is not a bot's."""
+    text = _SPACES.sub(" ", str(exc)).strip()
+    if isinstance(exc, RefereeError | LadderError | OSError):
+        return text or type(exc).__name__
+    return f"referee error {type(exc).__name__}: {text}"[:500]
+
+
+async def serve(
+    directory: Path | str, options: ServeOptions | None = None, *, task_status: Any = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Run the ladder in ``directory`` until cancelled (see the module's docstring). Raises ``FolderBusy`` when
+    another ``serve`` holds it, ``LadderError`` for a folder that is not a ladder or a bad ladder.toml,
+    ``BotSpecError`` when the sandbox ladder.toml asks for cannot be made."""
+    ladder = Ladder.open(directory)
+    try:
+        with ResultsLock(ladder.layout.root):
+            await LadderServer(ladder, options or ServeOptions()).run(task_status)
+    finally:
+        ladder.close()

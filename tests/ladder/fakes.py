@@ -1,0 +1,146 @@
+"""In-process entrants for the ladder: players that are a strength, games that are a draw of scores, a gate that
+passes or fails by name. They let ``serve`` run for hundreds of blocks in a few seconds, without processes.
+
+A fake version's strength is read from its bot file: ``STRENGTH = 3.0`` (lower scores are better, so a higher
+strength takes points off its scores); ``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails
+the gate. Scores are drawn from the deal seed and the seat, so a block's rotations share the luck of the deal.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+_VALUE = re.compile(r"^(STRENGTH|FAULT|FAILGATE)\s*=\s*(\S+)", re.MULTILINE)
+
+
+def bot_text(strength: float, fault: float = 0.0, failgate: bool = False, tag: str = "") -> str:
+    return f"STRENGTH = {strength}\nFAULT = {fault}\nFAILGATE = {failgate}\n# {tag}\nprint('fake')\n"
+
+
+def traits(spec: Any) -> dict[str, str]:
+    """The STRENGTH/FAULT/FAILGATE of a version, from the bot file its command names."""
+    for word in reversed(spec.argv):
+        path = Path(spec.cwd) / word
+        if path.suffix == ".py" and path.is_file():
+            return dict(_VALUE.findall(path.read_text()))
+    return {}
+
+
+@dataclass(frozen=True)
+class FakeHello:
+    name: str
+    version: str | None = None
+
+
+@dataclass
+class FakePlayer:
+    """A 'process' of a version: its strength and fault rate, the deals it was dealt, whether it was closed."""
+
+    name: str
+    strength: float
+    fault: float
+    hello: FakeHello = field(default_factory=lambda: FakeHello("fake"))
+    deals: list[int] = field(default_factory=list)
+    closed: bool = False
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+@dataclass(frozen=True)
+class FakeFault:
+    seat: int
+    kind: str = "crash"
+    round: int = 1
+    turn: int = 1
+    detail: str = "scripted crash"
+    line: str | None = None
+
+
+@dataclass(frozen=True)
+class FakeResult:
+    game_id: str
+    names: tuple[str, ...]
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    forfeits: tuple[int, ...]
+    faults: tuple[FakeFault, ...]
+    log_path: Path | None
+    seed: int
+
+
+class Fakes:
+    """The factory, game and check of a ladder of fake entrants, with what they saw (for assertions)."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.players: list[FakePlayer] = []
+        self.delay = delay
+        self.games = 0
+
+    def factory(self, spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
+        t = traits(spec)
+        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)))
+        self.players.append(player)
+        return player
+
+    async def play(
+        self, players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path
+    ) -> FakeResult:
+        if self.delay:
+            await trio.sleep(self.delay)
+        else:
+            await trio.lowlevel.checkpoint()
+        self.games += 1
+        luck = random.Random(seed)
+        deal = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards
+        rotation = int(game_id.rsplit(".", 1)[1])
+        n = len(players)
+        noise = random.Random(f"{seed}/{game_id}")
+        forfeits, faults, scores = [], [], []
+        for seat, p in enumerate(players):
+            if seed in p.deals:
+                raise AssertionError(f"a process of {p.name} was dealt deal {seed} twice")
+            p.deals.append(seed)
+            cards = deal[(seat + rotation) % n]
+            score = round(20 + cards - p.strength + noise.gauss(0, 3))
+            if noise.random() < p.fault:
+                forfeits.append(seat)
+                faults.append(FakeFault(seat))
+                score += 30
+            scores.append(score)
+        keys = [(s in forfeits, scores[s]) for s in range(n)]
+        ranks = tuple(1 + sum(1 for o in keys if o < keys[s]) for s in range(n))
+        log_path.write_text(f'{{"seed": {seed}}}\n')
+        return FakeResult(
+            game_id,
+            tuple(p.name for p in players),
+            tuple(scores),
+            ranks,
+            tuple(forfeits),
+            tuple(faults),
+            log_path,
+            seed,
+        )
+
+    async def check(self, spec: Any, options: Any) -> Any:
+        await trio.lowlevel.checkpoint()
+        return FakeReport(traits(spec).get("FAILGATE") != "True")
+
+
+@dataclass(frozen=True)
+class FakeReport:
+    passed: bool
+
+    @property
+    def failed_names(self) -> tuple[str, ...]:
+        return () if self.passed else ("fake_check",)
+
+    def to_dict(self) -> dict[str, Any]:
+        outcome = "passed" if self.passed else "failed"
+        return {"passed": self.passed, "checks": [{"name": "fake_check", "outcome": outcome, "summary": "scripted"}]}
