@@ -22,17 +22,24 @@ import click
     help="A file holding the secret in hex, as it was revealed.  [default: the one the results hold]",
 )
 def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | None) -> None:
-    """Check that every deal of the tournament in RESULTS came from its committed secret.
+    """Check that every deal of the tournament (or ladder) in RESULTS came from its committed secret.
 
     The secret must hash (SHA-256) to the commitment printed before the first game, and every game's deal must
     be the one the secret gives its table (HMAC-SHA256 of the secret and the table's place in the schedule):
     the stored seeds, the schedule and the deal in each game log are re-derived and compared. Exits with status
-    1 on any disagreement.
+    1 on any disagreement. A ladder folder is checked epoch by epoch, each revealed epoch against its own secret.
     """
+    from referee.ladder.deal_check import is_ladder
     from referee.runner.safe_text import visible
     from referee.tournament import DealSecret, DealSecretError, StoreError
     from referee.tournament.deal_check import check_deals
 
+    if is_ladder(results):
+        if commitment is not None or secret_file is not None:
+            click.echo("referee verify-deals: error: a ladder is checked epoch by epoch with its own secrets", err=True)
+            sys.exit(2)
+        _verify_ladder(results)
+        return
     try:
         secret = DealSecret.from_file(secret_file) if secret_file is not None else None
         check = check_deals(results, secret=secret, commitment=commitment)
@@ -50,3 +57,33 @@ def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | 
         f"{results}: verified: the secret {check.secret} hashes to the commitment {check.commitment}{note}; "
         f"all {check.games} games of {check.deals} deals were dealt from it"
     )
+
+
+def _verify_ladder(directory: Path) -> None:
+    """Each revealed epoch of a ladder checked; an epoch still open is said to be so. Exit 1 on a disagreement."""
+    from referee.ladder import LadderError
+    from referee.ladder.deal_check import check_ladder_deals
+    from referee.runner.safe_text import visible
+
+    try:
+        epochs = check_ladder_deals(directory)
+    except LadderError as exc:
+        click.echo(f"referee verify-deals: error: {visible(str(exc))}", err=True)
+        sys.exit(2)
+    bad = False
+    for e in epochs:
+        if e.check is None:
+            click.echo(f"{directory}: epoch {e.epoch}: not revealed yet (open, or a block of it still in play)")
+            continue
+        for line in e.check.problems:
+            click.echo(f"{directory}: epoch {e.epoch}: DISAGREES: {visible(line)}")
+        if e.check.more:
+            click.echo(f"{directory}: epoch {e.epoch}: ... and {e.check.more} more disagreement(s)")
+        if e.check.ok:
+            click.echo(
+                f"{directory}: epoch {e.epoch}: verified: the secret {e.check.secret} hashes to the commitment "
+                f"{e.check.commitment}; all {e.check.games} games of {e.check.deals} blocks were dealt from it"
+            )
+        bad = bad or not e.check.ok
+    if bad:
+        sys.exit(1)

@@ -230,12 +230,12 @@ def _num(x: float | None, digits: int = 3) -> str:
 
 
 def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from referee.cli.run_cmd import _console
     from referee.runner.safe_text import literal
 
-    console = Console(highlight=False, emoji=False)
+    console = _console()
     serving = status["serving"]
     console.print(
         f"ladder {literal(status['ladder'])}: "

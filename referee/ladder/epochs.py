@@ -12,6 +12,7 @@ it. A block voided in a closed epoch is never played again (its deal could be kn
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from referee.ladder.config import EpochsSection
 from referee.ladder.field import parse_time
@@ -25,9 +26,12 @@ __all__ = ["EpochKeeper"]
 class EpochKeeper:
     """The open epoch (opened when there is none, rolled over when it is due) and the reveal of closed ones."""
 
-    def __init__(self, store: LadderStore, settings: EpochsSection, announce: Callable[[str], None]) -> None:
+    def __init__(
+        self, store: LadderStore, settings: EpochsSection, rules: dict[str, Any], announce: Callable[[str], None]
+    ) -> None:
         self.store = store
         self.settings = settings
+        self.rules = rules
         self.announce = announce
         self._secrets: dict[int, DealSecret] = {}
 
@@ -48,7 +52,7 @@ class EpochKeeper:
 
     def _open(self) -> Epoch:
         secret = DealSecret.new()
-        epoch = self.store.open_epoch(DEAL_SCHEME, secret.commitment, secret.hex)
+        epoch = self.store.open_epoch(DEAL_SCHEME, secret.commitment, secret.hex, self.rules)
         self._secrets[epoch.id] = secret
         self.announce(f"epoch {epoch.id} opened: its deals are committed to SHA-256 {epoch.commitment}")
         return epoch

@@ -76,6 +76,7 @@ class FieldTracker:
                 entry.version = v
 
     def roll_day(self, now: float) -> None:
+        """A new UTC day: today's counts start again (the blocks in play count in the day they started)."""
         if day_of(now) != self.day:
             self.day = day_of(now)
             self.today.clear()
@@ -101,24 +102,29 @@ class FieldTracker:
         entry = self.field.get(vid)
         return None if entry is None else entry.version
 
-    def started(self, seats: Sequence[int]) -> None:
+    def _entrants(self, seats: Sequence[int]) -> set[int]:
+        return {entry.version.entrant_id for vid in seats if (entry := self.field.get(vid)) is not None}
+
+    def started(self, seats: Sequence[int], now: float | None = None) -> None:
+        """A block of ``seats`` starts: they are busy, and it counts in their entrants' blocks of today (a block in
+        play counts, so that the daily bound holds for the blocks of an entrant's old and new version at once)."""
+        if now is not None:
+            self.roll_day(now)
         self.busy.update(seats)
+        self.today.update(self._entrants(seats))
 
     def finished(self, seats: Sequence[int], now: float, *, counted: bool) -> None:
-        """A block of ``seats`` ended at ``now`` (``counted``: committed, not voided)."""
+        """A block of ``seats`` ended at ``now`` (``counted``: committed; else voided, and not counted today)."""
         self.busy.subtract(seats)
         self.busy += Counter()  # drop the zeros
         if not counted:
+            self.today.subtract(self._entrants(seats))
+            self.today += Counter()
             return
-        self.roll_day(now)
-        entrants = set()
         for vid in seats:
             entry = self.field.get(vid)
             if entry is not None:
                 entry.since = now
-                entrants.add(entry.version.entrant_id)
-        for eid in entrants:
-            self.today[eid] += 1
         ordered = sorted(seats)
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:

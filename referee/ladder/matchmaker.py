@@ -6,13 +6,14 @@ placement left, live processes) by these rules, in order:
 
 1. **Eligible**: a version that is not playing now, whose entrant has played at most ``share_cap`` x the mean of
    today's blocks per entrant (so that after this block it has at most ``share_cap`` x the mean + 1: the daily
-   bound), and not two versions of one entrant at a table. When too few are eligible to make a table, the
-   least-played ineligible ones fill it (a small field cannot always keep the bound).
-2. **Seed**: a version that has waited ``max_wait`` seconds or more since its last block (the longest such wait
-   first: the starvation bound); else a version in placement (its placement blocks come first, fewest done first);
-   else one drawn at random with weight ``sigma² x (1 + deficit)``, where the deficit is how far its entrant is below
-   the mean of today's blocks (Halite II's seeding weighted by sigma², with psyleague's "who played least" in the
-   deficit).
+   bound), and not two versions of one entrant at a table. When too few are eligible to fill the table drawn, it is
+   played smaller; only when not even two are, the least-played other one joins (a small field cannot always keep
+   the bound, and the ladder must not stop).
+2. **Seed**: a version that has waited ``DUE`` (3/4) of ``max_wait`` seconds or more since its last block (the
+   longest such wait first: the starvation bound); else a version in placement (its placement blocks come first,
+   fewest done first); else one drawn at random with weight ``sigma² x (1 + deficit)``, where the deficit is how
+   far its entrant is below the mean of today's blocks (Halite II's seeding weighted by sigma², with psyleague's
+   "who played least" in the deficit).
 3. **Table size**: drawn from ``table_sizes`` with ``table_weights`` among the sizes the eligible field can fill.
 4. **Opponents**: the versions whose rating lies within ``window`` x sqrt(sigma_seed² + sigma²) of the seed's
    (with probability ``wide_share`` the whole field, so that it stays connected; the window doubles until it holds
@@ -55,11 +56,15 @@ class Choice:
 
     seats: tuple[int, ...]
     seed: int
-    reason: str  # "overdue", "placement", "weighted"
+    reason: str  # "due", "placement", "weighted"
 
 
 class Matchmaker:
     """``choose`` a block from the field (see the module's docstring)."""
+
+    #: A version that has waited this share of ``max_wait`` is due: seeded before any other, the longest wait first,
+    #: so that the versions due at once are all served before ``max_wait``.
+    DUE = 0.75
 
     def __init__(self, settings: MatchmakingSection, games: GamesSection, rng: random.Random) -> None:
         self.settings = settings
@@ -96,25 +101,27 @@ class Matchmaker:
             taken = {c.entrant for c in table}
             options = [c for c in window if c.entrant not in taken]
             if not options:
-                options = [c for c in pool if c.entrant not in taken] or [c for c in reserve if c.entrant not in taken]
+                options = [c for c in pool if c.entrant not in taken]
+            if not options and len(table) < 2:  # the daily bound gives way rather than the ladder stopping
+                options = [c for c in reserve if c.entrant not in taken]
             if not options:
-                break
+                break  # a smaller table than drawn, rather than one past the daily bound
             table.append(min(options, key=lambda c: (self._meetings(c, table, met), not c.warm, self.rng.random())))
         if len(table) < 2:
             return None
         return Choice(tuple(c.id for c in table), seed.id, self._why(seed))
 
     def _why(self, seed: Candidate) -> str:
-        if seed.waited >= self.settings.max_wait:
-            return "overdue"
+        if seed.waited >= self.DUE * self.settings.max_wait:
+            return "due"
         return "placement" if seed.placement_left > 0 else "weighted"
 
     def _seed(self, eligible: Sequence[Candidate]) -> Candidate | None:
         if not eligible:
             return None
-        overdue = [c for c in eligible if c.waited >= self.settings.max_wait]
-        if overdue:
-            return max(overdue, key=lambda c: (c.waited, -c.id))
+        due = [c for c in eligible if c.waited >= self.DUE * self.settings.max_wait]
+        if due:
+            return max(due, key=lambda c: (c.waited, -c.id))
         placing = [c for c in eligible if c.placement_left > 0]
         if placing:
             return max(placing, key=lambda c: (c.placement_left, c.waited, -c.id))

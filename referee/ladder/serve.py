@@ -86,7 +86,7 @@ class LadderServer:
         self.clock = options.clock
         self.rating = LiveRating(self.config.rating)
         self.field = FieldTracker(self.store, self.rating.initial())
-        self.epochs = EpochKeeper(self.store, self.config.epochs, self.announce)
+        self.epochs = EpochKeeper(self.store, self.config.epochs, self.config.ruleset().to_dict(), self.announce)
         self.matchmaker = Matchmaker(self.config.matchmaking, self.config.games, random.Random(options.seed))
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
@@ -177,7 +177,7 @@ class LadderServer:
             BlockKind.PLACEMENT if seed_version and seed_version.state == VersionState.PLACEMENT else BlockKind.RANKED
         )
         block = self.store.create_block(epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid))
-        self.field.started(block.seats)
+        self.field.started(block.seats, now)
         return block
 
     def _replay(self) -> Block | None:
@@ -189,7 +189,7 @@ class LadderServer:
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue
             replayed = self.store.replay_block(block.id)
-            self.field.started(replayed.seats)
+            self.field.started(replayed.seats, self.clock())
             return replayed
         return None
 

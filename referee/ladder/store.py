@@ -18,7 +18,8 @@ Schema (version 1)::
              blocks, games, forfeits, placement_left)
     gates(version_id PRIMARY KEY, started_at, finished_at, passed, reasons (JSON list), report (JSON), build_log)
     epochs(id INTEGER PRIMARY KEY, scheme, commitment, secret,   -- the secret is shown only once revealed
-           opened_at, closed_at, revealed_at)                   -- closed: no new block; revealed: none in play
+           opened_at, closed_at, revealed_at,                   -- closed: no new block; revealed: none in play
+           rules)                                               -- JSON: the ruleset its deals were dealt for
     blocks(id INTEGER PRIMARY KEY, epoch_id, kind, state, seats (JSON list of version ids), seed, attempts,
            created_at, finished_at, reason)
     block_seats(block_id, version_id, position, total, games, forfeits, matchpoints, relative)
@@ -82,7 +83,7 @@ CREATE TABLE IF NOT EXISTS gates(
     passed INTEGER, reasons TEXT NOT NULL DEFAULT '[]', report TEXT, build_log TEXT);
 CREATE TABLE IF NOT EXISTS epochs(
     id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, commitment TEXT NOT NULL, secret TEXT NOT NULL,
-    opened_at TEXT NOT NULL, closed_at TEXT, revealed_at TEXT);
+    opened_at TEXT NOT NULL, closed_at TEXT, revealed_at TEXT, rules TEXT NOT NULL DEFAULT '{}');
 CREATE TABLE IF NOT EXISTS blocks(
     id INTEGER PRIMARY KEY, epoch_id INTEGER NOT NULL REFERENCES epochs(id), kind TEXT NOT NULL,
     state TEXT NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
@@ -440,11 +441,11 @@ class LadderStore:
 
     # ------------------------------------------------------------------------------------------ epochs
 
-    def open_epoch(self, scheme: str, commitment: str, secret_hex: str) -> Epoch:
+    def open_epoch(self, scheme: str, commitment: str, secret_hex: str, rules: Mapping[str, Any]) -> Epoch:
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO epochs(scheme, commitment, secret, opened_at) VALUES (?, ?, ?, ?)",
-                (scheme, commitment, secret_hex, now()),
+                "INSERT INTO epochs(scheme, commitment, secret, opened_at, rules) VALUES (?, ?, ?, ?, ?)",
+                (scheme, commitment, secret_hex, now(), json.dumps(dict(rules), sort_keys=True)),
             )
             epoch_id = int(cur.lastrowid or 0)
         return self.epoch(epoch_id)
@@ -493,6 +494,9 @@ class LadderStore:
         """The epoch still open, if any (the newest one without a close)."""
         rows = self._read("SELECT id FROM epochs WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
         return self.epoch(rows[0][0]) if rows else None
+
+    def epoch_rules(self, epoch_id: int) -> dict[str, Any]:
+        return dict(json.loads(self._read("SELECT rules FROM epochs WHERE id = ?", (epoch_id,))[0][0]))
 
     def epoch_secret(self, epoch_id: int) -> str:
         """The secret of an epoch, open or not: for ``serve`` to deal from, never to show before its close."""
@@ -545,10 +549,15 @@ class LadderStore:
         states: Iterable[BlockState] | None = None,
         before: int | None = None,
         limit: int | None = 50,
+        epoch_id: int | None = None,
     ) -> list[Block]:
-        """Blocks newest first (of one version, in some states, with ids below ``before`` when asked)."""
+        """Blocks newest first (of one version, in some states, of one epoch, with ids below ``before`` when
+        asked)."""
         where: list[str] = []
         args: list[Any] = []
+        if epoch_id is not None:
+            where.append("epoch_id = ?")
+            args.append(epoch_id)
         if version_id is not None:
             where.append("id IN (SELECT block_id FROM block_seats WHERE version_id = ?)")
             args.append(version_id)

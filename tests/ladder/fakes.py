@@ -16,6 +16,10 @@ from typing import Any
 
 import trio
 
+from referee.engine import seeded_deal
+from referee.runner.gamelog import GameLogWriter
+from referee.runner.logrecords import LogHeader
+
 _VALUE = re.compile(r"^(STRENGTH|FAULT|FAILGATE)\s*=\s*(\S+)", re.MULTILINE)
 
 
@@ -98,7 +102,7 @@ class Fakes:
             await trio.lowlevel.checkpoint()
         self.games += 1
         luck = random.Random(seed)
-        deal = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards
+        cards_luck = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards
         rotation = int(game_id.rsplit(".", 1)[1])
         n = len(players)
         noise = random.Random(f"{seed}/{game_id}")
@@ -107,7 +111,7 @@ class Fakes:
             if seed in p.deals:
                 raise AssertionError(f"a process of {p.name} was dealt deal {seed} twice")
             p.deals.append(seed)
-            cards = deal[(seat + rotation) % n]
+            cards = cards_luck[(seat + rotation) % n]
             score = round(20 + cards - p.strength + noise.gauss(0, 3))
             if noise.random() < p.fault:
                 forfeits.append(seat)
@@ -116,7 +120,9 @@ class Fakes:
             scores.append(score)
         keys = [(s in forfeits, scores[s]) for s in range(n)]
         ranks = tuple(1 + sum(1 for o in keys if o < keys[s]) for s in range(n))
-        log_path.write_text(f'{{"seed": {seed}}}\n')
+        deal = seeded_deal(seed, n, ruleset)
+        with GameLogWriter(log_path) as log:  # a real header: verify-deals reads the deal from it
+            log.header(LogHeader(game_id, tuple(p.name for p in players), ruleset, seed, deal, (None,) * n))
         return FakeResult(
             game_id,
             tuple(p.name for p in players),

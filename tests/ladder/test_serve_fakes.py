@@ -47,7 +47,7 @@ async def _serve_until(directory: Path, fakes: Fakes, done, lines: list[str], se
 def test_versions_pass_the_gate_play_placement_first_and_take_their_rank(tmp_path: Path) -> None:
     lad = _ladder(tmp_path)
     for i, name in enumerate(["ann", "bob", "cat", "dan", "eve"]):
-        _submit(lad, name, bot_text(strength=i * 2.0), tmp_path)
+        _submit(lad, name, bot_text(strength=i * 5.0), tmp_path)
     _submit(lad, "fay", bot_text(strength=0, failgate=True), tmp_path)
     fakes, lines = Fakes(), []
     trio.run(_serve_until, lad, fakes, lambda lad_: lad_.store.block_count() >= 60, lines)

@@ -1,0 +1,74 @@
+"""The matchmaker's stated bounds over long simulated runs (the real store, field, ratings; no processes):
+no active version waits longer than max_wait, no entrant plays more than 1.1 x the mean + 1 blocks a day, a new
+version's placement comes first; and the choice itself: placement seeds, mixed sizes, one version per entrant."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from referee.ladder.config import GamesSection, MatchmakingSection
+from referee.ladder.matchmaker import Candidate, Matchmaker
+from referee.ladder.simulate import SimulatedLadder, SimVersion
+
+DAY = 86_400.0
+
+
+def test_bounds_hold_over_days_of_a_changing_field(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    entrants = [f"e{i:02d}" for i in range(14)]
+    versions = [SimVersion(e, rng.uniform(0, 6), skew=0.1 if i % 5 == 0 else 0.0) for i, e in enumerate(entrants)]
+    # new versions all the time: one every two hours, for random entrants (the old version retires)
+    versions += [SimVersion(rng.choice(entrants), rng.uniform(0, 6), at=h * 7200.0) for h in range(1, 24)]
+    game = 60.0
+    # two lanes, ~3 games a block: each version is seated about once per 14 * 3 games / (2 lanes * 3 seats)
+    max_wait = 3 * 14 * game
+    config = (
+        f"[matchmaking]\nmax_wait = {max_wait}\nplacement_blocks = 4\n"
+        "[games]\ntable_sizes = [2, 3, 4]\ntable_weights = [1, 1, 2]\n"
+    )
+    sim = SimulatedLadder(tmp_path / "sim", config, versions, jobs=2, game_seconds=game, seed=3)
+    try:
+        trace = sim.run(until=1.5 * DAY)
+    finally:
+        sim.close()
+    assert trace.blocks > 1_000
+    longest_block = 4 * game
+    assert trace.max_wait <= max_wait + longest_block, trace.max_wait
+    assert trace.worst_share <= 0, trace.worst_share
+    assert trace.placement_late == 0
+
+
+def _candidate(i: int, entrant: int | None = None, **kw: float) -> Candidate:
+    base = {"mu": 25.0, "sigma": 3.0, "entrant_today": 0, "waited": 0.0, "placement_left": 0}
+    base.update(kw)
+    return Candidate(i, i if entrant is None else entrant, base["mu"], base["sigma"], int(base["entrant_today"]),
+                     base["waited"], int(base["placement_left"]))  # fmt: skip
+
+
+def test_a_version_in_placement_is_the_seed_and_one_version_per_entrant_sits_at_a_table() -> None:
+    mm = Matchmaker(MatchmakingSection(), GamesSection(), random.Random(1))
+    field = [_candidate(i) for i in range(8)] + [_candidate(8, entrant=3, placement_left=2)]
+    for _ in range(50):
+        choice = mm.choose(field, set(), {}, 0.0)
+        assert choice is not None and choice.seed == 8 and choice.reason == "placement"
+        entrants = [c.entrant for c in field if c.id in choice.seats]
+        assert len(entrants) == len(set(entrants))
+    sizes = {len(mm.choose(field, {8}, {}, 0.0).seats) for _ in range(200)}  # type: ignore[union-attr]
+    assert sizes == {2, 3, 4}
+
+
+def test_a_due_version_comes_before_placement_and_the_least_met_opponents_are_preferred() -> None:
+    settings = MatchmakingSection(max_wait=100.0, wide_share=0.0)
+    mm = Matchmaker(settings, GamesSection(table_sizes=(2,), table_weights=(1.0,)), random.Random(2))
+    field = [_candidate(0, waited=90.0), _candidate(1, placement_left=3), _candidate(2), _candidate(3)]
+    choice = mm.choose(field, set(), {(0, 1): 5, (0, 2): 0, (0, 3): 5}, 0.0)
+    assert choice is not None and choice.seed == 0 and choice.reason == "due" and set(choice.seats) == {0, 2}
+
+
+def test_an_entrant_over_the_daily_share_is_left_out() -> None:
+    mm = Matchmaker(MatchmakingSection(), GamesSection(table_sizes=(2,), table_weights=(1.0,)), random.Random(3))
+    field = [_candidate(0, entrant_today=30), _candidate(1, entrant_today=10), _candidate(2, entrant_today=10)]
+    for _ in range(50):
+        choice = mm.choose(field, set(), {}, 50 / 3)
+        assert choice is not None and 0 not in choice.seats
