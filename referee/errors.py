@@ -31,6 +31,7 @@
         ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
         ├── IntakeError               a submitted bot refused (names the entry)
         ├── Refused                   a request the ladder's rules refuse
+        │   └── NotFound              no such entrant, version, block, game or epoch
         └── LadderStoreError          a ladder database that cannot be used
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
@@ -40,7 +41,7 @@ from protocol.errors import ProtocolViolation
 from referee.check.errors import CheckError
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
-from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, Refused
+from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, NotFound, Refused
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.errors import (
     BotCrashed,
@@ -83,6 +84,7 @@ __all__ = [
     "LogError",
     "ManifestError",
     "NoTournament",
+    "NotFound",
     "ParamsError",
     "ProtocolViolation",
     "RefereeError",

@@ -15,7 +15,7 @@ from referee.lazy import lazy_names
 if TYPE_CHECKING:
     from referee.ladder.botmanifest import BotManifest, parse_manifest
     from referee.ladder.config import CONFIG_NAME, LadderConfig, default_toml, load_config
-    from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, Refused
+    from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, NotFound, Refused
     from referee.ladder.intake import IntakeLimits, Staged, stage
     from referee.ladder.layout import LadderLayout
     from referee.ladder.model import (
@@ -48,6 +48,7 @@ _WHERE: dict[str, str] = {
     "IntakeError": "referee.ladder.errors",
     "LadderError": "referee.ladder.errors",
     "LadderStoreError": "referee.ladder.errors",
+    "NotFound": "referee.ladder.errors",
     "Refused": "referee.ladder.errors",
     "IntakeLimits": "referee.ladder.intake",
     "Staged": "referee.ladder.intake",
@@ -100,6 +101,7 @@ __all__ = [
     "LeaderRow",
     "Leaderboard",
     "LiveRating",
+    "NotFound",
     "OfficialRow",
     "Principal",
     "Refused",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from referee.engine.errors import RefereeError
 
-__all__ = ["ConfigFileError", "IntakeError", "LadderError", "LadderStoreError", "Refused"]
+__all__ = ["ConfigFileError", "IntakeError", "LadderError", "LadderStoreError", "NotFound", "Refused"]
 
 
 class LadderError(RefereeError):
@@ -29,6 +29,10 @@ class IntakeError(LadderError, ValueError):
 class Refused(LadderError):
     """A request the ladder's rules refuse: an unknown entrant or version, a name taken, the daily submission cap,
     a build or gate of the entrant still running, a retired version."""
+
+
+class NotFound(Refused):
+    """No entrant, version, block, game or epoch of that name or number."""
 
 
 class LadderStoreError(LadderError):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.ladder.config import LadderConfig, default_toml, load_config
-from referee.ladder.errors import LadderError, Refused
+from referee.ladder.errors import LadderError, NotFound, Refused
 from referee.ladder.intake import IntakeLimits, discard, freeze, stage
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import (
@@ -276,7 +276,7 @@ class Ladder:
     def entrant(self, name: str) -> Entrant:
         entrant = self.store.entrant_named(name)
         if entrant is None:
-            raise Refused(f"no entrant named {visible(name)!r}: add it with referee ladder add NAME")
+            raise NotFound(f"no entrant named {visible(name)!r}: add it with referee ladder add NAME")
         return entrant
 
     def entrants(self) -> list[Entrant]:
@@ -362,7 +362,7 @@ class Ladder:
         for v in self.store.versions(entrant_id=entrant.id):
             if v.number == number:
                 return v
-        raise Refused(f"{visible(name)} has no version {number}")
+        raise NotFound(f"{visible(name)} has no version {number}")
 
     def versions(self, name: str) -> list[Version]:
         return self.store.versions(entrant_id=self.entrant(name).id)
@@ -452,7 +452,7 @@ class Ladder:
     def game(self, game_id: str) -> GameRecord:
         game = self.store.game(game_id)
         if game is None:
-            raise Refused(f"no game {visible(game_id)!r}")
+            raise NotFound(f"no game {visible(game_id)!r}")
         return game
 
     def game_log(self, game_id: str) -> Path:

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from referee.ladder.errors import LadderStoreError, Refused
+from referee.ladder.errors import LadderStoreError, NotFound, Refused
 from referee.ladder.model import (
     ACTIVE_STATES,
     Block,
@@ -441,11 +441,14 @@ class LadderStore:
 
     # ------------------------------------------------------------------------------------------ epochs
 
-    def open_epoch(self, scheme: str, commitment: str, secret_hex: str, rules: Mapping[str, Any]) -> Epoch:
+    def open_epoch(
+        self, scheme: str, commitment: str, secret_hex: str, rules: Mapping[str, Any] | None = None
+    ) -> Epoch:
+        """A new epoch, open; ``rules``: the ruleset options its deals are dealt for (None: the standard ones)."""
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO epochs(scheme, commitment, secret, opened_at, rules) VALUES (?, ?, ?, ?, ?)",
-                (scheme, commitment, secret_hex, now(), json.dumps(dict(rules), sort_keys=True)),
+                (scheme, commitment, secret_hex, now(), json.dumps(dict(rules or {}), sort_keys=True)),
             )
             epoch_id = int(cur.lastrowid or 0)
         return self.epoch(epoch_id)
@@ -483,7 +486,7 @@ class LadderStore:
             (epoch_id,),
         )
         if not rows:
-            raise Refused(f"no epoch {epoch_id}")
+            raise NotFound(f"no epoch {epoch_id}")
         eid, scheme, commitment, opened, closed, revealed, secret, blocks = rows[0]
         return Epoch(eid, scheme, commitment, opened, closed, revealed, secret if revealed else None, blocks)
 
@@ -519,7 +522,7 @@ class LadderStore:
     def block(self, block_id: int) -> Block:
         rows = self._read(f"SELECT {_BLOCK_COLUMNS} FROM blocks WHERE id = ?", (block_id,))
         if not rows:
-            raise Refused(f"no block {block_id}")
+            raise NotFound(f"no block {block_id}")
         return _block(rows[0], self.block_results(block_id))
 
     def block_results(self, block_id: int) -> tuple[SeatRecord, ...]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-import pytest
 from fastapi.testclient import TestClient
 
 from referee.ladder import Ladder
@@ -174,7 +173,6 @@ def test_refusals_are_one_line(client: TestClient) -> None:
         assert 400 <= r.status_code < 500 and set(r.json()) == {"error", "status"} and "\n" not in r.json()["error"]
 
 
-@pytest.mark.xfail(strict=True, reason="the ladder raises Refused (409) for unknown names until it has NotFound")
 def test_unknown_things_are_404(client: TestClient) -> None:
     for url in ("/api/entrants/nobody", "/api/entrants/alice/versions/9", "/api/blocks/99999", "/api/games/1.9"):
         r = client.get(url)
