@@ -27,12 +27,14 @@
     ├── CheckError                    referee.check.errors: options the conformance suite cannot run with
     ├── CompareError                  referee.compare.errors: a comparison that cannot be run or continued
     │   └── DesignError               impossible test parameters (alpha, beta, d0, d1)
-    └── LadderError                   referee.ladder.errors: a ladder folder or request that cannot be used
-        ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
-        ├── IntakeError               a submitted bot refused (names the entry)
-        ├── Refused                   a request the ladder's rules refuse
-        │   └── NotFound              no such entrant, version, block, game or epoch
-        └── LadderStoreError          a ladder database that cannot be used
+    ├── LadderError                   referee.ladder.errors: a ladder folder or request that cannot be used
+    │   ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
+    │   ├── IntakeError               a submitted bot refused (names the entry)
+    │   ├── Refused                   a request the ladder's rules refuse
+    │   │   └── NotFound              no such entrant, version, block, game or epoch
+    │   └── LadderStoreError          a ladder database that cannot be used
+    ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
+    └── SubmitError                   referee.web.client: a submission over the web API that did not go through
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
 """
@@ -60,6 +62,8 @@ from referee.tournament.lock import FolderBusy
 from referee.tournament.params import ParamsError
 from referee.tournament.schedule import ScheduleError
 from referee.tournament.store import EmptyStore, StoreError
+from referee.web.client import SubmitError
+from referee.web.settings import ListenError
 
 __all__ = [
     "BotCrashed",
@@ -81,6 +85,7 @@ __all__ = [
     "IntakeError",
     "LadderError",
     "LadderStoreError",
+    "ListenError",
     "LogError",
     "ManifestError",
     "NoTournament",
@@ -95,6 +100,7 @@ __all__ = [
     "ScheduleError",
     "StartupFailed",
     "StoreError",
+    "SubmitError",
     "UnsolicitedOutput",
     "WorkerSetupError",
 ]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -183,8 +184,23 @@ def suspend_cmd(directory: Path, name: str, reason: str, lift: bool) -> None:
 @ladder_group.command("serve")
 @_DIR
 @click.option("--jobs", type=int, help="Tables played at once.  [default: [serve] jobs of ladder.toml]")
-def serve_cmd(directory: Path, jobs: int | None) -> None:
-    """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current.
+@click.option(
+    "--listen",
+    default="127.0.0.1:8023",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="Serve the ladder's pages and API here (docs/web.md); put a TLS proxy in front before opening it.",
+)
+@click.option("--no-web", is_flag=True, help="Run the ladder without its web server.")
+@click.option(
+    "--behind-proxy",
+    is_flag=True,
+    help="The web server sits behind one reverse proxy that terminates TLS: client addresses from "
+    "X-Forwarded-For, the sign-in cookie Secure.",
+)
+def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behind_proxy: bool) -> None:
+    """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current, and
+    serve its pages and API (one process: the web server, the scheduler and the lanes).
 
     Submissions, retirements and suspensions made meanwhile (from the shell or the web) take effect at the next
     block. A stop abandons the blocks in play (they are played again at the next start) and closes every bot.
@@ -200,8 +216,23 @@ def serve_cmd(directory: Path, jobs: int | None) -> None:
 
     options = ServeOptions(jobs=jobs, announce=say)
     with _refusals("serve"):
+        if no_web:
+            work: Callable[[], Any] = lambda: serve(directory, options)  # noqa: E731
+        else:
+            from referee.web import WebSettings, parse_listen, serve_with_web
+
+            parse_listen(listen)  # a bad --listen: one line before anything starts
+
+            class Listening:
+                @staticmethod
+                def started(url: str) -> None:
+                    say(f"pages and API on {url} (docs/web.md)")
+
+            settings = WebSettings(behind_proxy=behind_proxy)
+            work = partial(serve_with_web, directory, options, listen, settings=settings, task_status=Listening())
+
         try:
-            run_until_stopped(lambda: serve(directory, options))
+            run_until_stopped(work)
         except Stopped:
             click.echo(
                 "referee ladder serve: stopped; every finished block is stored, the blocks in play are played again "

@@ -89,6 +89,7 @@ CREATE TABLE IF NOT EXISTS blocks(
     state TEXT NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
     created_at TEXT NOT NULL, finished_at TEXT, reason TEXT);
 CREATE INDEX IF NOT EXISTS blocks_by_state ON blocks(state);
+CREATE INDEX IF NOT EXISTS blocks_by_epoch ON blocks(epoch_id, state);
 CREATE TABLE IF NOT EXISTS block_seats(
     block_id INTEGER NOT NULL REFERENCES blocks(id), version_id INTEGER NOT NULL REFERENCES versions(id),
     position INTEGER NOT NULL, total INTEGER NOT NULL, games INTEGER NOT NULL, forfeits INTEGER NOT NULL,
@@ -111,6 +112,7 @@ CREATE INDEX IF NOT EXISTS faults_by_version ON faults(version_id);
 CREATE TABLE IF NOT EXISTS ratings(
     version_id INTEGER NOT NULL REFERENCES versions(id), block_id INTEGER NOT NULL REFERENCES blocks(id),
     mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (version_id, block_id));
+CREATE INDEX IF NOT EXISTS ratings_by_version ON ratings(version_id, block_id, mu, sigma);
 CREATE TABLE IF NOT EXISTS voids(
     block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
     at TEXT NOT NULL);

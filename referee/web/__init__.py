@@ -13,7 +13,7 @@ from referee.web.settings import DEFAULT_LISTEN, ListenError, WebSettings, parse
 if TYPE_CHECKING:
     from referee.web.app import create_app
     from referee.web.reads import LadderAccess
-    from referee.web.server import serve_ladder, serve_web
+    from referee.web.server import serve_ladder, serve_web, serve_with_web
 
 __all__ = [
     "DEFAULT_LISTEN",
@@ -24,6 +24,7 @@ __all__ = [
     "parse_listen",
     "serve_ladder",
     "serve_web",
+    "serve_with_web",
 ]
 
 __getattr__, __dir__ = lazy_names(
@@ -33,6 +34,7 @@ __getattr__, __dir__ = lazy_names(
         "LadderAccess": "referee.web.reads",
         "serve_ladder": "referee.web.server",
         "serve_web": "referee.web.server",
+        "serve_with_web": "referee.web.server",
     },
     globals(),
 )

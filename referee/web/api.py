@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
 from referee.web.access import caller, may_see, signed_in
@@ -176,12 +176,12 @@ async def game(request: Request, who: Caller, game_id: str) -> GameBody:
     return body
 
 
-@router.get("/games/{game_id}/log", tags=["games"], response_class=StreamingResponse)
-async def game_log(request: Request, who: Caller, game_id: str) -> StreamingResponse:
+@router.get("/games/{game_id}/log", tags=["games"], response_class=Response)
+async def game_log(request: Request, who: Caller, game_id: str) -> Response:
     """The game's public log (JSON lines, the format of PROTOCOL.md's game logs, without the wire lines and the
     fault details): enough to replay it (``referee replay``) and re-rate it."""
-    lines = await _ladder(request).run(lambda ladder: list(views.public_log(ladder, game_id)))
-    return StreamingResponse(iter(lines), media_type="application/x-ndjson")
+    text = await _ladder(request).run(lambda ladder: "".join(views.public_log(ladder, game_id)))
+    return Response(text, media_type="application/x-ndjson")
 
 
 @router.get("/games/{game_id}/replay", tags=["games"])

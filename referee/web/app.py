@@ -16,6 +16,7 @@ from typing import Any
 import trio
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
+from markupsafe import Markup
 from starlette.templating import Jinja2Templates
 
 from referee import __version__
@@ -50,6 +51,7 @@ class Web:
     rate: RateLimit = field(init=False)
     checks: RateLimit = field(init=False)
     board: Board = field(init=False)
+    _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.auth = Authenticator(self.ladder.authenticate)
@@ -60,6 +62,15 @@ class Web:
     async def leaderboard(self) -> LeaderboardBody:
         """The latest computed leaderboard (``board.py``)."""
         return await self.board.latest()
+
+    def board_tables(self, board: LeaderboardBody) -> dict[str, Markup]:
+        """The leaderboard page's two tables for ``board``, rendered once per computed leaderboard (they are the same
+        for every reader; the page around them is not)."""
+        if self._tables is None or self._tables[0] is not board:
+            module = self.templates.env.get_template("_board.html").module
+            tables = {"ranked": Markup(module.ranked_table(board)), "placement": Markup(module.placement_table(board))}  # type: ignore[attr-defined]
+            self._tables = (board, tables)
+        return self._tables[1]
 
     def context(self, request: Request, **values: Any) -> dict[str, Any]:
         """A template's values: ``values`` plus the caller, the site's title and the live-update period."""

@@ -11,16 +11,16 @@ from collections.abc import Mapping, Sequence
 from markupsafe import Markup
 
 from referee.report.charts import ratings_chart
-from referee.web.models import RatingPoint
 
 __all__ = ["rating_chart"]
 
 
-def rating_chart(name: str, history: Mapping[int, Sequence[RatingPoint]]) -> str:
-    """An SVG line chart of each version's rating after each block, versions in number order: markup the report's
+def rating_chart(name: str, history: Mapping[int, Sequence[tuple[int, float, float]]]) -> str:
+    """An SVG line chart of each version's rating (``(block, mu, sigma)`` after each of its blocks), versions in
+    number order: markup the report's
     chart code built, every name in it escaped (``html.escape``), so the page shows it as it is."""
     numbers = sorted(history)
-    blocks = sorted({p.block for n in numbers for p in history[n]})
+    blocks = sorted({block for n in numbers for block, _, _ in history[n]})
     position = {b: i + 1 for i, b in enumerate(blocks)}
-    lines = [[(position[p.block], p.mu - 3 * p.sigma) for p in history[n]] for n in numbers]
+    lines = [[(position[block], mu - 3 * sigma) for block, mu, sigma in history[n]] for n in numbers]
     return Markup(ratings_chart([f"{name}#{n}" for n in numbers], lines, len(blocks), unit="blocks"))

@@ -22,7 +22,6 @@ __all__ = [
     "LeaderboardBody",
     "LogFile",
     "Me",
-    "RatingPoint",
     "VersionBody",
 ]
 
@@ -212,11 +211,3 @@ class HeadToHead(_Body):
     opponent: str
     blocks: int
     share: float
-
-
-class RatingPoint(_Body):
-    """A version's live rating after one of its blocks."""
-
-    block: int
-    mu: float
-    sigma: float

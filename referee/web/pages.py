@@ -100,8 +100,9 @@ def _access(request: Request) -> Any:
 
 @router.get("/")
 async def leaderboard_page(request: Request, who: Caller) -> Response:
-    board = await _web(request).leaderboard()
-    return render(request, "leaderboard.html", title="Leaderboard", board=board)
+    web = _web(request)
+    board = await web.leaderboard()
+    return render(request, "leaderboard.html", title="Leaderboard", board=board, tables=web.board_tables(board))
 
 
 @router.get("/entrants/{name}")

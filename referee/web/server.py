@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import trio
@@ -16,9 +17,9 @@ from hypercorn.config import Config
 from hypercorn.middleware import ProxyFixMiddleware
 from hypercorn.trio import serve
 
-from referee.web.settings import DEFAULT_LISTEN, WebSettings, parse_listen
+from referee.web.settings import DEFAULT_LISTEN, ListenError, WebSettings, parse_listen
 
-__all__ = ["hypercorn_config", "serve_ladder", "serve_web"]
+__all__ = ["hypercorn_config", "serve_ladder", "serve_web", "serve_with_web"]
 
 
 def hypercorn_config(settings: WebSettings) -> Config:
@@ -37,17 +38,28 @@ def hypercorn_config(settings: WebSettings) -> Config:
 
 async def serve_web(app: Any, settings: WebSettings, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
     """Serve ``app`` until cancelled; ``task_status.started(URL)`` once it listens. ``settings.behind_proxy``: the
-    client's address and scheme come from the proxy's ``X-Forwarded-For`` and ``X-Forwarded-Proto`` (one hop)."""
+    client's address and scheme come from the proxy's ``X-Forwarded-For`` and ``X-Forwarded-Proto`` (one hop).
+    Raises ``ListenError`` when the address cannot be listened on."""
     config = hypercorn_config(settings)
     if settings.behind_proxy:
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
 
+    listening = False
+
     class _Started:
         @staticmethod
         def started(binds: list[str] | None = None) -> None:
+            nonlocal listening
+            listening = True
             task_status.started(binds[0] if binds else f"http://{config.bind[0]}")
 
-    await serve(app, config, task_status=_Started(), mode="asgi")
+    try:
+        await serve(app, config, task_status=_Started(), mode="asgi")
+    except (OSError, BaseExceptionGroup) as exc:  # Hypercorn binds inside its nursery: the error may come grouped
+        error = _alone(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        if listening or not isinstance(error, OSError):
+            raise
+        raise ListenError(f"cannot listen on {config.bind[0]}: {error.strerror or error}") from None
 
 
 async def serve_ladder(
@@ -60,7 +72,7 @@ async def serve_ladder(
     """Serve the pages and API of ``ladder`` (an open ``referee.ladder.Ladder``) on ``listen`` (``HOST:PORT``) until
     cancelled: what ``referee ladder serve`` starts in its nursery beside the scheduler. Uploads are capped at the
     ladder's ``submissions.max_bytes``. ``task_status.started(URL)`` once it listens. Raises ``ListenError`` for a bad
-    ``listen``, ``OSError`` when the address cannot be bound."""
+    ``listen`` or one that cannot be listened on."""
     from referee.web.app import create_app
     from referee.web.reads import LadderAccess
 
@@ -68,3 +80,43 @@ async def serve_ladder(
     base = settings or WebSettings()
     settings = replace(base, host=host, port=port, max_upload=int(ladder.config.submissions.max_bytes))
     await serve_web(create_app(LadderAccess(ladder), settings), settings, task_status=task_status)
+
+
+async def serve_with_web(
+    directory: Any,
+    options: Any = None,
+    listen: str = DEFAULT_LISTEN,
+    *,
+    settings: WebSettings | None = None,
+    task_status: Any = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """``referee ladder serve``: the ladder's ``serve`` (scheduler, gate, lanes) and its web server in one nursery,
+    until cancelled. The scheduler starts first, so a second ``serve`` of the folder is refused (``FolderBusy``)
+    before it takes the port; ``task_status.started(URL)`` once both run. Raises what ``serve`` and
+    ``serve_ladder`` raise."""
+    from referee.ladder import Ladder
+    from referee.ladder.serve import serve
+
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(serve, directory, options)
+            ladder = Ladder.open(directory)
+            try:
+                url = await nursery.start(partial(serve_ladder, ladder, listen, settings=settings))
+                task_status.started(url)
+                await trio.sleep_forever()
+            finally:
+                nursery.cancel_scope.cancel()
+                ladder.close()
+    except BaseExceptionGroup as group:
+        raise _alone(group) from None
+
+
+def _alone(group: BaseExceptionGroup[Any]) -> BaseException:
+    """The one error inside ``group`` (nested groups of one opened), or the group itself when it holds several."""
+    while len(group.exceptions) == 1:
+        inner: BaseException = group.exceptions[0]
+        if not isinstance(inner, BaseExceptionGroup):
+            return inner
+        group = inner
+    return group

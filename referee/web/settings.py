@@ -1,8 +1,7 @@
 """How the ladder's web side listens and what it accepts: one record, and every default.
 
-``WebSettings`` is what ``referee ladder serve`` takes from its options and ``ladder.toml``'s ``[web]`` table;
-``parse_listen`` reads ``--listen HOST:PORT``. This module imports nothing of the web stack, so that
-``referee ladder serve --help`` stays light.
+``WebSettings`` is what ``referee ladder serve`` takes from its options; ``parse_listen`` reads ``--listen
+HOST:PORT``. This module imports nothing of the web stack.
 """
 
 from __future__ import annotations
@@ -10,20 +9,24 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
+from referee.engine.errors import RefereeError
+
 __all__ = ["DEFAULT_LISTEN", "ListenError", "WebSettings", "parse_listen"]
 
 #: Loopback by default: an open contest is put behind a reverse proxy with TLS (docs/web.md), never bare.
 DEFAULT_LISTEN = "127.0.0.1:8023"
 
 
-class ListenError(ValueError):
-    """``--listen`` is not ``HOST:PORT`` (an IPv6 host in brackets: ``[::1]:8023``)."""
+class ListenError(RefereeError, ValueError):
+    """``--listen`` is not ``HOST:PORT`` (an IPv6 host in brackets: ``[::1]:8023``), or the address cannot be
+    listened on (taken, not this machine's); one line."""
 
 
 def parse_listen(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` → (host, port). Raises ``ListenError`` naming the value and the expected form."""
+    """``HOST:PORT`` → (host, port); port 0 asks the system for a free one. Raises ``ListenError`` naming the value
+    and the expected form."""
     host, sep, port_text = text.strip().rpartition(":")
-    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) < 65536:
         raise ListenError(f"--listen {text!r}: expected HOST:PORT, for example {DEFAULT_LISTEN} or [::1]:8023")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]

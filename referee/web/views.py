@@ -29,7 +29,6 @@ from referee.web.models import (
     HeadToHead,
     LeaderboardBody,
     LogFile,
-    RatingPoint,
     VersionBody,
 )
 
@@ -252,9 +251,10 @@ def epochs(ladder: Any) -> list[EpochBody]:
     ]  # fmt: skip
 
 
-def rating_history(ladder: Any, name: str, number: int) -> list[RatingPoint]:
-    """A version's live rating after each of its blocks, in block order."""
-    return [RatingPoint(block=b, mu=mu, sigma=sigma) for b, mu, sigma in ladder.rating_history(name, number)]
+def rating_history(ladder: Any, name: str, number: int) -> list[tuple[int, float, float]]:
+    """(block, mu, sigma): a version's live rating after each of its blocks, in block order."""
+    history: list[tuple[int, float, float]] = ladder.rating_history(name, number)
+    return history
 
 
 def head_to_head(ladder: Any, name: str, number: int, *, recent: int = H2H_BLOCKS) -> list[HeadToHead]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -71,36 +72,61 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-class LiveServer:
-    """The app served by Hypercorn on a loopback port, in a thread with its own trio loop."""
+class InThread:
+    """An async server (``start(task_status=...)`` reports its URL) run in a thread with its own trio loop until
+    ``__exit__``; what it raises is raised there."""
 
-    def __init__(self, root: Path, settings: WebSettings) -> None:
-        self.ladder = Ladder.open(root)
-        self.app = create_app(LadderAccess(self.ladder), settings)
-        self.settings = settings
+    def __init__(self, start: Callable[..., Any]) -> None:
         self.url = ""
+        self._start = start
         self._ready = threading.Event()
         self._stop: trio.lowlevel.TrioToken | None = None
         self._cancel: trio.CancelScope | None = None
-        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        try:
+            trio.run(self._main)
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
 
     async def _main(self) -> None:
         with trio.CancelScope() as scope:
             self._cancel = scope
             self._stop = trio.lowlevel.current_trio_token()
             async with trio.open_nursery() as nursery:
-                self.url = await nursery.start(serve_web, self.app, self.settings)
+                self.url = await nursery.start(self._start)
                 self._ready.set()
 
-    def __enter__(self) -> LiveServer:
+    def __enter__(self) -> InThread:
         self._thread.start()
-        assert self._ready.wait(30), "the web server did not start"
+        assert self._ready.wait(60), "the server did not start"
+        if self._error is not None:
+            raise self._error
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._stop is not None and self._cancel is not None:
             self._stop.run_sync_soon(self._cancel.cancel)
-        self._thread.join(15)
+        self._thread.join(30)
+        assert not self._thread.is_alive(), "the server did not stop"
+        if self._error is not None:
+            raise self._error
+
+
+class LiveServer(InThread):
+    """The app of a ladder folder served by Hypercorn on a loopback port, in a thread with its own trio loop."""
+
+    def __init__(self, root: Path, settings: WebSettings) -> None:
+        self.ladder = Ladder.open(root)
+        self.app = create_app(LadderAccess(self.ladder), settings)
+        self.settings = settings
+        super().__init__(partial(serve_web, self.app, settings))
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__()
         self.ladder.close()
 
 
@@ -110,8 +136,9 @@ def live_server(own_ladder: Built) -> Iterator[Callable[..., LiveServer]]:
     servers: list[LiveServer] = []
 
     def start(**settings: Any) -> LiveServer:
-        server = LiveServer(own_ladder.root, WebSettings(port=0, **settings)).__enter__()
+        server = LiveServer(own_ladder.root, WebSettings(port=0, **settings))
         servers.append(server)
+        server.__enter__()
         return server
 
     yield start
