@@ -76,7 +76,7 @@ async def submit_upload(request: Request, principal: Any, entrant: str | None) -
         raise UploadRefused(403, f"a token of {principal.name} submits only versions of {principal.name}")
     access = _ladder(request)
     async with received_upload(request, request.app.state.web.settings) as upload:
-        v = await access.run(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
+        v = await access.run_in_thread(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
     body: VersionBody = await access.run(views.version, principal, name, v.number)
     return body
 

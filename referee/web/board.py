@@ -51,11 +51,11 @@ class Board:
     async def refresh(self) -> None:
         """Recompute the leaderboard if the store changed since the last computation (one at a time)."""
         async with self._lock:
-            version = await self.access.run(fingerprint)
+            version = await self.access.run_in_thread(fingerprint)
             if self._latest is not None and version == self._version:
                 return
             started = trio.current_time()
-            self._latest = await self.access.run(views.leaderboard)
+            self._latest = await self.access.run_in_thread(views.leaderboard)
             self.took = trio.current_time() - started
             self._version = version
 

@@ -2,7 +2,10 @@
 
 SQLite calls block, and a page must never stall the scheduler's trio loop, so ``await access.run(fn, *args)``
 runs ``fn(ladder, *args)`` in one of at most ``threads`` worker threads (the ``Ladder`` gives each thread its own
-connection; reads see the last committed block, WAL). ``access.stream(fn)`` runs a generator of text (the export)
+connection; reads see the last committed block, WAL) — or, with ``inline``, right on the loop when the web has a
+loop of its own (``server.WebThread``): a page's reads are quick, and every hop between threads costs a turn of
+the GIL, which a busy scheduler holds for milliseconds at a time. The leaderboard's long computation always runs in
+a worker thread (``run_in_thread``). ``access.stream(fn)`` runs a generator of text (the export)
 in a thread of its own and hands its chunks over as they come, a few at a time, so a large export never sits in
 memory; a client that goes away stops it.
 """
@@ -27,12 +30,21 @@ _DONE = object()
 class LadderAccess:
     """The ladder (``referee.ladder.Ladder``) as the web uses it."""
 
-    def __init__(self, ladder: Any, *, threads: int = 4) -> None:
+    def __init__(self, ladder: Any, *, threads: int = 4, inline: bool = False) -> None:
         self.ladder = ladder
+        self.inline = inline
         self._limiter = trio.CapacityLimiter(threads)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(ladder, *args)`` in a worker thread; what it raises is raised here."""
+        """``fn(ladder, *args)``: a quick read (a page's, at most tens of milliseconds), on the web's own loop when it
+        has one (``inline``), else in a worker thread; what it raises is raised here."""
+        if self.inline:
+            await trio.lowlevel.checkpoint()
+            return fn(self.ladder, *args)
+        return await self.run_in_thread(fn, *args)
+
+    async def run_in_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(ladder, *args)`` in a worker thread (a long computation: the leaderboard's standing)."""
         return await trio.to_thread.run_sync(lambda: fn(self.ladder, *args), limiter=self._limiter)
 
     def authenticate(self, token: str) -> Any:

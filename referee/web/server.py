@@ -7,7 +7,9 @@ listens on once it accepts connections (port 0: the port the system chose); canc
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -19,7 +21,7 @@ from hypercorn.trio import serve
 
 from referee.web.settings import DEFAULT_LISTEN, ListenError, WebSettings, parse_listen
 
-__all__ = ["hypercorn_config", "serve_ladder", "serve_web", "serve_with_web"]
+__all__ = ["WebThread", "hypercorn_config", "serve_ladder", "serve_web", "serve_with_web"]
 
 
 def hypercorn_config(settings: WebSettings) -> Config:
@@ -67,11 +69,13 @@ async def serve_ladder(
     listen: str = DEFAULT_LISTEN,
     *,
     settings: WebSettings | None = None,
+    inline: bool = False,
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the pages and API of ``ladder`` (an open ``referee.ladder.Ladder``) on ``listen`` (``HOST:PORT``) until
     cancelled: what ``referee ladder serve`` starts in its nursery beside the scheduler. Uploads are capped at the
-    ladder's ``submissions.max_bytes``. ``task_status.started(URL)`` once it listens. Raises ``ListenError`` for a bad
+    ladder's ``submissions.max_bytes``. ``inline``: the pages' store reads run on this loop (it is the web's own:
+    ``WebThread``). ``task_status.started(URL)`` once it listens. Raises ``ListenError`` for a bad
     ``listen`` or one that cannot be listened on."""
     from referee.web.app import create_app
     from referee.web.reads import LadderAccess
@@ -79,7 +83,7 @@ async def serve_ladder(
     host, port = parse_listen(listen)
     base = settings or WebSettings()
     settings = replace(base, host=host, port=port, max_upload=int(ladder.config.submissions.max_bytes))
-    await serve_web(create_app(LadderAccess(ladder), settings), settings, task_status=task_status)
+    await serve_web(create_app(LadderAccess(ladder, inline=inline), settings), settings, task_status=task_status)
 
 
 async def serve_with_web(
@@ -90,10 +94,11 @@ async def serve_with_web(
     settings: WebSettings | None = None,
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """``referee ladder serve``: the ladder's ``serve`` (scheduler, gate, lanes) and its web server in one nursery,
+    """``referee ladder serve``: the ladder's ``serve`` (scheduler, gate, lanes) and its web server in one process,
     until cancelled. The scheduler starts first, so a second ``serve`` of the folder is refused (``FolderBusy``)
-    before it takes the port; ``task_status.started(URL)`` once both run. Raises what ``serve`` and
-    ``serve_ladder`` raise."""
+    before it takes the port; ``task_status.started(URL)`` once both run. The web server runs on a trio loop of its
+    own in a thread of this process (``WebThread``): the scheduler does its store work on its loop between games,
+    and a page must not wait for that. Raises what ``serve`` and ``serve_ladder`` raise."""
     from referee.ladder import Ladder
     from referee.ladder.serve import serve
 
@@ -102,7 +107,8 @@ async def serve_with_web(
             await nursery.start(serve, directory, options)
             ladder = Ladder.open(directory)
             try:
-                url = await nursery.start(partial(serve_ladder, ladder, listen, settings=settings))
+                web = WebThread(partial(serve_ladder, ladder, listen, settings=settings, inline=True))
+                url = await nursery.start(web.run)
                 task_status.started(url)
                 await trio.sleep_forever()
             finally:
@@ -110,6 +116,56 @@ async def serve_with_web(
                 ladder.close()
     except BaseExceptionGroup as group:
         raise _alone(group) from None
+
+
+class WebThread:
+    """An async server (``start(task_status=...)``, reporting its URL) on a trio loop of its own in a thread of this
+    process. ``run`` (for ``nursery.start``) returns its URL once it listens and stops it when cancelled; what the
+    server raises is raised by ``run``."""
+
+    def __init__(self, start: Any) -> None:
+        self._start = start
+        self._ready = threading.Event()
+        self._url = ""
+        self._error: BaseException | None = None
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._thread = threading.Thread(target=self._main, name="referee-web", daemon=True)
+
+    def _main(self) -> None:
+        async def loop() -> None:
+            with trio.CancelScope() as scope:
+                self._token, self._scope = trio.lowlevel.current_trio_token(), scope
+                async with trio.open_nursery() as nursery:
+                    self._url = await nursery.start(self._start)
+                    self._ready.set()
+
+        try:
+            trio.run(loop)
+        except BaseException as exc:
+            self._error = _alone(exc) if isinstance(exc, BaseExceptionGroup) else exc
+        finally:
+            self._ready.set()
+
+    def _stop(self) -> None:
+        if self._token is not None and self._scope is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                self._token.run_sync_soon(self._scope.cancel)
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        self._thread.start()
+        try:
+            await trio.to_thread.run_sync(self._ready.wait, abandon_on_cancel=True)
+            if self._error is not None:
+                raise self._error
+            task_status.started(self._url)
+            await trio.to_thread.run_sync(self._thread.join, abandon_on_cancel=True)
+            if self._error is not None:
+                raise self._error
+        finally:
+            self._stop()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._thread.join)
 
 
 def _alone(group: BaseExceptionGroup[Any]) -> BaseException:
