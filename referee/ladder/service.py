@@ -391,9 +391,9 @@ class Ladder:
             active = store.active_versions()
             ranked = [v for v in active if v.state == VersionState.RANKED]
             placement = [v for v in active if v.state == VersionState.PLACEMENT]
-            rows = store.block_outcomes([v.id for v in ranked])
+            sums = store.standing_sums([v.id for v in ranked])
             blocks, games = store.block_count(), store.game_count()
-        official = official_standing(((b, v, mp, rel) for b, v, mp, rel, _, _ in rows), [v.id for v in ranked])
+        official = official_standing(sums, [v.id for v in ranked])
         by_id = {v.id: v for v in ranked}
         live = {v.id: None if v.mu is None or v.sigma is None else (v.mu, v.sigma) for v in active}
         return Leaderboard(

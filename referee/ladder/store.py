@@ -27,12 +27,16 @@ Schema (version 1)::
     seats(game_id, seat, version_id, score, rank, forfeit)
     faults(game_id, seat, version_id, kind, round, turn, detail, line)
     ratings(version_id, block_id, mu, sigma)    -- each version's live rating after each of its blocks
+    version_sums(version_id, n, mp, mp2, rel, rel2)   -- exact sums over its done blocks (``standing``: units)
+    pair_sums(a, b, n, ab, sa, sb)              -- a < b: their shared done blocks, sums of products and of each
+    meta blocks_done, games_done                -- counters kept with each committed block
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import sqlite3
 import threading
@@ -57,6 +61,7 @@ from referee.ladder.model import (
     Version,
     VersionState,
 )
+from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums
 
 if TYPE_CHECKING:
     from referee.tournament.store import FaultLike
@@ -113,6 +118,13 @@ CREATE TABLE IF NOT EXISTS ratings(
     version_id INTEGER NOT NULL REFERENCES versions(id), block_id INTEGER NOT NULL REFERENCES blocks(id),
     mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (version_id, block_id));
 CREATE INDEX IF NOT EXISTS ratings_by_version ON ratings(version_id, block_id, mu, sigma);
+CREATE TABLE IF NOT EXISTS version_sums(
+    version_id INTEGER PRIMARY KEY REFERENCES versions(id), n INTEGER NOT NULL, mp INTEGER NOT NULL,
+    mp2 INTEGER NOT NULL, rel INTEGER NOT NULL, rel2 INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS pair_sums(
+    a INTEGER NOT NULL REFERENCES versions(id), b INTEGER NOT NULL REFERENCES versions(id), n INTEGER NOT NULL,
+    ab INTEGER NOT NULL, sa INTEGER NOT NULL, sb INTEGER NOT NULL, PRIMARY KEY (a, b));
+CREATE INDEX IF NOT EXISTS pair_sums_by_b ON pair_sums(b);
 CREATE TABLE IF NOT EXISTS voids(
     block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
     at TEXT NOT NULL);
@@ -189,6 +201,8 @@ class LadderStore:
         except sqlite3.Error as exc:
             self.close()
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
+        if row is not None and row[0] == SCHEMA_VERSION and self.meta("sums") is None:
+            self.rebuild_sums()  # a ladder stored before the sums were kept (or a new one: nothing to add up)
         if row is None or row[0] != SCHEMA_VERSION:
             self.close()
             raise LadderStoreError(
@@ -654,6 +668,25 @@ class LadderStore:
                     (mu, sigma, r.games, r.forfeits, r.version_id),
                 )
                 db.execute("INSERT INTO ratings VALUES (?, ?, ?, ?)", (r.version_id, block_id, mu, sigma))
+            units = sorted(
+                (r.version_id, round(r.matchpoints * MP_UNIT), round(r.relative * REL_UNIT)) for r in results
+            )
+            db.executemany(
+                "INSERT INTO version_sums VALUES (?, 1, ?, ?, ?, ?) ON CONFLICT(version_id) DO UPDATE SET "
+                "n = n + 1, mp = mp + excluded.mp, mp2 = mp2 + excluded.mp2, rel = rel + excluded.rel, "
+                "rel2 = rel2 + excluded.rel2",
+                [(v, mp, mp * mp, rel, rel * rel) for v, mp, rel in units],
+            )
+            db.executemany(
+                "INSERT INTO pair_sums VALUES (?, ?, 1, ?, ?, ?) ON CONFLICT(a, b) DO UPDATE SET n = n + 1, "
+                "ab = ab + excluded.ab, sa = sa + excluded.sa, sb = sb + excluded.sb",
+                [(a, b, mpa * mpb, mpa, mpb) for (a, mpa, _), (b, mpb, _) in itertools.combinations(units, 2)],
+            )
+            db.execute("INSERT INTO meta VALUES ('blocks_done', '1') ON CONFLICT(key) DO UPDATE SET value = value + 1")
+            db.execute(
+                "INSERT INTO meta VALUES ('games_done', ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
+                (len(games), len(games)),
+            )
             for vid, (new_state, reason) in transitions.items():
                 db.execute(
                     "UPDATE versions SET state = ?, reason = ?, state_at = ? WHERE id = ?",
@@ -766,10 +799,53 @@ class LadderStore:
         return {int(v): str(t) for v, t in rows}
 
     def block_count(self, *, state: BlockState = BlockState.DONE) -> int:
+        """Blocks in ``state`` (the done ones from the counter kept with each commit)."""
+        if state == BlockState.DONE:
+            return int(self.meta("blocks_done") or 0)
         return int(self._read("SELECT count(*) FROM blocks WHERE state = ?", (state.value,))[0][0])
 
     def game_count(self) -> int:
-        return int(self._read("SELECT count(*) FROM games")[0][0])
+        """Stored games (from the counter kept with each committed block)."""
+        return int(self.meta("games_done") or 0)
+
+    def standing_sums(self, version_ids: Sequence[int]) -> StandingSums:
+        """The sums the official standing of ``version_ids`` is computed from (``standing``): theirs and their
+        pairs'."""
+        ids = sorted(set(version_ids))
+        sums = StandingSums()
+        if not ids:
+            return sums
+        marks = ", ".join("?" * len(ids))
+        for v, n, mp, mp2, rel, rel2 in self._read(f"SELECT * FROM version_sums WHERE version_id IN ({marks})", ids):
+            sums.versions[int(v)] = VersionSums(n, mp, mp2, rel, rel2)
+        rows = self._read(f"SELECT * FROM pair_sums WHERE a IN ({marks}) AND b IN ({marks})", [*ids, *ids])
+        for a, b, n, ab, sa, sb in rows:
+            sums.pairs[(int(a), int(b))] = PairSums(n, ab, sa, sb)
+        return sums
+
+    def rebuild_sums(self) -> None:
+        """Recompute the standing's sums and the counters from the stored blocks (a database written before them)."""
+        with self._write() as db:
+            rows = db.execute(
+                "SELECT s.block_id, s.version_id, s.matchpoints, s.relative FROM block_seats s "
+                "JOIN blocks b ON b.id = s.block_id WHERE b.state = 'done'"
+            ).fetchall()
+            sums = StandingSums.of((b, v, round(mp * MP_UNIT), round(rel * REL_UNIT)) for b, v, mp, rel in rows)
+            db.execute("DELETE FROM version_sums")
+            db.execute("DELETE FROM pair_sums")
+            db.executemany(
+                "INSERT INTO version_sums VALUES (?, ?, ?, ?, ?, ?)",
+                [(v, x.n, x.mp, x.mp2, x.rel, x.rel2) for v, x in sums.versions.items()],
+            )
+            db.executemany(
+                "INSERT INTO pair_sums VALUES (?, ?, ?, ?, ?, ?)",
+                [(a, b, p.n, p.ab, p.a, p.b) for (a, b), p in sums.pairs.items()],
+            )
+            blocks = db.execute("SELECT count(*) FROM blocks WHERE state = 'done'").fetchone()[0]
+            games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('blocks_done', ?)", (str(blocks),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('games_done', ?)", (str(games),))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('sums', '1')")
 
     def export_games(self) -> Iterator[dict[str, Any]]:
         """Every game of every done block, as JSON-ready objects in block order (for anyone to re-rate)."""

@@ -57,7 +57,11 @@ def test_versions_pass_the_gate_play_placement_first_and_take_their_rank(tmp_pat
         board = ladder.leaderboard()
         order = [r.version.entrant for r in board.rows]
         assert set(order) == {"ann", "bob", "cat", "dan", "eve"}
-        assert order[0] == "eve" and order[-1] == "ann"  # the strongest first, the weakest last
+        # the weakest last; the strongest first, or sharing first place with the next when the two have not met
+        # often enough to tell (both beat everyone else: matchpoints cannot order them without their meetings)
+        assert order[-1] == "ann" and board.rows[-1].official.rank_interval[1] == 5
+        eve = next(r for r in board.rows if r.version.entrant == "eve")
+        assert eve.official.rank_interval[0] == 1 and order[0] in ("eve", "dan")
         assert not ladder.store.blocks(states=[BlockState.PLAYING])  # the stop voided what was in play
         for block in ladder.store.blocks(states=[BlockState.DONE], limit=None):
             assert len(ladder.games(block.id)) == len(block.seats)  # a block is committed whole

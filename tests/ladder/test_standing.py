@@ -10,7 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.ladder.simulate import SimulatedLadder, SimVersion
-from referee.ladder.standing import block_outcome_shares, official_standing
+from referee.ladder.standing import (
+    MP_UNIT,
+    REL_UNIT,
+    StandingSums,
+    block_outcome_shares,
+    block_outcome_units,
+    official_standing,
+)
 
 _blocks = st.lists(
     st.tuples(
@@ -23,11 +30,11 @@ _blocks = st.lists(
 )
 
 
-def _rows(blocks: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[int, int, float, float]]:
+def _rows(blocks: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[int, int, int, int]]:
     rows = []
     for b, (seats, totals, forfeits) in enumerate(blocks):
         k = len(seats)
-        for v, (mp, rel) in zip(seats, block_outcome_shares(totals[:k], forfeits[:k], k), strict=True):
+        for v, (mp, rel) in zip(seats, block_outcome_units(totals[:k], forfeits[:k]), strict=True):
             rows.append((b, v, mp, rel))
     return rows
 
@@ -39,8 +46,9 @@ def test_the_standing_does_not_depend_on_the_order_of_the_blocks(blocks, rnd) ->
     shuffled = rows[:]
     rnd.shuffle(shuffled)
     versions = list(range(6))
-    assert official_standing(rows, versions) == official_standing(shuffled, versions)
-    assert official_standing(rows, versions) == official_standing(rows, versions[::-1])
+    standing = official_standing(StandingSums.of(rows), versions)
+    assert standing == official_standing(StandingSums.of(shuffled), versions)
+    assert standing == official_standing(StandingSums.of(rows), versions[::-1])
 
 
 def test_a_forfeit_ranks_below_every_seat_that_did_not_forfeit() -> None:
@@ -56,8 +64,14 @@ def test_rank_intervals_cover_the_true_ranks_with_a_skewed_bot_and_close_rivals(
     try:
         sim.run(blocks=600)
         ranked = [v.id for v in sim.store.active_versions()]
-        rows = [(b, v, mp, rel) for b, v, mp, rel, _, _ in sim.store.block_outcomes(ranked)]
-        standing = official_standing(rows, ranked)
+        every = [v.id for v in sim.store.versions()]
+        rows = [
+            (b, v, round(mp * MP_UNIT), round(rel * REL_UNIT)) for b, v, mp, rel, _, _ in sim.store.block_outcomes()
+        ]
+        # the sums kept block by block are those of the stored blocks themselves: a pure function of them
+        assert sim.store.standing_sums(every) == StandingSums.of(rows)
+        standing = official_standing(sim.store.standing_sums(ranked), ranked)
+        assert [r.version.id for r in sim.ladder.leaderboard().rows] == [r.version_id for r in standing]
         # the skewed bot (strength 3.0 with a 30% chance of +25 a game) is really weaker than its strength says:
         # its true expected score is 3.0 - 0.3 * 25 = -4.5 points, below every other
         skewed = next(v for v in ranked if sim.truth[v].skew)
@@ -71,3 +85,11 @@ def test_rank_intervals_cover_the_true_ranks_with_a_skewed_bot_and_close_rivals(
         assert standing[0].version_id == sim.true_order(ranked)[0] and standing[0].separated_from_next
     finally:
         sim.close()
+
+
+def test_units_are_exact_for_every_table_size() -> None:
+    for totals in ([10, 12], [10, 12, 12], [3, 9, 9, 40]):
+        shares = block_outcome_shares(totals, [0] * len(totals), len(totals))
+        units = block_outcome_units(totals, [0] * len(totals))
+        for (mp, rel), (mpu, relu) in zip(shares, units, strict=True):
+            assert mp * MP_UNIT == mpu and abs(rel * REL_UNIT - relu) < 1e-9
