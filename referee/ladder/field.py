@@ -82,6 +82,7 @@ class FieldTracker:
             self.today.clear()
 
     def mean_today(self) -> float:
+        """The mean of today's blocks over the entrants of the field."""
         entrants = {e.version.entrant_id for e in self.field.values()}
         return sum(self.today[e] for e in entrants) / len(entrants) if entrants else 0.0
 
@@ -129,10 +130,8 @@ class FieldTracker:
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:
                 self.met[(a, b)] += 1
-        for vid in seats:
-            fresh = self.store.version(vid)
-            if fresh is not None and vid in self.field:
-                if fresh.active:
-                    self.field[vid].version = fresh
-                else:
-                    del self.field[vid]
+        for vid, fresh in self.store.versions_by_id(v for v in seats if v in self.field).items():
+            if fresh.active:
+                self.field[vid].version = fresh
+            else:
+                del self.field[vid]

@@ -97,6 +97,7 @@ class Matchmaker:
         )
         table = [seed]
         window = self._window(seed, pool, size - 1)
+        met_table = {c.id: met.get(_pair(c.id, seed.id), 0) for c in window}  # meetings with the table so far
         while len(table) < size:
             taken = {c.entrant for c in table}
             options = [c for c in window if c.entrant not in taken]
@@ -106,7 +107,15 @@ class Matchmaker:
                 options = [c for c in reserve if c.entrant not in taken]
             if not options:
                 break  # a smaller table than drawn, rather than one past the daily bound
-            table.append(min(options, key=lambda c: (self._meetings(c, table, met), not c.warm, self.rng.random())))
+
+            def meetings(c: Candidate) -> int:
+                known = met_table.get(c.id)
+                return self._meetings(c, table, met) if known is None else known
+
+            pick = min(options, key=lambda c: (meetings(c), not c.warm, self.rng.random()))
+            table.append(pick)
+            for cid in met_table:
+                met_table[cid] += met.get(_pair(cid, pick.id), 0)
         if len(table) < 2:
             return None
         return Choice(tuple(c.id for c in table), seed.id, self._why(seed))
@@ -148,4 +157,8 @@ class Matchmaker:
 
     @staticmethod
     def _meetings(c: Candidate, table: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> int:
-        return sum(met.get((min(c.id, t.id), max(c.id, t.id)), 0) for t in table)
+        return sum(met.get(_pair(c.id, t.id), 0) for t in table)
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a < b else (b, a)

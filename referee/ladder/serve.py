@@ -217,8 +217,7 @@ class LadderServer:
         return {entry.version.key for entry in self.field.field.values()}
 
     async def _play(self, pool: PlayerPool, lane: int, block: Block) -> None:
-        versions = {vid: self.store.version(vid) for vid in block.seats}
-        known = {vid: v for vid, v in versions.items() if v is not None}
+        known = self.store.versions_by_id(block.seats)
         keys = {vid: v.key for vid, v in known.items()}
         counted = False
         try:

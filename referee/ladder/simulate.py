@@ -201,7 +201,7 @@ class SimulatedLadder:
 
     def _finish(self, block: Block) -> None:
         t = time.perf_counter()
-        versions = {vid: v for vid in block.seats if (v := self.store.version(vid)) is not None}
+        versions = self.store.versions_by_id(block.seats)
         rows = self._games(block)
         settle_block(self.store, self.rating, block, rows, versions, self.config.faults)
         self.trace.settle_seconds += time.perf_counter() - t

@@ -372,6 +372,14 @@ class LadderStore:
         assert version is not None
         return version
 
+    def versions_by_id(self, version_ids: Iterable[int]) -> dict[int, Version]:
+        """The versions of ``version_ids`` that exist, in one read."""
+        ids = list(version_ids)
+        if not ids:
+            return {}
+        rows = self._read(f"{_VERSIONS} WHERE v.id IN ({', '.join('?' * len(ids))})", ids)
+        return {v.id: v for v in map(_version, rows)}
+
     def version(self, version_id: int) -> Version | None:
         rows = self._read(f"{_VERSIONS} WHERE v.id = ?", (version_id,))
         return _version(rows[0]) if rows else None
@@ -526,14 +534,16 @@ class LadderStore:
     def create_block(self, epoch_id: int, kind: BlockKind, seats: Sequence[int], seed_of: Any) -> Block:
         """A new block, ``playing`` at once (so that a killed ``serve`` finds it in flight and voids it).
         ``seed_of(block_id)`` gives its deal seed once its number is known."""
+        stamp = now()
         with self._write() as db:
             cur = db.execute(
                 "INSERT INTO blocks(epoch_id, kind, state, seats, seed, created_at) VALUES (?, ?, ?, ?, 0, ?)",
-                (epoch_id, kind.value, BlockState.PLAYING.value, json.dumps(list(seats)), now()),
+                (epoch_id, kind.value, BlockState.PLAYING.value, json.dumps(list(seats)), stamp),
             )
             block_id = int(cur.lastrowid or 0)
-            db.execute("UPDATE blocks SET seed = ? WHERE id = ?", (int(seed_of(block_id)), block_id))
-        return self.block(block_id)
+            seed = int(seed_of(block_id))
+            db.execute("UPDATE blocks SET seed = ? WHERE id = ?", (seed, block_id))
+        return Block(block_id, epoch_id, kind, BlockState.PLAYING, tuple(seats), seed, 1, stamp, None, None)
 
     def block(self, block_id: int) -> Block:
         rows = self._read(f"SELECT {_BLOCK_COLUMNS} FROM blocks WHERE id = ?", (block_id,))
@@ -635,23 +645,26 @@ class LadderStore:
             state = db.execute("SELECT state FROM blocks WHERE id = ?", (block_id,)).fetchone()
             if state is None or state[0] != BlockState.PLAYING.value:
                 return
-            for g in games:
-                game_id = f"{block_id}.{g.rotation}"
-                db.execute(
-                    "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, block_id, g.rotation, g.log_path, g.duration, stamp),
-                )
-                db.executemany(
-                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
-                    [
-                        (game_id, seat, vid, g.scores[seat], g.ranks[seat], int(g.forfeits[seat]))
-                        for seat, vid in enumerate(g.seats)
-                    ],
-                )
-                db.executemany(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(game_id, f.seat, g.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line) for f in g.faults],
-                )
+            ids = [f"{block_id}.{g.rotation}" for g in games]
+            db.executemany(
+                "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
+                [(gid, block_id, g.rotation, g.log_path, g.duration, stamp) for gid, g in zip(ids, games, strict=True)],
+            )
+            db.executemany(
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (gid, seat, vid, g.scores[seat], g.ranks[seat], int(g.forfeits[seat]))
+                    for gid, g in zip(ids, games, strict=True)
+                    for seat, vid in enumerate(g.seats)
+                ],
+            )
+            faults = [
+                (gid, f.seat, g.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line)
+                for gid, g in zip(ids, games, strict=True)
+                for f in g.faults
+            ]
+            if faults:
+                db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", faults)
             db.executemany(
                 "INSERT INTO block_seats VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
@@ -659,15 +672,16 @@ class LadderStore:
                     for i, r in enumerate(results)
                 ],
             )
-            for r in results:
-                mu, sigma = ratings[r.version_id]
-                db.execute(
-                    "UPDATE versions SET mu = ?, sigma = ?, blocks = blocks + 1, games = games + ?, "
-                    "forfeits = forfeits + ?, placement_left = max(placement_left - (state = 'placement'), 0) "
-                    "WHERE id = ?",
-                    (mu, sigma, r.games, r.forfeits, r.version_id),
-                )
-                db.execute("INSERT INTO ratings VALUES (?, ?, ?, ?)", (r.version_id, block_id, mu, sigma))
+            db.executemany(
+                "UPDATE versions SET mu = ?, sigma = ?, blocks = blocks + 1, games = games + ?, "
+                "forfeits = forfeits + ?, placement_left = max(placement_left - (state = 'placement'), 0) "
+                "WHERE id = ?",
+                [(*ratings[r.version_id], r.games, r.forfeits, r.version_id) for r in results],
+            )
+            db.executemany(
+                "INSERT INTO ratings VALUES (?, ?, ?, ?)",
+                [(r.version_id, block_id, *ratings[r.version_id]) for r in results],
+            )
             units = sorted(
                 (r.version_id, round(r.matchpoints * MP_UNIT), round(r.relative * REL_UNIT)) for r in results
             )

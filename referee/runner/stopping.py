@@ -27,9 +27,7 @@ class Stopped(Exception):
     """SIGINT (Ctrl-C) or SIGTERM stopped the work; its clean-ups have finished."""
 
 
-def run_until_stopped(
-    work: Callable[[], Awaitable[T]], *, storage: tuple[type[BaseException], ...] = (OSError,)
-) -> T:
+def run_until_stopped(work: Callable[[], Awaitable[T]], *, storage: tuple[type[BaseException], ...] = (OSError,)) -> T:
     """``trio.run`` of ``work()``, cancelled by SIGINT or SIGTERM: its result, or ``Stopped`` once the cancelled
     work has finished its clean-ups (a Ctrl-C before the signals are watched also raises ``Stopped``).
 
