@@ -102,7 +102,7 @@ class SimulatedLadder:
         self.noise = noise
         self.pending = sorted(versions, key=lambda v: v.at)
         self.truth: dict[int, SimVersion] = {}
-        self.secret = DealSecret.new()
+        self.secret = DealSecret(random.Random(seed).randbytes(32))  # a run is repeatable from its seed
         self.epoch = self.store.open_epoch("hmac-sha256/v1", self.secret.commitment, self.secret.hex, {}).id
         self.now = 0.0
         self.trace = Trace()

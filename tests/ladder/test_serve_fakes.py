@@ -52,21 +52,22 @@ def test_versions_pass_the_gate_play_placement_first_and_take_their_rank(tmp_pat
     fakes, lines = Fakes(), []
     trio.run(_serve_until, lad, fakes, lambda lad_: lad_.store.block_count() >= 60, lines)
     with Ladder.open(lad) as ladder:
-        assert ladder.version("fay", 1).state == VersionState.FAILED
+        fay = ladder.version("fay", 1)
+        assert fay.state == VersionState.FAILED, fay
         assert not ladder.blocks(name="fay", number=1)  # a version that fails its gate never plays
         board = ladder.leaderboard()
         order = [r.version.entrant for r in board.rows]
-        assert set(order) == {"ann", "bob", "cat", "dan", "eve"}
+        assert set(order) == {"ann", "bob", "cat", "dan", "eve"}, (board, lines)
         # the weakest last; the strongest first, or sharing first place with the next when the two have not met
         # often enough to tell (both beat everyone else: matchpoints cannot order them without their meetings)
-        assert order[-1] == "ann" and board.rows[-1].official.rank_interval[1] == 5
+        assert order[-1] == "ann" and board.rows[-1].official.rank_interval[1] == 5, board
         eve = next(r for r in board.rows if r.version.entrant == "eve")
-        assert eve.official.rank_interval[0] == 1 and order[0] in ("eve", "dan")
+        assert eve.official.rank_interval[0] == 1 and order[0] in ("eve", "dan"), board
         assert not ladder.store.blocks(states=[BlockState.PLAYING])  # the stop voided what was in play
         for block in ladder.store.blocks(states=[BlockState.DONE], limit=None):
             assert len(ladder.games(block.id)) == len(block.seats)  # a block is committed whole
-    assert any("epoch 1 opened: its deals are committed to SHA-256" in line for line in lines)
-    assert any("fay#1 failed its gate" in line for line in lines)
+    assert any("epoch 1 opened: its deals are committed to SHA-256" in line for line in lines), lines
+    assert any("fay#1 failed its gate" in line for line in lines), lines
     # no process was dealt a deal twice (FakePlayer asserts it), and every process was closed
     assert fakes.players and all(p.closed for p in fakes.players)
 
