@@ -6,9 +6,10 @@ entrants (the ladder tests' fakes: a game is a draw of scores, so the scheduler 
 processes) for ``--seconds`` each way, alternating ``--rounds`` times from the same starting ladder:
 
 - without the web: ``serve`` alone;
-- web busy: ``serve`` with its web server (``serve_with_web``), while a second process on this machine requests the
-  leaderboard page and API, an entrant's page, the blocks page and a block as fast as ``--clients`` threads can
-  (loopback only; bounded by the same seconds).
+- web busy: ``serve`` with its web server (``serve_with_web``), while a second process on this machine requests, as
+  fast as ``--clients`` threads can (loopback only; bounded by the same seconds), the leaderboard page and API, an
+  entrant's page, the blocks page and a block (``--mix pages``), or the leaderboard API only (``--mix pollers``,
+  what open leaderboards ask for).
 
 It prints each run's games/s and the load's requests/s, then the medians and their ratio.
 
@@ -39,8 +40,8 @@ from tests.ladder.fakes import Fakes, bot_text  # noqa: E402
 LOAD = r"""
 import sys, threading, time
 import httpx2
-base, seconds, clients = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-paths = ["/", "/api/leaderboard", "/entrants/e03", "/blocks", "/api/blocks?limit=20", "/blocks/1"]
+base, seconds, clients, mix = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+paths = ["/api/leaderboard"] if mix == "pollers" else ["/", "/api/leaderboard", "/entrants/e03", "/blocks", "/blocks/1"]
 done = [0] * clients
 def run(k):
     end = time.monotonic() + seconds
@@ -71,7 +72,7 @@ def make_ladder(root: Path, entrants: int) -> None:
     ladder.close()
 
 
-async def run_for(directory: Path, seconds: float, web: bool, clients: int) -> tuple[float, float | None]:
+async def run_for(directory: Path, seconds: float, web: bool, clients: int, mix: str) -> tuple[float, float | None]:
     """(games/s of the scheduler, requests/s served or None) over ``seconds`` after the field is placed."""
     fakes = Fakes()
     options = ServeOptions(announce=lambda line: None, poll=0.05, play=fakes.play, factory=fakes.factory,
@@ -88,7 +89,7 @@ async def run_for(directory: Path, seconds: float, web: bool, clients: int) -> t
         served = None
         if web:
             done = await trio.run_process(
-                [sys.executable, "-c", LOAD, url, str(seconds), str(clients)], capture_stdout=True, check=True
+                [sys.executable, "-c", LOAD, url, str(seconds), str(clients), mix], capture_stdout=True, check=True
             )
             served = int(done.stdout.decode().strip())
         else:
@@ -105,6 +106,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=4, help="threads of the load process")
+    parser.add_argument(
+        "--mix",
+        choices=["pages", "pollers"],
+        default="pages",
+        help="what the load asks for: pages (leaderboard, entrant, blocks, block pages and the API) or pollers (the "
+        "leaderboard API only, as open leaderboards do)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-web-serve-"))
     base = work / "base" / "ladder"
@@ -115,7 +123,7 @@ def main() -> None:
             folder = work / f"run{r}-{'web' if web else 'alone'}"
             shutil.copytree(base.parent, folder)
             t = time.perf_counter()
-            rate, served = trio.run(run_for, folder / "ladder", args.seconds, web, args.clients)
+            rate, served = trio.run(run_for, folder / "ladder", args.seconds, web, args.clients, args.mix)
             (busy if web else without).append(rate)
             if served is not None:
                 load.append(served)

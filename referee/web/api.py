@@ -58,11 +58,11 @@ async def me(who: Caller) -> Me:
 
 
 @router.get("/leaderboard", response_model=LeaderboardBody, tags=["standings"])
-async def leaderboard(request: Request, who: Caller) -> LeaderboardBody:
+async def leaderboard(request: Request, who: Caller) -> Response:
     """The official standing (matchpoints over deals, with intervals, rank intervals and separations) and the live
     ratings, as of the last committed block."""
-    board: LeaderboardBody = await request.app.state.web.leaderboard()
-    return board
+    web = request.app.state.web
+    return Response(web.board_json(await web.leaderboard()), media_type="application/json")
 
 
 async def submit_upload(request: Request, principal: Any, entrant: str | None) -> VersionBody:

@@ -52,6 +52,7 @@ class Web:
     checks: RateLimit = field(init=False)
     board: Board = field(init=False)
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
+    _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.auth = Authenticator(self.ladder.authenticate)
@@ -62,6 +63,12 @@ class Web:
     async def leaderboard(self) -> LeaderboardBody:
         """The latest computed leaderboard (``board.py``)."""
         return await self.board.latest()
+
+    def board_json(self, board: LeaderboardBody) -> bytes:
+        """``board`` as the API's JSON, serialized once per computed leaderboard (every open page polls it)."""
+        if self._json is None or self._json[0] is not board:
+            self._json = (board, board.model_dump_json().encode())
+        return self._json[1]
 
     def board_tables(self, board: LeaderboardBody) -> dict[str, Markup]:
         """The leaderboard page's two tables for ``board``, rendered once per computed leaderboard (they are the same
