@@ -242,6 +242,64 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
             raise SystemExit(130) from None
 
 
+@ladder_group.command("final")
+@_DIR
+@click.option("--top", type=int, default=3, show_default=True, help="race: how many places to settle.")
+@click.option("--format", "format_", type=click.Choice(["race", "balanced"]), default="race", show_default=True)
+@click.option("--tables-per-entrant", type=int, help="balanced: the tables each version sits at.")
+@click.option("--table-size", "-k", type=int, help="Players per game.  [default: the largest of [games] table_sizes]")
+@click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: [serve] jobs]")
+@click.option(
+    "--out", "-o", type=click.Path(path_type=Path, file_okay=False), help="Results folder.  [default: DIR/final]"
+)
+def final_cmd(
+    directory: Path,
+    top: int,
+    format_: str,
+    tables_per_entrant: int | None,
+    table_size: int | None,
+    jobs: int | None,
+    out: Path | None,
+) -> None:
+    """Close submissions and play a final between the active versions: a race for the --top places (or a balanced
+    tournament) with a fresh committed deal secret, as referee run plays it, into a normal results folder (its
+    standings, report and verify-deals). Run it again with the same --out to continue an interrupted final."""
+    from referee.cli.run_cmd import run_cmd
+    from referee.ladder.final import prepare_final
+
+    with _opened("final", directory) as ladder:
+        if ladder.serving() is not None:
+            fail(
+                "ladder final",
+                f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first",
+            )
+        plan = prepare_final(ladder)
+        config = ladder.config
+        root = ladder.layout.root
+    keys = ", ".join(v.key for v in plan.versions)
+    click.echo(f"ladder final: submissions are closed; {len(plan.versions)} versions: {keys}")
+    g = config.games
+    limits = config.limits.limits()
+    args = [
+        "--manifest", str(plan.manifest), "--format", format_, "--out", str(out or root / "final"),
+        "--rules", str(plan.rules), "--move-time", str(g.move_time), "--startup-time", str(g.startup_time),
+        "--sandbox", g.sandbox, "--clock", g.clock,
+        "--table-size", str(table_size or min(max(g.table_sizes), len(plan.versions))),
+        "--jobs", str(jobs or config.serve.jobs),
+    ]  # fmt: skip
+    if g.time_bank:
+        args += ["--time-bank", str(g.time_bank)]
+    for name, value in (
+        ("memory", limits.address_space), ("cpu_seconds", limits.cpu_seconds), ("processes", limits.processes),
+        ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
+    ):  # fmt: skip
+        args += ["--limit", f"{name}={'none' if value is None else value}"]
+    args += ["--top", str(top)] if format_ == "race" else []
+    if tables_per_entrant is not None:
+        args += ["--tables-per-entrant", str(tables_per_entrant)]
+    run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+
+
 @ladder_group.command("status")
 @_DIR
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: leaderboard, gate queue, epoch, serve.")

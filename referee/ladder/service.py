@@ -330,6 +330,9 @@ class Ladder:
         entrant = self.entrant(name)
         if entrant.state == EntrantState.RETIRED:
             raise Refused(f"{visible(name)} has retired and takes no more versions")
+        closed = self.store.meta("submissions_closed")
+        if closed is not None:
+            raise Refused(f"submissions are closed ({closed})")
         cap = self.config.submissions.per_day
         since = (datetime.now(UTC) - timedelta(days=1)).isoformat(timespec="seconds")
         if self.store.submissions_since(entrant.id, since) >= cap:

@@ -193,8 +193,8 @@ class LadderStore:
             )
         db = self._db()
         try:
-            if create:
-                db.executescript(_SCHEMA)
+            if create or self._tables_missing(db):
+                db.executescript(_SCHEMA)  # idempotent: a ladder made before a table was added gets it
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('created_at', ?)", (now(),))
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
@@ -211,6 +211,11 @@ class LadderStore:
             )
 
     # ------------------------------------------------------------------------------------------ connections
+
+    @staticmethod
+    def _tables_missing(db: sqlite3.Connection) -> bool:
+        have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return "meta" in have and not {"version_sums", "pair_sums", "voids"} <= have
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)

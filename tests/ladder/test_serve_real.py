@@ -1,0 +1,91 @@
+"""A real ``serve`` with sandboxed sample bots: a version submitted mid-run passes its gate (referee check in the
+sandbox), gets its placement and takes its rank; a broken one is kept out by the gate; every bot is closed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.ladder import BlockKind, BlockState, Ladder, VersionState
+from referee.ladder.serve import ServeOptions, serve
+from referee.runner.sandbox import bwrap_path, bwrap_problem
+from tests.ladder.samples import sample_folder
+
+HAVE_SANDBOX = bwrap_path() is not None and bwrap_problem(bwrap_path() or "") is None
+pytestmark = [pytest.mark.sandbox, pytest.mark.skipif(not HAVE_SANDBOX, reason="bubblewrap absent or not usable here")]
+
+SETTINGS = """
+[games]
+table_sizes = [2, 3]
+table_weights = [1, 1]
+sandbox = "bwrap"
+[matchmaking]
+placement_blocks = 2
+[submissions]
+gate_games = 2
+[serve]
+jobs = 2
+max_processes = 24
+"""
+
+
+def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_takes_its_rank(tmp_path: Path) -> None:
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.layout.config.write_text(SETTINGS)
+    made.close()
+    lad = tmp_path / "lad"
+    with Ladder.open(lad) as ladder:
+        for name in ("random_bot", "greedy"):
+            ladder.add_entrant(name)
+            ladder.submit(name, sample_folder(name, tmp_path / "src"))
+        ladder.add_entrant("crasher")
+        broken = tmp_path / "src" / "broken"
+        broken.mkdir()
+        (broken / "bot.toml").write_text('command = "python bot.py"\n')
+        (broken / "bot.py").write_text("raise SystemExit(3)\n")
+        ladder.submit("crasher", broken)
+    lines: list[str] = []
+
+    async def main() -> None:
+        options = ServeOptions(announce=lines.append, poll=0.05, seed=4)
+        async with trio.open_nursery() as nursery:
+            ladder = await nursery.start(serve, lad, options)
+            with trio.fail_after(240):
+                while ladder.store.block_count() < 6:
+                    await trio.sleep(0.1)
+                # mid-run: a stronger bot arrives as a new version of random_bot
+                await trio.to_thread.run_sync(
+                    lambda: ladder.submit("random_bot", sample_folder("heuristic", tmp_path / "src", tag="-v2"))
+                )
+                while True:
+                    v2 = ladder.version("random_bot", 2)
+                    if v2.state == VersionState.RANKED and ladder.blocks(name="random_bot", number=2, limit=5):
+                        board = ladder.leaderboard()
+                        if len(board.rows) == 2 and v2.blocks >= 6:
+                            break
+                    await trio.sleep(0.1)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    with Ladder.open(lad) as ladder:
+        crasher = ladder.version("crasher", 1)
+        assert crasher.state == VersionState.FAILED and "handshake" in (crasher.reason or ""), crasher
+        assert not ladder.blocks(name="crasher", number=1)  # kept out: it never played
+        status = ladder.version_status("random_bot", 2)
+        assert status.gate is not None and status.gate.passed
+        v1 = ladder.version("random_bot", 1)
+        assert v1.state == VersionState.RETIRED and v1.blocks > 0  # the old version: replaced, its games kept
+        mine = sorted(ladder.blocks(name="random_bot", number=2, limit=None), key=lambda b: b.id)
+        assert [b.kind for b in mine[:2]] == [BlockKind.PLACEMENT] * 2
+        board = ladder.leaderboard()
+        assert board.rows[0].version.key == "random_bot#2", board  # heuristic beats greedy
+        assert not ladder.store.blocks(states=[BlockState.PLAYING])
+        for block in ladder.store.blocks(states=[BlockState.DONE], limit=None):
+            for game in ladder.games(block.id):
+                assert game.log_path is not None and (lad / game.log_path).is_file()
+        logs = ladder.stderr_logs("random_bot", 2)
+        assert logs, "its stderr is kept for its author"
+    assert any("random_bot#2 passed its gate" in line for line in lines), lines
+    assert any("random_bot#2 finished its placement and is ranked" in line for line in lines), lines
