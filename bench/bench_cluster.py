@@ -64,7 +64,9 @@ class Clock(Progress):
 
 def make_params(bot: Path, games: int, seed: int, sandbox: str) -> TournamentParams:
     entrants = tuple(EntrantInfo.from_spec(s) for s in with_unique_names([parse_bot_spec(str(bot))] * PLAYERS))
-    requested = Requested(entrants, PLAYERS, max(1, games // PLAYERS), seed, 2.0, None, None, sandbox)
+    requested = Requested(
+        entrants, table_size=PLAYERS, repeats=max(1, games // PLAYERS), seed=seed, move_time=2.0, sandbox=sandbox
+    )
     return resolve_params(None, requested)
 
 

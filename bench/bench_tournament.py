@@ -82,7 +82,9 @@ def params_for(bot: Path, games: int, seed: int, sandbox: str, move_time: float)
     specs = with_unique_names([parse_bot_spec(str(bot))] * PLAYERS)
     entrants = tuple(EntrantInfo.from_spec(s) for s in specs)
     repeats = max(1, games // PLAYERS)  # one table of four, four rotations per deal
-    requested = Requested(entrants, PLAYERS, repeats, seed, move_time, None, None, sandbox)
+    requested = Requested(
+        entrants, table_size=PLAYERS, repeats=repeats, seed=seed, move_time=move_time, sandbox=sandbox
+    )
     return resolve_params(None, requested)
 
 

@@ -183,7 +183,7 @@ def _resolve(held: ResultsFolder, given: CompareOptions) -> ComparePlan:
     ruleset = load_ruleset(given.rules_file).to_dict() if given.rules_file is not None else None
     requested = Requested(
         entrants,
-        table_size,
+        table_size=table_size,
         seed=given.seed,
         move_time=given.move_time,
         sandbox=given.sandbox,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -24,6 +25,9 @@ from referee.cli.options import (
 )
 from referee.cli.results_folder import ResultsFolder, check_unchanged, refuse, results_directory, storage_failed
 from referee.cli.results_folder import fail as _fail
+from referee.tournament.formats import FORMATS, format_options
+from referee.tournament.formats.gauntlet import CHALLENGERS
+from referee.tournament.options import FORMAT, MAX_GAMES, REPEATS, SEED, TABLE_SIZE, Option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -39,9 +43,6 @@ if TYPE_CHECKING:
         Tally,
         TournamentParams,
     )
-
-#: The schedule formats (``referee.tournament.FORMATS``; a test checks they agree).
-FORMATS = ("round-robin", "balanced", "gauntlet", "race")
 
 #: Largest number of entrants for which the head-to-head matrix is printed (it is always in standings.json).
 H2H_PRINT_MAX = 10
@@ -74,6 +75,36 @@ def _print_standings(console: Console, standings: Standings) -> None:
     console.print(standings_table(standings, width=console.width))
     if 2 < len(standings.entrants) <= H2H_PRINT_MAX:
         console.print(head_to_head_table(standings))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The tournament's options ``referee run`` makes from their declarations (the bots' settings come from
+#: ``referee.cli.options``, shared with the other commands): passed to ``Requested`` by name.
+DECLARED: tuple[Option[Any], ...] = (TABLE_SIZE, REPEATS, SEED, FORMAT, MAX_GAMES, *format_options())
+
+
+def _declared(option: Option[Any]) -> Callable[[F], F]:
+    """The ``referee run`` option of a tournament option's declaration (its flag, help and default said)."""
+    names = [option.flag or "", *([option.short] if option.short else []), option.name]
+    if option is FORMAT:
+        summaries = "; ".join(f"{fmt.name}: {fmt.summary}" for fmt in FORMATS.values())
+        said = f"{summaries}.  [default: {FORMAT.default}]"
+        return click.option(*names, type=click.Choice(tuple(FORMATS)), help=said)
+    return click.option(
+        *names, type=option.kind, multiple=option.multiple, metavar=option.metavar, help=option.help_text()
+    )
+
+
+def _each_declared(options: tuple[Option[Any], ...]) -> Callable[[F], F]:
+    """``_declared`` of each of ``options``, listed by ``--help`` in that order."""
+
+    def add(f: F) -> F:
+        for option in reversed(options):
+            f = _declared(option)(f)
+        return f
+
+    return add
 
 
 def _entrants(
@@ -115,14 +146,9 @@ def _entrants(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Entrants from a bots.toml file: one [[bot]] table each, with command and optional name, cwd, env.",
 )
-@click.option("--table-size", "-k", type=int, help="Players per game, 2 to 4.  [default: min(4, entrants)]")
-@click.option(
-    "--games", "-n", "repeats", type=int, help="Deals per table; each is played in every seat rotation.  [default: 1]"
-)
+@_each_declared((TABLE_SIZE, REPEATS))
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: number of cores]")
-@click.option(
-    "--seed", type=int, help="Tournament seed: with the deal secret, fixes every deal.  [default: random, printed]"
-)
+@_declared(SEED)
 @click.option(
     "--deal-secret",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -144,34 +170,7 @@ def _entrants(
 )
 @rules_option
 @limit_option
-@click.option(
-    "--format",
-    "format_",
-    type=click.Choice(FORMATS),
-    help="round-robin: every combination of entrants; balanced: every entrant at --tables-per-entrant tables, pairs "
-    "meeting evenly; gauntlet: --challenger entrants play the field, the field never meets itself; race: adaptive, "
-    "stops when the order of the --top entrants is settled at --confidence.  [default: round-robin]",
-)
-@click.option("--max-games", type=int, help="The most games any format may play.  [default: 100,000]")
-@click.option("--tables-per-entrant", type=int, help="balanced: the tables (deals) each entrant sits at.")
-@click.option(
-    "--challenger",
-    "challengers",
-    multiple=True,
-    metavar="BOT",
-    help="gauntlet: a bot that plays the field (repeatable; or challenger = true in bots.toml).",
-)
-@click.option("--top", type=int, help="race: how many places to settle.  [default: 3]")
-@click.option("--confidence", type=float, help="race: the confidence the order must reach.  [default: 0.95]")
-@click.option(
-    "--tie-margin",
-    type=float,
-    metavar="E",
-    help="race: an indifference zone, in points per game (the mean score difference of two entrants over a deal): "
-    "two entrants closer than E may be reported in either order, and the race stops once every entrant of the top K "
-    "is proven ahead of, or less than E behind, every entrant still in the race below it. With probability at least "
-    "--confidence no reported pair is out of order by E or more.  [default: 0, the exact order]",
-)
+@_each_declared((FORMAT, MAX_GAMES, *format_options()))
 @click.option(
     "--cluster",
     metavar="ADDRESS",
@@ -190,7 +189,7 @@ def run_cmd(**options: Any) -> None:
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        plan = _resolve(held, RunOptions(**options))
+        plan = _resolve(held, RunOptions.of(options))
         console = _console()
         _present(plan, _play(plan, console), console)
 
@@ -205,10 +204,7 @@ class RunOptions:
 
     bots: tuple[str, ...]
     manifest: Path | None
-    table_size: int | None
-    repeats: int | None
     jobs: int | None
-    seed: int | None
     deal_secret: Path | None
     move_time: float | None
     startup_time: float | None
@@ -221,14 +217,20 @@ class RunOptions:
     cluster: str | None
     rules_file: Path | None
     limits: dict[str, int | None]
-    format_: str | None = None
-    max_games: int | None = None
-    tables_per_entrant: int | None = None
-    challengers: tuple[str, ...] = ()
-    top: int | None = None
-    confidence: float | None = None
-    tie_margin: float | None = None
     lane_processes: bool = False
+    #: The options made from their declarations (``DECLARED``) by name; a repeatable one not given is ().
+    declared: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> RunOptions:
+        """The options click parsed (keyword → value)."""
+        declared = {o.name: options.pop(o.name) for o in DECLARED}
+        return cls(**options, declared=declared)
+
+    @property
+    def challengers(self) -> tuple[str, ...]:
+        """The ``--challenger`` BOTs."""
+        return tuple(self.declared.get(CHALLENGERS.name) or ())
 
 
 @dataclass(frozen=True)
@@ -314,27 +316,20 @@ def _requested(given: RunOptions, entrants: tuple[EntrantInfo, ...] | None, chos
     """What the options ask of the tournament (its entrants and the names of the challengers among them given)."""
     from referee.tournament import Requested
 
+    declared = {name: None if value == () else value for name, value in given.declared.items()}
+    declared[CHALLENGERS.name] = chosen or None  # the --challenger BOTs, as the entrants they became
     return Requested(
         entrants,
-        given.table_size,
-        given.repeats,
-        given.seed,
-        given.move_time,
-        given.startup_time,
-        given.time_bank,
-        given.sandbox,
-        load_ruleset(given.rules_file).to_dict() if given.rules_file is not None else None,
-        given.limits or None,
+        **declared,
+        move_time=given.move_time,
+        startup_time=given.startup_time,
+        time_bank=given.time_bank,
+        sandbox=given.sandbox,
         clock=given.clock,
+        ruleset=load_ruleset(given.rules_file).to_dict() if given.rules_file is not None else None,
+        limits=given.limits or None,
         # No bot reads the manifest.
         concealed=(str(given.manifest.resolve()),) if given.manifest is not None else None,
-        format=given.format_,
-        max_games=given.max_games,
-        tables_per_entrant=given.tables_per_entrant,
-        challengers=chosen or None,
-        top=given.top,
-        confidence=given.confidence,
-        tie_margin=given.tie_margin,
     )
 
 
@@ -469,23 +464,11 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
 
 def _describe(params: TournamentParams) -> str:
     """One line: the format, the entrants and the size of the schedule."""
-    from referee.tournament import planned_games
+    from referee.tournament import format_of
 
     n, k = len(params.entrants), params.table_size
     names = ", ".join(params.names) if n <= 12 else f"{', '.join(params.names[:10])}, ..."
-    what = f"{n} entrants ({names}), tables of {k}"
-    if params.format == "race":
-        return (
-            f"race: {what}, until the order of the top {params.top} is settled at {params.confidence:.0%} "
-            + (f"up to a tie margin of {params.tie_margin:g} points per game " if params.tie_margin else "")
-            + f"(at most {params.max_games:,} games)"
-        )
-    games = planned_games(params)
-    if params.format == "balanced":
-        return f"balanced tournament: {what}, {params.tables_per_entrant} tables per entrant, {games:,} games"
-    if params.format == "gauntlet":
-        return f"gauntlet: {what}, challengers {', '.join(params.challengers)}, {games:,} games"
-    return f"tournament: {what}, {params.repeats} deal(s) per table, {games:,} games"
+    return format_of(params).describe(params, f"{n} entrants ({names}), tables of {k}")
 
 
 @click.command("standings")

@@ -15,6 +15,9 @@ from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.replay import encode_replay
+from referee.tournament.formats import check_format, format_of, planned_games
+from referee.tournament.params import TournamentParams
+from referee.tournament.schedule import ScheduleError
 from referee.tournament.standings import Tally, with_format
 from referee.tournament.store import DB_NAME, EmptyStore, ResultsStore, StoreError
 
@@ -51,7 +54,6 @@ def load_tournament(
             stored_entrants = store.entrants()
             stored_games = list(store.games())
             stored_faults = store.faults()
-            planned = store.planned_games()
             deals = store.deals()
             recorded = store.replays() if replays else {}
     except EmptyStore as exc:
@@ -92,8 +94,7 @@ def load_tournament(
     ]
     if own:
         with_format(tally, params, {g.game_id: g.seats for g in stored_games})
-    if params.format == "race":
-        planned = tally.race_games
+    planned = _planned(params, tally)
     return Tournament(
         name=directory.resolve().name,
         entrants=entrants,
@@ -105,6 +106,16 @@ def load_tournament(
         deals=deals,
         ratings=tuple(tuple(tally.rating_history()[e.name]) for e in entrants),
     )
+
+
+def _planned(params: TournamentParams, tally: Tally) -> int | None:
+    """The games the tournament plans: its format's count (for a race, once it has ended, the games it played);
+    None when its stored parameters make no schedule."""
+    try:
+        check_format(params)
+    except ScheduleError:
+        return None
+    return tally.race_games if format_of(params).adaptive else planned_games(params)
 
 
 def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:

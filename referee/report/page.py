@@ -17,6 +17,7 @@ from referee.report.model import Tournament
 from referee.report.payload import SMALLEST, Packed, pack
 from referee.report.stats import scores_by_entrant
 from referee.report.viewer import ASSETS, REPLAY_MARKUP
+from referee.tournament.formats import FIXED_ORDER, FORMATS
 from referee.tournament.standings import WINS_NOTE, EntrantStanding
 
 
@@ -136,12 +137,8 @@ def _summary(t: Tournament) -> str:
 
 
 def _order_hint(t: Tournament) -> str:
-    order = (
-        "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
-        if t.standings.format == "race"
-        else "Best first by matchpoints over complete deals, then rating (OpenSkill Plackett-Luce, μ − 3σ, updated "
-        "game by game in schedule order); entrants without a complete deal last"
-    )
+    fmt = FORMATS.get(t.standings.format)
+    order = FIXED_ORDER if fmt is None else fmt.standings_order
     return (
         f'<p class="hint">{order}, as <code>referee standings</code> prints them. Matchpoints: the share of the '
         "table an entrant beat on each deal (its total over every seat rotation of the deal; a tie counts half), "

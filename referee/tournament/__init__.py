@@ -1,4 +1,5 @@
-"""Tournaments: the schedule of each format, local execution, the SQLite results store, standings and ratings.
+"""Tournaments: the formats and their schedules (``formats``), local execution, the SQLite results store, standings
+and ratings.
 
 ``schedule_for`` fixes every game of a round robin, balanced schedule or gauntlet from the parameters, the seed and
 the deal secret; a ``Race`` decides its rounds from the results so far; ``run_tournament`` plays what a
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from referee.tournament.confseq import BettingCSArray, MixtureTests
     from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
     from referee.tournament.dealstats import DealTally, block_outcomes, holm
-    from referee.tournament.designs import balanced_tables, check_format, gauntlet_tables, planned_games, schedule_for
+    from referee.tournament.designs import balanced_tables, gauntlet_tables
     from referee.tournament.display import head_to_head_table, standings_table
     from referee.tournament.entrants import (
         ManifestError,
@@ -40,18 +41,23 @@ if TYPE_CHECKING:
         play_batch,
         play_table,
     )
+    from referee.tournament.formats import (
+        FORMATS,
+        Format,
+        Schedule,
+        check_format,
+        format_of,
+        planned_games,
+        register,
+        schedule_for,
+        schedule_of,
+    )
+    from referee.tournament.formats.race import race_of, replay_race
     from referee.tournament.lane_workers import LaneError
     from referee.tournament.live import LiveProgress
-    from referee.tournament.params import (
-        DEFAULT_MAX_GAMES,
-        FORMATS,
-        EntrantInfo,
-        ParamsError,
-        Requested,
-        TournamentParams,
-        resolve_params,
-    )
-    from referee.tournament.race import Race, RaceOutcome, race_of, replay_race
+    from referee.tournament.options import DEFAULT_MAX_GAMES, Option
+    from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
+    from referee.tournament.race import Race, RaceOutcome
     from referee.tournament.run import Progress, RunOutcome, run_tournament
     from referee.tournament.schedule import (
         ScheduledGame,
@@ -76,7 +82,7 @@ _WHERE: dict[str, str] = {
     "ClusterError": "referee.tournament.cluster_errors",
     "DB_NAME": "referee.tournament.store",
     "DEAL_SCHEME": "referee.tournament.deals",
-    "DEFAULT_MAX_GAMES": "referee.tournament.params",
+    "DEFAULT_MAX_GAMES": "referee.tournament.options",
     "DaskExecutor": "referee.tournament.cluster",
     "DealSecret": "referee.tournament.deals",
     "DealSecretError": "referee.tournament.deals",
@@ -84,12 +90,14 @@ _WHERE: dict[str, str] = {
     "EntrantInfo": "referee.tournament.params",
     "EntrantStanding": "referee.tournament.standings",
     "Executor": "referee.tournament.execute",
-    "FORMATS": "referee.tournament.params",
+    "FORMATS": "referee.tournament.formats",
+    "Format": "referee.tournament.formats",
     "LaneError": "referee.tournament.lane_workers",
     "LiveProgress": "referee.tournament.live",
     "LocalExecutor": "referee.tournament.execute",
     "ManifestError": "referee.tournament.entrants",
     "MixtureTests": "referee.tournament.confseq",
+    "Option": "referee.tournament.options",
     "ParamsError": "referee.tournament.params",
     "PlaySetup": "referee.tournament.execute",
     "PlayedGame": "referee.tournament.execute",
@@ -101,6 +109,7 @@ _WHERE: dict[str, str] = {
     "ResultsStore": "referee.tournament.store",
     "Rounds": "referee.tournament.execute",
     "RunOutcome": "referee.tournament.run",
+    "Schedule": "referee.tournament.formats",
     "ScheduleError": "referee.tournament.schedule",
     "ScheduledGame": "referee.tournament.schedule",
     "SeatRow": "referee.tournament.store",
@@ -115,10 +124,11 @@ _WHERE: dict[str, str] = {
     "balanced_tables": "referee.tournament.designs",
     "block_outcomes": "referee.tournament.dealstats",
     "check_cluster_address": "referee.tournament.cluster",
-    "check_format": "referee.tournament.designs",
+    "check_format": "referee.tournament.formats",
     "commitment_of": "referee.tournament.deals",
     "deal_seed": "referee.tournament.deals",
     "default_table_size": "referee.tournament.schedule",
+    "format_of": "referee.tournament.formats",
     "gauntlet_tables": "referee.tournament.designs",
     "head_to_head_table": "referee.tournament.display",
     "holm": "referee.tournament.dealstats",
@@ -126,14 +136,16 @@ _WHERE: dict[str, str] = {
     "load_manifest_entries": "referee.tournament.entrants",
     "make_schedule": "referee.tournament.schedule",
     "name_entrants": "referee.tournament.entrants",
-    "planned_games": "referee.tournament.designs",
+    "planned_games": "referee.tournament.formats",
     "play_batch": "referee.tournament.execute",
     "play_table": "referee.tournament.execute",
-    "race_of": "referee.tournament.race",
-    "replay_race": "referee.tournament.race",
+    "race_of": "referee.tournament.formats.race",
+    "register": "referee.tournament.formats",
+    "replay_race": "referee.tournament.formats.race",
     "resolve_params": "referee.tournament.params",
     "run_tournament": "referee.tournament.run",
-    "schedule_for": "referee.tournament.designs",
+    "schedule_for": "referee.tournament.formats",
+    "schedule_of": "referee.tournament.formats",
     "seat_rows": "referee.tournament.store",
     "standings_from_store": "referee.tournament.standings",
     "standings_table": "referee.tournament.display",
@@ -160,11 +172,13 @@ __all__ = [
     "EntrantInfo",
     "EntrantStanding",
     "Executor",
+    "Format",
     "LaneError",
     "LiveProgress",
     "LocalExecutor",
     "ManifestError",
     "MixtureTests",
+    "Option",
     "ParamsError",
     "PlaySetup",
     "PlayedGame",
@@ -176,6 +190,7 @@ __all__ = [
     "ResultsStore",
     "Rounds",
     "RunOutcome",
+    "Schedule",
     "ScheduleError",
     "ScheduledGame",
     "SeatRow",
@@ -193,6 +208,7 @@ __all__ = [
     "commitment_of",
     "deal_seed",
     "default_table_size",
+    "format_of",
     "gauntlet_tables",
     "head_to_head_table",
     "holm",
@@ -204,10 +220,12 @@ __all__ = [
     "play_batch",
     "play_table",
     "race_of",
+    "register",
     "replay_race",
     "resolve_params",
     "run_tournament",
     "schedule_for",
+    "schedule_of",
     "seat_rows",
     "standings_from_store",
     "standings_table",

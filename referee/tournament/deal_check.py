@@ -15,7 +15,7 @@ from referee.engine import RulesetError, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
 from referee.tournament.deals import DealSecret
-from referee.tournament.designs import schedule_for
+from referee.tournament.formats import schedule_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduleError, TableBatch
 from referee.tournament.store import ResultsStore, SeatRow, StoreError
@@ -54,13 +54,7 @@ def _schedule(
     params: TournamentParams, secret: DealSecret, stored: Mapping[str, Sequence[SeatRow]]
 ) -> list[TableBatch]:
     """Every block the tournament's format schedules with ``secret``: a race's rounds replayed from the results."""
-    if params.format != "race":
-        return schedule_for(params, secret)
-    from referee.tournament.race import race_of, replay_race  # numpy: only for a race
-
-    rounds: list[TableBatch] = []
-    replay_race(race_of(params, secret), stored, rounds)
-    return rounds
+    return schedule_of(params, secret).blocks(stored)
 
 
 def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment: str | None = None) -> DealCheck:

@@ -1,15 +1,14 @@
-"""The schedule of each format, and the checks of a format's options (one-line ``ScheduleError``s).
+"""The tables of the formats that are not every combination (``referee.tournament.formats`` uses them).
 
-- ``round-robin``: every combination of ``table_size`` entrants (``schedule.make_schedule``).
 - ``balanced``: an incomplete design. Every entrant sits at exactly ``tables_per_entrant`` tables and pairs of
   entrants meet as evenly as possible: a seeded greedy construction (each table is filled from the entrants with the
   most seats still to fill, preferring those who met the table's entrants least) followed by swaps of two entrants
   between tables that lower the sum of squared pair meetings. Games grow as entrants × tables per entrant.
 - ``gauntlet``: every table holds one entrant of the field and ``table_size - 1`` challengers, each combination of
   challengers against each field entrant, ``repeats`` times: field entrants never share a table.
-- ``race``: adaptive; its rounds come from ``referee.tournament.race``.
 
-Every table is a block: one deal, every seat rotation. Everything is a pure function of the parameters.
+Every table becomes a block (one deal, every seat rotation: ``schedule.table_batches``). Both are pure functions of
+their arguments.
 """
 
 from __future__ import annotations
@@ -19,124 +18,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from referee.engine import MAX_PLAYERS, MIN_PLAYERS
-from referee.tournament.deals import DealSecret
-from referee.tournament.params import FORMATS, TournamentParams
-from referee.tournament.schedule import ScheduleError, TableBatch, make_schedule, table_batches
-
-__all__ = ["balanced_tables", "check_format", "gauntlet_tables", "planned_games", "schedule_for"]
-
-
-def planned_games(params: TournamentParams) -> int | None:
-    """How many games a static format plays (None for a race, which decides as it goes)."""
-    n, k = len(params.entrants), params.table_size
-    if params.format == "round-robin":
-        return math.comb(n, k) * k * params.repeats
-    if params.format == "balanced":
-        return n * (params.tables_per_entrant or 0)
-    if params.format == "gauntlet":
-        field = n - len(params.challengers)
-        return field * math.comb(len(params.challengers), k - 1) * k * params.repeats
-    return None
-
-
-def check_format(params: TournamentParams) -> None:
-    """Raise ``ScheduleError`` (one line, naming the option and what to do) for options that do not make a schedule
-    of ``params.format``, or one that would pass ``--max-games``."""
-    n, k, fmt = len(params.entrants), params.table_size, params.format
-    if fmt not in FORMATS:
-        raise ScheduleError(f"unknown --format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if params.max_games < 1:
-        raise ScheduleError(f"--max-games must be at least 1, got {params.max_games}")
-    if n < MIN_PLAYERS:
-        raise ScheduleError(f"a tournament needs at least {MIN_PLAYERS} entrants, got {n}")
-    if not MIN_PLAYERS <= k <= MAX_PLAYERS:
-        raise ScheduleError(f"table size must be {MIN_PLAYERS} to {MAX_PLAYERS}, got {k}")
-    if k > n:
-        raise ScheduleError(f"table size {k} is larger than the number of entrants ({n})")
-    if params.repeats < 1:
-        raise ScheduleError(f"the number of games per table must be at least 1, got {params.repeats}")
-    if params.tables_per_entrant is not None and fmt != "balanced":
-        raise ScheduleError("--tables-per-entrant applies to --format balanced only")
-    if params.challengers and fmt != "gauntlet":
-        raise ScheduleError("challengers (--challenger, or challenger = true in the manifest) need --format gauntlet")
-    if (params.top, params.confidence) != (3, 0.95) and fmt != "race":
-        raise ScheduleError("--top and --confidence apply to --format race only")
-    if params.tie_margin != 0 and fmt != "race":
-        raise ScheduleError("--tie-margin applies to --format race only")
-    if params.repeats != 1 and fmt in ("balanced", "race"):
-        raise ScheduleError(f"--games does not apply to --format {fmt}: every table plays one deal")
-    if fmt == "balanced":
-        _check_balanced(n, k, params.tables_per_entrant)
-    elif fmt == "gauntlet":
-        _check_gauntlet(params)
-    elif fmt == "race":
-        if not 1 <= params.top < n:
-            raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {params.top}")
-        if not 0.5 <= params.confidence < 1:
-            raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {params.confidence}")
-        if not 0 <= params.tie_margin < math.inf:
-            raise ScheduleError(f"--tie-margin must be 0 or more points per game, got {params.tie_margin}")
-    games = planned_games(params)
-    if games is not None and games > params.max_games:
-        hint = (
-            "; use --format balanced --tables-per-entrant T or --format race, or raise --max-games"
-            if fmt == "round-robin"
-            else "; lower it, or raise --max-games"
-        )
-        what = {"round-robin": "a round robin", "balanced": "this balanced schedule", "gauntlet": "this gauntlet"}[fmt]
-        raise ScheduleError(
-            f"{what} of {n} entrants at tables of {k} is {games:,} games, over --max-games {params.max_games:,}{hint}"
-        )
-
-
-def _check_balanced(n: int, k: int, tables: int | None) -> None:
-    if tables is None:
-        raise ScheduleError("--format balanced needs --tables-per-entrant T (the tables each entrant sits at)")
-    if tables < 1:
-        raise ScheduleError(f"--tables-per-entrant must be at least 1, got {tables}")
-    if n * tables % k:
-        step = k // math.gcd(n, k)
-        options = ", ".join(str(step * i) for i in range(1, 4))
-        raise ScheduleError(
-            f"--tables-per-entrant {tables} with {n} entrants at tables of {k} leaves seats empty "
-            f"(entrants x tables must be a multiple of {k}); use {options}, ..."
-        )
-
-
-def _check_gauntlet(params: TournamentParams) -> None:
-    names, k = params.names, params.table_size
-    unknown = [c for c in params.challengers if c not in names]
-    if unknown:
-        raise ScheduleError(f"challenger {unknown[0]!r} is not an entrant")
-    if not params.challengers:
-        raise ScheduleError("--format gauntlet needs challengers: --challenger BOT, or challenger = true in bots.toml")
-    if len(params.challengers) == len(names):
-        raise ScheduleError("--format gauntlet needs a field: every entrant is a challenger")
-    if len(params.challengers) < k - 1:
-        raise ScheduleError(
-            f"a gauntlet at tables of {k} needs {k - 1} challengers per table (field entrants never share a "
-            f"table), got {len(params.challengers)}; use --table-size {len(params.challengers) + 1} or add challengers"
-        )
-
-
-def schedule_for(params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
-    """The whole schedule of a static format (``check_format`` first), dealt from ``secret``. Raises
-    ``ScheduleError`` for a race."""
-    check_format(params)
-    seed = params.seed
-    if params.format == "round-robin":
-        return make_schedule(
-            params.names, table_size=params.table_size, repeats=params.repeats, seed=seed, secret=secret
-        )
-    if params.format == "balanced":
-        assert params.tables_per_entrant is not None
-        tables = balanced_tables(params.names, params.table_size, params.tables_per_entrant, seed)
-        return table_batches([(0, table) for table in tables], seed, secret)
-    if params.format == "gauntlet":
-        tables = gauntlet_tables(params.names, params.challengers, params.table_size)
-        return table_batches([(r, table) for r in range(params.repeats) for table in tables], seed, secret)
-    raise ScheduleError("--format race has no fixed schedule: its rounds depend on the results")
+__all__ = ["balanced_tables", "gauntlet_tables"]
 
 
 def gauntlet_tables(names: Sequence[str], challengers: Sequence[str], k: int) -> list[tuple[str, ...]]:

@@ -23,6 +23,7 @@ import trio
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig, play_game, run_until_stopped
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
+from referee.tournament.formats import format_of
 from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.schedule import ScheduledGame, TableBatch
 from referee.tournament.store import StoreError
@@ -395,9 +396,8 @@ class PlaySetup:
 
     ``out_dir`` is the results folder (game logs in ``games/``, bot stderr in ``bots/``); ``finished`` holds the
     ids of the games stored already, never played again (the caller adds each game it commits); ``on_game``
-    takes every finished game, once. ``keep`` is how many processes of an entrant a lane keeps (``PlayerPool``):
-    a race keeps one per seat rotation (its rounds bring new deals, so they need no new process), the fixed
-    formats one.
+    takes every finished game, once. ``keep`` is how many processes of an entrant a lane keeps (``PlayerPool``),
+    as the format says (``Format.processes_kept``: a race one per seat rotation, the fixed formats one).
     """
 
     entrants: tuple[EntrantInfo, ...]
@@ -414,7 +414,7 @@ class PlaySetup:
     ) -> PlaySetup:
         """The setup of ``params``' games, its results in ``out_dir`` hidden from every bot. Raises the runner's
         ``ConfigError`` or ``RulesetError`` for impossible settings or an impossible ruleset."""
-        keep = params.table_size if params.format == "race" else 1
+        keep = format_of(params).processes_kept(params)
         config, ruleset = params.runner_config(results=out_dir), params.game_ruleset()
         return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep)
 

@@ -1,6 +1,8 @@
 """A tournament's parameters: what defines its schedule and its conditions, stored with its results.
 
-A resumed tournament must have the same parameters as the one it continues, or its games would not be
+Each option is declared once (``referee.tournament.options``; a format's own in its module of
+``referee.tournament.formats``): its JSON round trip, its default and how a refused resume names it come from
+there. A resumed tournament must have the same parameters as the one it continues, or its games would not be
 comparable; ``TournamentParams.mismatch`` names the first difference.
 """
 
@@ -8,8 +10,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -19,22 +21,28 @@ from referee.engine import RefereeError, Ruleset
 from referee.runner import BotSettings, BotSpec, ClockMode, Limits, RunnerConfig, SandboxMode, entrant_paths
 from referee.settings import settings_fields
 from referee.tournament.fingerprint import changed_file, file_digests
+from referee.tournament.formats import FORMATS, format_options
+from referee.tournament.options import (
+    CLOCK,
+    CONCEALED,
+    CORE,
+    DEFAULT_MAX_GAMES,
+    FORMAT,
+    MAX_GAMES,
+    SEED,
+    TABLE_SIZE,
+    Option,
+)
 from referee.tournament.schedule import default_table_size
 
 __all__ = [
     "DEFAULT_MAX_GAMES",
-    "FORMATS",
     "EntrantInfo",
     "ParamsError",
     "Requested",
     "TournamentParams",
     "resolve_params",
 ]
-
-#: The schedule formats of ``referee run --format``.
-FORMATS = ("round-robin", "balanced", "gauntlet", "race")
-#: The most games any format plays unless ``--max-games`` says otherwise.
-DEFAULT_MAX_GAMES = 100_000
 
 
 class ParamsError(RefereeError, ValueError):
@@ -86,19 +94,19 @@ class TournamentParams:
     limits: dict[str, int | None] = field(default_factory=dict)
     #: Files of the contest no bot may read besides the entrants' own (the manifest); not part of what defines
     #: the games, so a resume never compares them.
-    concealed: tuple[str, ...] = ()
-    clock: ClockMode = ClockMode.WALL
-    format: str = "round-robin"
-    max_games: int = DEFAULT_MAX_GAMES
-    tables_per_entrant: int | None = None  # balanced
-    challengers: tuple[str, ...] = ()  # gauntlet: the entrants that play the field
-    top: int = 3  # race: the places to settle
-    confidence: float = 0.95  # race
-    tie_margin: float = 0.0  # race: points per game within which two entrants may be reported in either order
+    concealed: tuple[str, ...] = CONCEALED.default
+    clock: ClockMode = CLOCK.default
+    format: str = FORMAT.default
+    max_games: int = MAX_GAMES.default
+    #: Every format's own options by name (``formats.format_options``; one not given has its default): read one
+    #: with its declaration, ``TOP.of(params)``.
+    options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sandbox", SandboxMode(self.sandbox))
         object.__setattr__(self, "clock", ClockMode(self.clock))
+        # every format's options, at their defaults unless given: two parameters are equal when their values are
+        object.__setattr__(self, "options", {o.name: self.options.get(o.name, o.default) for o in format_options()})
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -106,9 +114,8 @@ class TournamentParams:
 
     def bot_settings(self) -> BotSettings:
         """How its bots run. Raises the runner's ``ConfigError`` for impossible values."""
-        return BotSettings(
-            self.move_time, self.startup_time, self.time_bank, self.sandbox, self.clock, Limits(**self.limits)
-        )
+        chosen = {name: getattr(self, name) for name in settings_fields() if name != "limits"}
+        return BotSettings(**chosen, limits=Limits(**self.limits))
 
     def bot_specs(self) -> dict[str, BotSpec]:
         """Entrant name → how the runner starts its bot."""
@@ -136,38 +143,38 @@ class TournamentParams:
         widest = sorted(self.names, key=lambda n: len(n.encode("utf-8")), reverse=True)[: self.table_size]
         check_line_bound(self.game_ruleset(), widest, max(game_ids, key=len, default=""))
 
+    def value(self, option: Option[Any]) -> Any:
+        """The value of ``option``: a field of these parameters, or one of a format's options."""
+        return getattr(self, option.name) if option.name in _FIELDS else option.of(self)
+
+    def changed(self, changes: Mapping[str, Any]) -> TournamentParams:
+        """A copy with ``changes``: option name (a field, or a format's option) → its new value. Raises
+        ``TypeError`` for a name that is neither."""
+        unknown = [name for name in changes if name not in _FIELDS and name not in _format_option_names()]
+        if unknown:
+            raise TypeError(f"unknown tournament option {unknown[0]!r}")
+        own = {name: value for name, value in changes.items() if name in _FIELDS}
+        theirs = {name: value for name, value in changes.items() if name not in _FIELDS}
+        return replace(self, **own, options={**self.options, **theirs}) if theirs else replace(self, **own)
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        """Every option by name (each format's too, at its default when it is not this one's), as ``from_json``
+        reads it back."""
+        data: dict[str, Any] = {"entrants": [asdict(e) for e in self.entrants]}
+        data.update((o.name, self.value(o)) for o in (*CORE, *format_options()))
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> TournamentParams:
-        """Raises ``ValueError`` (or ``KeyError``/``TypeError``) on text not written by ``to_json``."""
+        """Raises ``ValueError`` (or ``KeyError``/``TypeError``) on text not written by ``to_json``; an option an
+        older referee did not store takes its default."""
         data = json.loads(text)
         entrants = tuple(
             EntrantInfo(e["name"], tuple(e["argv"]), e.get("cwd"), dict(e.get("env") or {}), dict(e.get("files") or {}))
             for e in data["entrants"]
         )
-        return cls(
-            entrants=entrants,
-            table_size=int(data["table_size"]),
-            repeats=int(data["repeats"]),
-            seed=int(data["seed"]),
-            ruleset=dict(data["ruleset"]),
-            move_time=float(data["move_time"]),
-            startup_time=float(data["startup_time"]),
-            time_bank=None if data.get("time_bank") is None else float(data["time_bank"]),
-            sandbox=SandboxMode(data["sandbox"]),
-            clock=ClockMode(data.get("clock") or ClockMode.WALL),
-            limits=dict(data.get("limits") or {}),
-            concealed=tuple(data.get("concealed") or ()),
-            format=str(data.get("format", "round-robin")),
-            max_games=int(data.get("max_games", DEFAULT_MAX_GAMES)),
-            tables_per_entrant=None if data.get("tables_per_entrant") is None else int(data["tables_per_entrant"]),
-            challengers=tuple(str(c) for c in data.get("challengers") or ()),
-            top=int(data.get("top", 3)),
-            confidence=float(data.get("confidence", 0.95)),
-            tie_margin=float(data.get("tie_margin", 0.0)),
-        )
+        own = {o.name: o.load(data) for o in CORE}
+        return cls(entrants=entrants, **own, options={o.name: o.load(data) for o in format_options()})
 
     def mismatch(self, other: TournamentParams) -> str | None:
         """The first difference between the stored tournament (``self``) and ``other``, as a sentence; or None."""
@@ -180,30 +187,19 @@ class TournamentParams:
                 return f"entrant {mine.name} ran in the folder {mine.cwd}; now {theirs.cwd}"
             if mine.env != theirs.env:
                 return f"entrant {mine.name}'s environment {_env_change(mine.env, theirs.env)}"
-        labels = {
-            "table_size": "--table-size",
-            "repeats": "--games",
-            "seed": "--seed",
-            "ruleset": "the ruleset",
-            "move_time": "--move-time",
-            "startup_time": "the startup time",
-            "time_bank": "the time bank",
-            "sandbox": "--sandbox",
-            "clock": "--clock",
-            "limits": "--limit",
-            "format": "--format",
-            "max_games": "--max-games",
-            "tables_per_entrant": "--tables-per-entrant",
-            "challengers": "the challengers",
-            "top": "--top",
-            "confidence": "--confidence",
-            "tie_margin": "--tie-margin",
-        }
-        for name, label in labels.items():
-            was, now = getattr(self, name), getattr(other, name)
-            if was != now:
-                return f"{label} was {was}; now {now}"
+        for option in (*CORE, *format_options()):
+            was, now = self.value(option), other.value(option)
+            if option.compared and was != now:
+                return f"{option.named} was {was}; now {now}"
         return None
+
+
+#: The options that are fields of ``TournamentParams`` (the rest are formats' options).
+_FIELDS = frozenset(f.name for f in fields(TournamentParams)) - {"options"}
+
+
+def _format_option_names() -> set[str]:
+    return {o.name for o in format_options()}
 
 
 def _env_change(was: dict[str, str], now: dict[str, str]) -> str:
@@ -218,51 +214,48 @@ def _env_change(was: dict[str, str], now: dict[str, str]) -> str:
     return "is the same"  # pragma: no cover - only called when the two differ
 
 
-@dataclass(frozen=True, slots=True)
 class Requested:
-    """What the organiser asked for; None means "not given" (a default, or the stored value on a resume)."""
+    """What the organiser asked for: the entrants (None: not given), and each option given by its name (a field of
+    ``TournamentParams`` or a format's option), ``Requested(entrants, seed=7, top=5)``. A value of None is not
+    given: the default, or the stored value on a resume. Raises ``TypeError`` for a name no option has."""
 
-    entrants: tuple[EntrantInfo, ...] | None = None
-    table_size: int | None = None
-    repeats: int | None = None
-    seed: int | None = None
-    move_time: float | None = None
-    startup_time: float | None = None
-    time_bank: float | None = None
-    sandbox: str | None = None
-    ruleset: dict[str, Any] | None = None
-    limits: dict[str, int | None] | None = None
-    clock: str | None = None
-    concealed: tuple[str, ...] | None = None
-    format: str | None = None
-    max_games: int | None = None
-    tables_per_entrant: int | None = None
-    challengers: tuple[str, ...] | None = None
-    top: int | None = None
-    confidence: float | None = None
-    tie_margin: float | None = None
+    __slots__ = ("entrants", "given")
+
+    def __init__(self, entrants: tuple[EntrantInfo, ...] | None = None, **options: Any) -> None:
+        known = {o.name for o in CORE} | _format_option_names()
+        unknown = [name for name in options if name not in known]
+        if unknown:
+            raise TypeError(f"unknown tournament option {unknown[0]!r}")
+        self.entrants = entrants
+        #: Option name → the value asked for, for every option given.
+        self.given: dict[str, Any] = {name: value for name, value in options.items() if value is not None}
+
+    def __repr__(self) -> str:
+        return f"Requested({self.entrants!r}, **{self.given!r})"
 
 
 def _table_size(requested: Requested) -> int:
-    """The requested table size, else ``min(4, entrants)`` (a gauntlet: at most one seat more than its challengers)."""
-    if requested.table_size is not None:
-        return requested.table_size
+    """The requested table size, else ``min(4, entrants)`` as the format takes it (a gauntlet: at most one seat
+    more than its challengers)."""
+    given = requested.given
+    if TABLE_SIZE.name in given:
+        return int(given[TABLE_SIZE.name])
     size = default_table_size(len(requested.entrants or ()))
-    if requested.format == "gauntlet" and requested.challengers:
-        size = min(size, len(requested.challengers) + 1)
-    return size
+    fmt = FORMATS.get(given.get(FORMAT.name, FORMAT.default))
+    return size if fmt is None else fmt.table_size(size, given)
 
 
 def resolve_params(stored: TournamentParams | None, requested: Requested) -> TournamentParams:
     """The parameters to run with: the stored ones (a resume) or the requested ones with defaults filled in.
 
     On a resume every requested value must equal the stored one. Raises ``ParamsError`` naming the difference,
-    or when a new tournament has no entrants. The default seed is random; the table size defaults to
-    ``min(4, entrants)`` and the number of games per table to 1.
+    or when a new tournament has no entrants, and the runner's ``ConfigError`` for an impossible bot setting.
+    Every default is its option's (``referee.tournament.options``, the bots' from ``BotSettings``); the seed's is
+    random, the table size's ``min(4, entrants)``, the ruleset's the standard one.
     """
-    given = {k: v for k, v in asdict(requested).items() if v is not None and k != "entrants"}
+    given = requested.given
     if stored is not None:
-        candidate = replace(stored, **given)
+        candidate = stored.changed(given)
         if requested.entrants is not None:
             candidate = replace(candidate, entrants=requested.entrants)
         diff = stored.mismatch(candidate)
@@ -272,24 +265,11 @@ def resolve_params(stored: TournamentParams | None, requested: Requested) -> Tou
     if not requested.entrants:
         raise ParamsError("no entrants: give bot files (e.g. bots/*.py) or --manifest bots.toml")
     bots = BotSettings(**{k: v for k, v in given.items() if k in settings_fields() and k != "limits"})
-    return TournamentParams(
-        entrants=requested.entrants,
-        table_size=_table_size(requested),
-        repeats=1 if requested.repeats is None else requested.repeats,
-        seed=secrets.randbelow(2**31) if requested.seed is None else requested.seed,
-        ruleset=Ruleset().to_dict() if requested.ruleset is None else requested.ruleset,
-        move_time=bots.move_time,
-        startup_time=bots.startup_time,
-        time_bank=bots.time_bank,
-        sandbox=bots.sandbox,
-        clock=bots.clock,
-        limits={} if requested.limits is None else requested.limits,
-        concealed=requested.concealed or (),
-        format=requested.format or "round-robin",
-        max_games=DEFAULT_MAX_GAMES if requested.max_games is None else requested.max_games,
-        tables_per_entrant=requested.tables_per_entrant,
-        challengers=requested.challengers or (),
-        top=3 if requested.top is None else requested.top,
-        confidence=0.95 if requested.confidence is None else requested.confidence,
-        tie_margin=0.0 if requested.tie_margin is None else requested.tie_margin,
-    )
+    own = {o.name: given.get(o.name, o.default) for o in CORE}
+    own.update((name, getattr(bots, name)) for name in settings_fields() if name != "limits")
+    own["limits"] = dict(own["limits"])
+    own[TABLE_SIZE.name] = _table_size(requested)
+    own[SEED.name] = given.get(SEED.name, secrets.randbelow(2**31))
+    own["ruleset"] = given.get("ruleset", Ruleset().to_dict())
+    options = {o.name: given.get(o.name, o.default) for o in format_options()}
+    return TournamentParams(entrants=requested.entrants, **own, options=options)

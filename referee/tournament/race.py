@@ -77,11 +77,9 @@ import numpy.typing as npt
 
 from referee.tournament.confseq import BettingCSArray, MixtureTests, bet
 from referee.tournament.deals import DealSecret
-from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import TableBatch, table_batches
-from referee.tournament.store import SeatRow
 
-__all__ = ["Race", "RaceOutcome", "race_of", "replay_race"]
+__all__ = ["Race", "RaceOutcome"]
 
 #: The pairwise phase starts with the first round that has at most this many survivors.
 PAIRWISE_FROM = 32
@@ -589,40 +587,3 @@ def _nearest(group: Sequence[int], ranking: Sequence[int], count: int) -> list[i
     others = [i for i, e in enumerate(ranking) if e not in group]
     nearest = sorted(others, key=lambda i: (lo - i if i < lo else i - hi, i))[:count]
     return [ranking[i] for i in nearest]
-
-
-def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
-    """A new race with the parameters of ``params`` (format ``race``), dealt from ``secret`` (see ``Race``)."""
-    return Race(
-        params.names,
-        table_size=params.table_size,
-        seed=params.seed,
-        top=params.top,
-        confidence=params.confidence,
-        max_games=params.max_games,
-        secret=secret,
-        tie_margin=params.tie_margin,
-    )
-
-
-def replay_race(
-    race: Race, results: Mapping[str, Sequence[SeatRow]], rounds: list[TableBatch] | None = None
-) -> list[TableBatch]:
-    """Feed ``race`` every round whose games are all in ``results`` (game id → seats); the blocks of the first round
-    that is not complete (empty when the race is over). A pure function of the results and the parameters.
-    ``rounds``, when given, receives the blocks of every round scheduled on the way, the last one included."""
-    while (batches := race.next_round()) is not None:
-        if rounds is not None:
-            rounds.extend(batches)
-        if any(g.game_id not in results for b in batches for g in b.games):
-            return batches
-        race.record([_block_totals(b, results) for b in batches])
-    return []
-
-
-def _block_totals(batch: TableBatch, results: Mapping[str, Sequence[SeatRow]]) -> dict[str, float]:
-    totals: dict[str, float] = dict.fromkeys(batch.entrants, 0.0)
-    for g in batch.games:
-        for row in results[g.game_id]:
-            totals[row.entrant] += row.score
-    return totals

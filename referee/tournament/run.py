@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from referee.runner import Stopped
-from referee.tournament.designs import schedule_for
 from referee.tournament.execute import Executor, PlayedGame, PlaySetup
+from referee.tournament.formats import Results, Schedule, format_of, schedule_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
@@ -61,7 +61,8 @@ def run_tournament(
     on_committed: Callable[[PlayedGame], None] | None = None,
 ) -> RunOutcome:
     """Play every scheduled game of ``params`` that ``store`` does not hold yet with ``executor``, committing each
-    as it ends (then ``on_committed`` sees it); a race is played round after round.
+    as it ends (then ``on_committed`` sees it); a format that decides as it goes (a race) is played round after
+    round.
 
     ``store`` must already be initialised with ``params`` (and its deal secret); once every game is stored the
     secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule, ``RulesetError`` for a
@@ -70,13 +71,8 @@ def run_tournament(
     may raise errors of its own (``ClusterError``).
     """
     progress = progress or Progress()
-    secret = store.deal_secret()
-    if params.format == "race":
-        from referee.tournament.race import race_of, replay_race  # numpy: only for a race
-
-        race = race_of(params, secret)
-    else:
-        race = None
+    schedule: Schedule = schedule_of(params, store.deal_secret())
+    adaptive = format_of(params).adaptive  # its rounds read the results so far
     finished = store.finished_game_ids()
     results: dict[str, tuple[SeatRow, ...]] = {}
     tally = tally_from_store(store)
@@ -86,7 +82,7 @@ def run_tournament(
         nonlocal played
         store.record_game(p.game, p.result, duration=p.duration, declared=p.declared)
         rows = seat_rows(p.game.seats, p.result)
-        if race is not None:
+        if adaptive:
             results[p.game.game_id] = rows
         finished.add(p.game.game_id)
         tally.declared.update((name, said) for name, (said, _) in p.declared.items())
@@ -97,28 +93,23 @@ def run_tournament(
             on_committed(p)
 
     setup = PlaySetup.of(params, store.directory, finished, on_game)
-    if race is not None:
+    if adaptive:
         results.update((g.game_id, g.seats) for g in store.games())
-        upcoming = replay_race(race, results)
-        total = params.max_games
-        params.check_line_length([f"g{params.max_games:06d}"])  # the longest game id the race may use
-    else:
-        upcoming = schedule_for(params, secret)
-        total = sum(len(b.games) for b in upcoming)
-        params.check_line_length(g.game_id for b in upcoming for g in b.games)
+    known: Results = results
+    upcoming = schedule.next_round(known)
+    total = params.max_games if schedule.total is None else schedule.total
+    params.check_line_length(schedule.game_ids())
     rounds = [upcoming]
 
     def next_round() -> list[TableBatch]:
-        """The batches of the next round with a game to play: the schedule, then (a race) the race's next round."""
-        round_ = rounds.pop() if rounds else [] if race is None else replay_race(race, results)
-        if race is not None:  # where the race stands, and the live standings in its order
-            tally.order = race.outcome().order
-            if race.reason is None:
-                progress.race_round(race.rounds, race.games, len(race.survivors))
+        """The batches of the next round with a game to play: the first (replayed from the store), then the ones
+        the schedule decides from the results (a fixed schedule has no more)."""
+        round_ = rounds.pop() if rounds else schedule.next_round(known)
+        schedule.round_started(tally, progress)
         return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     done_before = len(finished)
-    progress.start(None if race is not None else total, done_before, tally)
+    progress.start(schedule.total, done_before, tally)
     try:
         executor.run(setup, next_round)
         interrupted = False
@@ -126,14 +117,7 @@ def run_tournament(
         interrupted = True
     finally:
         progress.stop()
-    outcome = RunOutcome(total, done_before, played, interrupted, None if race is None else race.outcome())
-    return _finish(store, outcome)
-
-
-def _finish(store: ResultsStore, outcome: RunOutcome) -> RunOutcome:
-    """Reveal the deal secret once every scheduled game is stored, or the race is over (see
-    ``referee.tournament.deals``)."""
-    over = outcome.race.reason is not None if outcome.race is not None else store.game_count() >= outcome.total
-    if over:
-        store.mark_revealed()
+    outcome = RunOutcome(total, done_before, played, interrupted, schedule.outcome())
+    if schedule.over(store.game_count()):  # every scheduled game is stored, or the race is over: the secret is
+        store.mark_revealed()  # revealed (see referee.tournament.deals)
     return outcome

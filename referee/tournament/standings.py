@@ -19,6 +19,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
+from referee.tournament.formats import DEFAULT_FORMAT, format_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.store import ResultsStore, SeatRow
 
@@ -102,7 +103,7 @@ class Standings:
     met: dict[str, dict[str, int]]
     paired: dict[str, dict[str, PairDeals]] = field(default_factory=dict)
     deals: int = 0
-    format: str = "round-robin"
+    format: str = DEFAULT_FORMAT
     race: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -185,7 +186,7 @@ class Tally:
         names: Sequence[str],
         declared: Mapping[str, str | None] | None = None,
         *,
-        format: str = "round-robin",
+        format: str = DEFAULT_FORMAT,
         history: bool = False,
     ) -> None:
         """With ``history``, ``rating_history()`` gives each entrant's rating after every game it played (the
@@ -319,7 +320,7 @@ def tally_from_store(store: ResultsStore, *, history: bool = False) -> Tally:
     ``Tally``'s (the report's ratings chart)."""
     params = store.params()
     tally = Tally(
-        store.names(), store.declared_names(), format=params.format if params else "round-robin", history=history
+        store.names(), store.declared_names(), format=params.format if params else DEFAULT_FORMAT, history=history
     )
     results = {}
     for game in store.games():
@@ -331,22 +332,10 @@ def tally_from_store(store: ResultsStore, *, history: bool = False) -> Tally:
 
 
 def with_format(tally: Tally, params: TournamentParams, results: Mapping[str, Sequence[SeatRow]]) -> None:
-    """Give ``tally`` what its format decides: for a race, the race's order and outcome (replayed from
-    ``results``, game id → seats)."""
+    """Give ``tally`` what its format decides (``Format.decide``: for a race, the race's order and outcome,
+    replayed from ``results``, game id → seats)."""
     tally.format = params.format
-    if params.format != "race":
-        return
-    from referee.tournament.race import race_of, replay_race  # numpy: only for a race
-
-    race = race_of(params)
-    replay_race(race, results)
-    outcome = race.outcome()
-    tally.order = outcome.order
-    tally.race = outcome.to_dict()
-    if outcome.reason is None:
-        tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
-    else:
-        tally.race_games = outcome.games
+    format_of(params).decide(tally, params, results)
 
 
 def standings_from_store(store: ResultsStore) -> Standings:

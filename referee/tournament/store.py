@@ -66,9 +66,8 @@ from urllib.parse import quote
 from referee.engine import RefereeError
 from referee.runner.layout import DB_NAME
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
-from referee.tournament.designs import check_format, planned_games
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import ScheduledGame, ScheduleError
+from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
     "DB_NAME",
@@ -534,16 +533,3 @@ class ResultsStore:
         """Every recorded fault, in the order recorded."""
         rows = self._rows("SELECT game_id, seat, entrant, kind, round, turn, detail, line FROM faults ORDER BY rowid")
         return [StoredFault(*row) for row in rows]
-
-    def planned_games(self) -> int | None:
-        """How many games the stored tournament's schedule holds (``designs.planned_games``, which counts what
-        ``schedule_for`` makes); None for a race (its rounds depend on the results) or when the stored parameters
-        make no schedule."""
-        params = self.params()
-        if params is None:
-            return None
-        try:
-            check_format(params)
-        except ScheduleError:
-            return None
-        return planned_games(params)

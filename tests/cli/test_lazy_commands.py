@@ -17,6 +17,10 @@ from referee.cli import app, check_cmd, options, protocol_cmd
 from referee.runner import Limits
 from referee.runner.config import SandboxMode
 
+#: What ``--help`` may load of the packages below: the tournament's option declarations and its formats' registry
+#: (``referee run --help`` shows them), which import nothing heavy.
+LIGHT = ("referee.tournament", "referee.tournament.options", "referee.tournament.formats")
+
 HEAVY = (
     "pydantic",
     "trio",
@@ -36,7 +40,12 @@ try:
     main(sys.argv[1:], prog_name="referee")
 except SystemExit as exc:
     assert exc.code == 0, exc.code
-heavy = sorted(m for m in sys.modules if m.split(".")[0] in {HEAVY_ROOTS} or m.startswith({HEAVY!r}))
+light = {LIGHT!r}
+heavy = sorted(
+    m for m in sys.modules
+    if (m.split(".")[0] in {HEAVY_ROOTS} or m.startswith({HEAVY!r}))
+    and not (m in light or m.startswith(light[-1] + "."))
+)
 print(" ".join(heavy), file=sys.stderr)
 """
 
@@ -44,6 +53,7 @@ print(" ".join(heavy), file=sys.stderr)
 def _imported_by(*args: str) -> list[str]:
     roots = {m for m in HEAVY if "." not in m}
     code = PROBE.replace("{HEAVY_ROOTS}", repr(roots)).replace("{HEAVY!r}", repr(HEAVY))
+    code = code.replace("{LIGHT!r}", repr(LIGHT))
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60, check=True)
     assert "Usage: referee" in done.stdout
     return done.stderr.split()

@@ -53,7 +53,9 @@ def entrants(bot_dir: Path, env: dict[str, dict[str, str]] | None = None) -> tup
 
 
 def make_params(bot_dir: Path, *, repeats: int = 1, env: dict[str, dict[str, str]] | None = None) -> TournamentParams:
-    requested = Requested(entrants(bot_dir, env), 3, repeats, 99, 5.0, 20.0, None, "none")
+    requested = Requested(
+        entrants(bot_dir, env), table_size=3, repeats=repeats, seed=99, move_time=5.0, startup_time=20.0, sandbox="none"
+    )
     return resolve_params(None, requested)
 
 

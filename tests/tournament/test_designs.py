@@ -28,7 +28,7 @@ def params(n: int, **kw: object) -> TournamentParams:
         time_bank=None,
         sandbox="none",
     )
-    return replace(base, **kw)  # type: ignore[arg-type]
+    return base.changed(kw)
 
 
 def assert_blocks(batches: list) -> None:  # type: ignore[type-arg]
@@ -107,7 +107,8 @@ def test_gauntlet_never_seats_two_field_entrants_together(field: int, challenger
         ({"format": "race", "top": 40}, "--top must be 1 to 39"),
         ({"format": "race", "confidence": 1.0}, "--confidence must be"),
         ({"format": "race", "repeats": 2}, "--games does not apply to --format race"),
-        ({"top": 5}, "--top and --confidence apply to --format race only"),
+        ({"top": 5}, "--top applies to --format race only"),
+        ({"confidence": 0.9}, "--confidence applies to --format race only"),
         ({"tables_per_entrant": 2}, "--tables-per-entrant applies to --format balanced only"),
         ({"challengers": ("e000",)}, "need --format gauntlet"),
         ({"format": "gauntlet"}, "--format gauntlet needs challengers"),
@@ -129,7 +130,7 @@ def test_bad_combinations_are_one_line_errors(changes: dict[str, object], messag
 def test_a_race_tie_margin_is_stored_and_a_resume_must_keep_it() -> None:
     p = params(40, format="race", tie_margin=0.5)
     assert TournamentParams.from_json(p.to_json()) == p
-    assert p.mismatch(replace(p, tie_margin=0.0)) == "--tie-margin was 0.5; now 0.0"
+    assert p.mismatch(p.changed({"tie_margin": 0.0})) == "--tie-margin was 0.5; now 0.0"
 
 
 def test_round_robin_under_the_cap_is_todays_schedule() -> None:
@@ -142,11 +143,20 @@ def test_round_robin_under_the_cap_is_todays_schedule() -> None:
         check_format(replace(p, max_games=119))
 
 
-def test_the_cli_offers_every_format() -> None:
-    from referee.cli.run_cmd import FORMATS as OFFERED
+def test_the_cli_offers_every_format_with_its_options() -> None:
+    """``referee run`` takes its --format choices, their help and each format's options from the registry."""
+    import click
+
+    from referee.cli.run_cmd import run_cmd
     from referee.tournament import FORMATS
 
-    assert OFFERED == FORMATS
+    by_name = {p.name: p for p in run_cmd.params}
+    choice = by_name["format"].type
+    assert isinstance(choice, click.Choice) and tuple(choice.choices) == tuple(FORMATS)
+    for fmt in FORMATS.values():
+        assert f"{fmt.name}: {fmt.summary}" in (by_name["format"].help or "")
+        for option in fmt.options:
+            assert option.flag in by_name[option.name].opts
 
 
 @pytest.mark.parametrize(

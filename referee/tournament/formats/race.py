@@ -1,0 +1,168 @@
+"""``--format race``: adaptive; its rounds come from ``referee.tournament.race`` and stop once the order of the
+``--top`` entrants is settled at ``--confidence`` (or ``--max-games`` is reached). Every table plays one deal.
+
+``race_of`` makes the ``Race`` of a tournament's parameters and ``replay_race`` feeds it the stored results, so the
+race's schedule, standings and deals are a pure function of the parameters and the results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from referee.tournament.formats.base import Format, Results, Schedule
+from referee.tournament.options import Option
+
+if TYPE_CHECKING:
+    from referee.tournament.deals import DealSecret
+    from referee.tournament.params import TournamentParams
+    from referee.tournament.race import Race, RaceOutcome
+    from referee.tournament.run import Progress
+    from referee.tournament.schedule import TableBatch
+    from referee.tournament.standings import Tally
+
+__all__ = ["CONFIDENCE", "FORMAT", "TIE_MARGIN", "TOP", "RaceFormat", "RaceSchedule", "race_of", "replay_race"]
+
+TOP: Option[int] = Option("top", 3, int, flag="--top", kind=int, help="race: how many places to settle.")
+CONFIDENCE: Option[float] = Option(
+    "confidence", 0.95, float, flag="--confidence", kind=float, help="race: the confidence the order must reach."
+)
+TIE_MARGIN: Option[float] = Option(
+    "tie_margin",
+    0.0,
+    float,
+    flag="--tie-margin",
+    kind=float,
+    metavar="E",
+    help="race: an indifference zone, in points per game (the mean score difference of two entrants over a deal): "
+    "two entrants closer than E may be reported in either order, and the race stops once every entrant of the top K "
+    "is proven ahead of, or less than E behind, every entrant still in the race below it. With probability at least "
+    "--confidence no reported pair is out of order by E or more.",
+    shown="0, the exact order",
+)
+
+
+def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
+    """A new race with the parameters of ``params`` (format ``race``), dealt from ``secret`` (see ``Race``)."""
+    from referee.tournament.race import Race  # numpy: only for a race
+
+    return Race(
+        params.names,
+        table_size=params.table_size,
+        seed=params.seed,
+        top=TOP.of(params),
+        confidence=CONFIDENCE.of(params),
+        max_games=params.max_games,
+        secret=secret,
+        tie_margin=TIE_MARGIN.of(params),
+    )
+
+
+def replay_race(race: Race, results: Results, rounds: list[TableBatch] | None = None) -> list[TableBatch]:
+    """Feed ``race`` every round whose games are all in ``results`` (game id → seats); the blocks of the first round
+    that is not complete (empty when the race is over). A pure function of the results and the parameters.
+    ``rounds``, when given, receives the blocks of every round scheduled on the way, the last one included."""
+    while (batches := race.next_round()) is not None:
+        if rounds is not None:
+            rounds.extend(batches)
+        if any(g.game_id not in results for b in batches for g in b.games):
+            return batches
+        race.record([_block_totals(b, results) for b in batches])
+    return []
+
+
+def _block_totals(batch: TableBatch, results: Results) -> dict[str, float]:
+    totals: dict[str, float] = dict.fromkeys(batch.entrants, 0.0)
+    for g in batch.games:
+        for row in results[g.game_id]:
+            totals[row.entrant] += row.score
+    return totals
+
+
+class RaceSchedule:
+    """A race's rounds: each one decided from the results of the rounds before."""
+
+    def __init__(self, race: Race) -> None:
+        self.race = race
+
+    @property
+    def total(self) -> None:
+        return None
+
+    def next_round(self, results: Results) -> list[TableBatch]:
+        return replay_race(self.race, results)
+
+    def game_ids(self) -> Iterable[str]:
+        return [f"g{self.race.max_games:06d}"]  # the longest game id the race may use
+
+    def blocks(self, results: Results) -> list[TableBatch]:
+        rounds: list[TableBatch] = []
+        replay_race(self.race, results, rounds)
+        return rounds
+
+    def over(self, stored: int) -> bool:
+        return self.race.reason is not None
+
+    def round_started(self, tally: Tally, progress: Progress) -> None:
+        race = self.race  # where the race stands, and the live standings in its order
+        tally.order = race.outcome().order
+        if race.reason is None:
+            progress.race_round(race.rounds, race.games, len(race.survivors))
+
+    def outcome(self) -> RaceOutcome:
+        return self.race.outcome()
+
+
+class RaceFormat(Format):
+    name = "race"
+    summary = "adaptive, stops when the order of the --top entrants is settled at --confidence"
+    called = "this race"
+    options = (TOP, CONFIDENCE, TIE_MARGIN)
+    deals_per_table = False
+    adaptive = True
+    standings_order = (
+        "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
+    )
+
+    def check(self, params: TournamentParams) -> None:
+        from referee.tournament.schedule import ScheduleError
+
+        n, top, confidence, margin = len(params.entrants), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
+        if not 1 <= top < n:
+            raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {top}")
+        if not 0.5 <= confidence < 1:
+            raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {confidence}")
+        if not 0 <= margin < math.inf:
+            raise ScheduleError(f"--tie-margin must be 0 or more points per game, got {margin}")
+
+    def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
+        return RaceSchedule(race_of(params, secret))
+
+    def processes_kept(self, params: TournamentParams) -> int:
+        """One per seat rotation: the race's rounds bring new deals, so they need no new process."""
+        return params.table_size
+
+    def describe(self, params: TournamentParams, entrants: str) -> str:
+        margin = TIE_MARGIN.of(params)
+        return (
+            f"race: {entrants}, until the order of the top {TOP.of(params)} is settled at "
+            f"{CONFIDENCE.of(params):.0%} "
+            + (f"up to a tie margin of {margin:g} points per game " if margin else "")
+            + f"(at most {params.max_games:,} games)"
+        )
+
+    def decide(self, tally: Tally, params: TournamentParams, results: Results) -> None:
+        """The race's order and outcome, replayed from ``results``."""
+        race = race_of(params)
+        replay_race(race, results)
+        outcome = race.outcome()
+        tally.order = outcome.order
+        tally.race = outcome.to_dict()
+        if outcome.reason is None:
+            tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
+        else:
+            tally.race_games = outcome.games
+
+
+FORMAT = RaceFormat()
