@@ -1,15 +1,36 @@
-"""The shape of the code: which module may use what (read from the source, every import at run time)."""
+"""The shape of the code, read from its source: no import cycles, imports one way between the packages, and the
+stores as the only users of SQLite. Every import counts, those inside functions too, but not those for the type
+checker alone (``if TYPE_CHECKING:``)."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("referee", "protocol")
 
+#: What each package may import of the project besides itself, ``referee.lazy`` and the ``referee`` package (its
+#: version), the README's arrows: the engine nothing; the protocol the engine; the runner both (and the bots'
+#: settings); the tournament the runner; the report, the check and the comparison what is below them; the ladder
+#: those; the web the ladder and the report. Nothing imports the CLI.
+MAY_IMPORT: dict[str, set[str]] = {
+    "engine": set(),
+    "protocol": {"engine"},
+    "runner": {"engine", "protocol", "settings"},
+    "tournament": {"engine", "protocol", "runner", "settings"},
+    "report": {"engine", "protocol", "runner", "settings", "tournament"},
+    "check": {"engine", "protocol", "runner", "settings"},
+    "compare": {"engine", "protocol", "runner", "settings", "tournament"},
+    "ladder": {"engine", "protocol", "runner", "settings", "tournament", "check", "report"},
+    "web": {"engine", "protocol", "runner", "settings", "tournament", "check", "report", "ladder"},
+}
 
-def _sources() -> dict[str, Path]:
+
+@cache
+def sources() -> dict[str, Path]:
     """Module name -> its file, for every module of the project's packages."""
     out = {}
     for top in PACKAGES:
@@ -21,19 +42,128 @@ def _sources() -> dict[str, Path]:
     return out
 
 
-def _top_level_imports(path: Path) -> set[str]:
-    """The modules ``path`` imports anywhere in its code (functions too), by their absolute names."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+@cache
+def _tree(module: str) -> ast.Module:
+    return ast.parse(sources()[module].read_text(encoding="utf-8"))
+
+
+@cache
+def _lazy_names(package: str) -> dict[str, str]:
+    """A package's lazily loaded names (``referee.lazy``): name -> the module it lives in, read from the literal
+    ``_WHERE`` of its ``__init__`` (none when it has none)."""
+    for node in _tree(package).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign) and "_WHERE" in ast.unparse(node).split("=")[0]:
+            assert node.value is not None
+            where: dict[str, str] = ast.literal_eval(node.value)
+            return where
+    return {}
+
+
+def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for other in node.orelse:
+                yield other
+                yield from _run_time_nodes(other)
+            continue
+        yield node
+        yield from _run_time_nodes(node)
+
+
+@cache
+def imports(module: str) -> frozenset[str]:
+    """The project's modules that ``module`` imports at run time (a package's lazy name counts as its module)."""
+    path = sources()[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in _run_time_nodes(_tree(module)):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.add(node.module)
-    return names
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                if full in sources():
+                    found.add(full)
+                elif base in sources() and alias.name in _lazy_names(base):
+                    found.add(_lazy_names(base)[alias.name])
+                else:
+                    found.add(base)
+    return frozenset(m for m in found if m in sources() and m != module)
+
+
+def _cycles() -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in imports(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sources():
+        if module not in index:
+            visit(module)
+    return found
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    assert _cycles() == []
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return "protocol" if parts[0] == "protocol" else parts[1] if len(parts) > 1 else "referee"
+
+
+def test_imports_go_one_way_between_the_packages() -> None:
+    wrong = [
+        f"{module} imports {other}"
+        for module in sources()
+        if _package(module) in MAY_IMPORT
+        for other in sorted(imports(module))
+        if _package(other) not in {_package(module), "lazy", "referee", *MAY_IMPORT[_package(module)]}
+    ]
+    assert wrong == []
 
 
 def test_only_the_stores_use_sqlite() -> None:
     """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
     are ``StoreError``s) or a ladder's ``LadderStore``."""
-    users = sorted(m for m, path in _sources().items() if "sqlite3" in _top_level_imports(path))
+    users = sorted(m for m in sources() if "sqlite3" in imports_anything(m))
     assert users == ["referee.ladder.store", "referee.tournament.store"]
+
+
+def imports_anything(module: str) -> set[str]:
+    """Every module name ``module`` imports, the project's or not (type checking's too)."""
+    names: set[str] = set()
+    for node in ast.walk(_tree(module)):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names

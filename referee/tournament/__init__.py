@@ -31,16 +31,7 @@ if TYPE_CHECKING:
         unique_names,
         with_unique_names,
     )
-    from referee.tournament.execute import (
-        Executor,
-        LocalExecutor,
-        PlayedGame,
-        PlayerPool,
-        PlaySetup,
-        Rounds,
-        play_batch,
-        play_table,
-    )
+    from referee.tournament.execute import Executor, PlayedGame, PlaySetup, Rounds, play_batch, play_table
     from referee.tournament.formats import (
         FORMATS,
         Format,
@@ -55,8 +46,10 @@ if TYPE_CHECKING:
     from referee.tournament.formats.race import race_of, replay_race
     from referee.tournament.lane_workers import LaneError
     from referee.tournament.live import LiveProgress
+    from referee.tournament.local import LocalExecutor
     from referee.tournament.options import DEFAULT_MAX_GAMES, Option
     from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
+    from referee.tournament.pool import PlayerPool
     from referee.tournament.race import Race, RaceOutcome
     from referee.tournament.run import Progress, RunOutcome, run_tournament
     from referee.tournament.schedule import (
@@ -94,14 +87,14 @@ _WHERE: dict[str, str] = {
     "Format": "referee.tournament.formats",
     "LaneError": "referee.tournament.lane_workers",
     "LiveProgress": "referee.tournament.live",
-    "LocalExecutor": "referee.tournament.execute",
+    "LocalExecutor": "referee.tournament.local",
     "ManifestError": "referee.tournament.entrants",
     "MixtureTests": "referee.tournament.confseq",
     "Option": "referee.tournament.options",
     "ParamsError": "referee.tournament.params",
     "PlaySetup": "referee.tournament.execute",
     "PlayedGame": "referee.tournament.execute",
-    "PlayerPool": "referee.tournament.execute",
+    "PlayerPool": "referee.tournament.pool",
     "Progress": "referee.tournament.run",
     "Race": "referee.tournament.race",
     "RaceOutcome": "referee.tournament.race",

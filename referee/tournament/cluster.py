@@ -40,7 +40,8 @@ from referee.tournament.cluster_worker import (
     release_run,
     required_files,
 )
-from referee.tournament.execute import PlaySetup, Rounds, lane_folders, rotation_order
+from referee.tournament.deal_queue import rotation_order
+from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
 

@@ -38,8 +38,9 @@ from referee.runner import BotSpec, Player, RunnerConfig
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.tournament.cluster_errors import ClusterError as ClusterError
 from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
-from referee.tournament.execute import PlayedGame, PlayerPool, play_batch
+from referee.tournament.execute import PlayedGame, play_batch
 from referee.tournament.params import EntrantInfo
+from referee.tournament.pool import PlayerPool
 from referee.tournament.schedule import TableBatch
 
 __all__ = [

@@ -1,19 +1,20 @@
-"""Playing scheduled games: a pool of live bot processes per table lane, table batches, the local executor.
+"""Playing scheduled games on table lanes: what an executor is given (``PlaySetup``) and does (``Executor``), one
+table batch played with a lane's ``PlayerPool`` (``play_batch``), and lanes driven round after round from the
+``DealQueue`` (``play_lanes``).
 
 ``play_batch`` plays the games of one table batch with a ``PlayerPool`` (one persistent ``Player`` per entrant,
 which restarts its bot after a fault) and reports each finished game at once. An ``Executor`` plays the rounds of
-a run given its ``PlaySetup`` and hands every finished game to a callback (the caller commits it): the
-``LocalExecutor`` runs ``jobs`` lanes at the same time (``play_lanes``), each with its own pool, in this process or,
-when asked (``referee run --lane-processes``), each in a worker process of its own (``lane_workers``);
-``cluster.DaskExecutor`` ships the batches to a Dask cluster. ``play_table`` is the same work as a plain synchronous
-function of picklable values, for executors that ship table batches to other processes or machines.
+a run given its ``PlaySetup`` and hands every finished game to a callback (the caller commits it):
+``local.LocalExecutor`` runs ``jobs`` lanes at the same time (``play_lanes``), each with its own pool, in this
+process or each in a worker process of its own (``lane_workers``); ``cluster.DaskExecutor`` ships the batches to a
+Dask cluster. ``play_table`` is the same work as a plain synchronous function of picklable values, for executors
+that ship table batches to other processes or machines.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,22 +22,22 @@ from typing import Any, Protocol
 import trio
 
 from referee.engine import Ruleset
-from referee.runner import BotSpec, Player, RunnerConfig, play_game, run_until_stopped
+from referee.runner import RunnerConfig, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
+from referee.tournament.deal_queue import DealQueue, rotation_order
 from referee.tournament.formats import format_of
 from referee.tournament.params import EntrantInfo, TournamentParams
+from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch
 from referee.tournament.store import StoreError
 
 __all__ = [
     "STORAGE_FAILURES",
-    "DealQueue",
     "Executor",
+    "GameFn",
     "Lane",
-    "LocalExecutor",
     "PlaySetup",
     "PlayedGame",
-    "PlayerPool",
     "PoolLane",
     "Rounds",
     "lane_folders",
@@ -51,13 +52,6 @@ __all__ = [
 STORAGE_FAILURES: tuple[type[BaseException], ...] = (OSError, StoreError)
 
 
-class PlayerLike(Protocol):
-    @property
-    def hello(self) -> Any: ...
-    async def aclose(self) -> None: ...
-
-
-PlayerFactory = Callable[[BotSpec, RunnerConfig, Path], PlayerLike]
 GameFn = Callable[..., Awaitable[Any]]
 
 
@@ -69,160 +63,6 @@ class PlayedGame:
     result: Any
     duration: float
     declared: dict[str, tuple[str | None, str | None]]
-
-
-@dataclass(slots=True)
-class _Live:
-    """A bot process of the pool, the deal seeds it has been dealt, and when it last played (the pool's count)."""
-
-    player: PlayerLike
-    dealt: set[int | None]
-    used: int = 0
-
-
-class PlayerPool:
-    """Live ``Player``s for one lane, up to ``keep`` per entrant; bots start on first use and stay up across games,
-    but a bot process never plays the same deal twice (``for_game``).
-
-    The seat rotations of a table share one deal: a process that kept what it was dealt in one rotation would
-    know another player's hand in the next. So a game goes to a process of the entrant that has not been dealt
-    its deal yet, the least recently used one; when every process has, a fresh one takes the seat, and beyond
-    ``keep`` the least recently used process is closed to make room. ``keep=1`` (a fixed schedule played in
-    ``rotation_order``: a process that met one deal again has met every deal of its pass) restarts the bot once
-    per pass over the deals; a race keeps one process per seat rotation (``keep`` = the table size), so that
-    the rounds, which bring new deals, need no new process at all. Whatever ``keep``, a lane holds at most
-    ``max(entrants, MAX_LIVE)`` processes (a large field: as many as one per entrant): beyond that, starting one
-    closes the one of another entrant that played least recently.
-
-    ``fresh=True`` closes every bot after each game (one process per game: slower, for comparison or for bots
-    that leak state between games). Bot stderr goes to ``bots_dir/<entrant>.<lane>.log``.
-    """
-
-    #: Live processes a lane may hold beyond one per entrant (a race's 40 entrants at tables of 4: all of them).
-    MAX_LIVE = 160
-
-    def __init__(
-        self,
-        specs: Mapping[str, BotSpec],
-        config: RunnerConfig,
-        bots_dir: Path,
-        lane: int,
-        *,
-        fresh: bool = False,
-        factory: PlayerFactory | None = None,
-        keep: int = 1,
-    ) -> None:
-        """The pool's bound on live processes is ``max(len(specs), MAX_LIVE)``."""
-        if keep < 1:
-            raise ValueError(f"keep must be at least 1, got {keep}")
-        self.specs = specs
-        self.config = config
-        self.bots_dir = bots_dir
-        self.lane = lane
-        self.fresh = fresh
-        self.keep = keep
-        self._factory: PlayerFactory = factory or Player
-        self.max_live = max(len(specs), self.MAX_LIVE)
-        self._live: dict[str, list[_Live]] = {}  # entrant -> its processes, least recently used first
-        self._seated: dict[str, PlayerLike] = {}  # entrant -> the process of its latest game
-        self._clock = 0  # games handed out, for _Live.used
-
-    async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
-        """The players of a game dealt from ``seed``, by seat: for each entrant its least recently used process
-        that has not been dealt this deal, else a fresh one (closing the least recently used beyond ``keep``)."""
-        stale: list[PlayerLike] = []
-        chosen: list[_Live] = []
-        for name in names:
-            live = self._live.setdefault(name, [])
-            proc = next((p for p in live if seed not in p.dealt), None)
-            if proc is None:
-                while len(live) >= self.keep:
-                    stale.append(live.pop(0).player)
-                if self.live_count() >= self.max_live and (other := self._evict(names)) is not None:
-                    stale.append(other)
-                proc = self._start(name)
-            else:
-                live.remove(proc)
-            live.append(proc)
-            chosen.append(proc)
-        await _close_all(stale)
-        self._clock += 1
-        for name, proc in zip(names, chosen, strict=True):
-            proc.dealt.add(seed)
-            proc.used = self._clock
-            self._seated[name] = proc.player
-        return [p.player for p in chosen]
-
-    def live_count(self) -> int:
-        """The processes the pool holds (started, or to be started by their first game)."""
-        return sum(len(live) for live in self._live.values())
-
-    def _evict(self, playing: Sequence[str]) -> PlayerLike | None:
-        """Take out the least recently used process of an entrant not in ``playing`` (the game being seated); None
-        when only those entrants have processes."""
-        others = [(n, p) for n, live in self._live.items() if n not in playing for p in live]
-        if not others:
-            return None
-        name, proc = min(others, key=lambda np: np[1].used)
-        self._live[name].remove(proc)
-        return proc.player
-
-    def _start(self, name: str) -> _Live:
-        path = self.bots_dir / f"{name}.{self.lane}.log"
-        return _Live(self._factory(self.specs[name], self.config, path), set())
-
-    def fits(self, game: ScheduledGame) -> bool:
-        """True when ``for_game`` would start no process for the game beside the entrants' first: each of its
-        entrants has no process here yet or one that has not been dealt its deal."""
-        for name in game.seats:
-            live = self._live.get(name)
-            if live and all(game.seed in p.dealt for p in live):
-                return False
-        return True
-
-    def get(self, name: str) -> PlayerLike:
-        """A live player of ``name`` (its most recently used process; started when it has none)."""
-        live = self._live.setdefault(name, [])
-        if not live:
-            live.append(self._start(name))
-        return live[-1].player
-
-    def declared(self, names: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
-        """Entrant → (name, version) its bot declared in hello, for the bots of ``names`` that said hello (the
-        processes of their latest game)."""
-        out = {}
-        for n in names:
-            hello = getattr(self._seated.get(n), "hello", None)
-            if hello is not None:
-                out[n] = (getattr(hello, "name", None), getattr(hello, "version", None))
-        return out
-
-    async def after_game(self) -> None:
-        if self.fresh:
-            await self.aclose()
-
-    async def retire(self, keep: Iterable[str]) -> None:
-        """Close the processes of every entrant not in ``keep`` (a race's entrants that left it)."""
-        wanted = set(keep)
-        gone = [n for n in self._live if n not in wanted]
-        await _close_all([p.player for n in gone for p in self._live.pop(n)])
-
-    async def aclose(self) -> None:
-        """Close every bot at once (bye; the runner kills what does not exit in time and reaps it); shielded, so it
-        completes while the lane is being cancelled."""
-        live, self._live = self._live, {}
-        self._seated = {}
-        await _close_all([p.player for procs in live.values() for p in procs])
-
-
-async def _close_all(players: Sequence[PlayerLike]) -> None:
-    """Close ``players`` at once, shielded from cancellation."""
-    if not players:
-        return
-    with trio.CancelScope(shield=True):
-        async with trio.open_nursery() as nursery:
-            for p in players:
-                nursery.start_soon(p.aclose)
 
 
 async def play_batch(
@@ -282,112 +122,6 @@ def play_table(
             await pool.aclose()
 
     return trio.run(main)
-
-
-def rotation_order(batches: Sequence[TableBatch]) -> list[TableBatch]:
-    """The games of ``batches`` as one-game batches, rotation by rotation: the first seat rotation of every deal,
-    then the second of every deal, and so on (schedule order within a rotation).
-
-    Played in this order by bots that stay up, a bot process meets a deal again only when a new pass over the
-    deals begins; ``PlayerPool.for_game`` restarts it then (never between the rotations of each deal). With
-    several lanes, each lane prefers the games its own processes have not dealt yet (``DealQueue.take``), so
-    at a pass boundary a lane first plays the deals the other lanes played in the pass before.
-    """
-    units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
-    units.sort(key=lambda u: (u.games[0].rotation, u.batch))
-    return units
-
-
-class DealQueue:
-    """The games to play, in order, handed to the lanes so that two rotations of one deal never run at once.
-
-    Two processes of one entrant playing two rotations of a deal at the same time (on two lanes) could pass each
-    other the hands they were dealt; so ``take`` hands a lane the first game whose deal no lane is playing, and
-    waits while every remaining game's deal is being played. The deals in play are at most one per lane, so the
-    first free game is always among the first few.
-
-    ``take(fits)`` looks up to ``LOOKAHEAD`` games further for one that ``fits`` the lane (its bot processes
-    have not played that deal), so that a lane restarts its bots only when no such game is near: at ``--jobs
-    2`` with every entrant at every table, each process then plays two passes over the deals instead of one
-    (half the bot starts).
-
-    ``more``, when given, is awaited for the next round's games once every game handed out has ended (a race's
-    next round depends on the results of this one); an empty answer ends the queue.
-    """
-
-    #: How many queued games ``take`` looks through for one that fits the lane, past the first free one.
-    LOOKAHEAD = 64
-    #: A lane that fits none of the queued games leaves them to the busy lanes, instead of starting new bot
-    #: processes, while there are at most this many for each busy lane (about what a lane plays while bots start).
-    RESTART_GAMES = 4
-
-    def __init__(
-        self, units: Iterable[TableBatch], more: Callable[[], Awaitable[Sequence[TableBatch]]] | None = None
-    ) -> None:
-        self._pending = deque(units)
-        self._playing: set[int] = set()
-        self._changed = trio.Event()
-        self._more = more
-        self._refilling = False
-
-    async def take(self, fits: Callable[[ScheduledGame], bool] | None = None) -> TableBatch | None:
-        """The next game whose deal is free (marked as being played): the first one that ``fits`` within
-        ``LOOKAHEAD`` games of the first free one, else the first free one; None when no game is left.
-
-        A game that does not fit means new bot processes for the lane (a fresh process per entrant: a generation
-        of bot starts), so rather than take one the lane waits while a game that fits is only waiting for its deal
-        (another lane is playing that deal: free within a game), and while the queue is down to its last
-        ``RESTART_GAMES`` games per busy lane (they play them in about the time new bots would take to start, and
-        a generation started for a game or two is most of the extra bot starts of a two-lane run)."""
-        while True:
-            first = None
-            fitting = fits is None
-            soon = False  # a game that fits waits only for its deal, which another lane is playing
-            for i, unit in enumerate(self._pending):
-                if first is not None and i - first > self.LOOKAHEAD:
-                    break
-                if unit.batch in self._playing:
-                    soon = soon or (fits is not None and fits(unit.games[0]))
-                    continue
-                if first is None:
-                    first = i
-                if fits is None or fits(unit.games[0]):
-                    first, fitting = i, True
-                    break
-            if first is not None and not fitting and (soon or self._few_left()):
-                first = None  # wait for a lane to finish its game, rather than start new bot processes
-            if first is not None:
-                unit = self._pending[first]
-                del self._pending[first]
-                self._playing.add(unit.batch)
-                return unit
-            if not self._pending and not self._playing and not self._refilling:
-                if self._more is None:
-                    return None
-                self._refilling = True  # one lane asks; the others wait for its answer
-                try:
-                    units = await self._more()
-                finally:
-                    self._refilling = False
-                    self._notify()
-                self._pending.extend(units)
-                if not units:
-                    self._more = None
-                continue
-            await self._changed.wait()
-
-    def _few_left(self) -> bool:
-        """The queue's last few games: the busy lanes play them in about the time new bot processes take to start."""
-        return len(self._pending) <= self.RESTART_GAMES * len(self._playing)
-
-    def release(self, unit: TableBatch) -> None:
-        """``unit``'s game has ended (or was abandoned): its deal is free again."""
-        self._playing.discard(unit.batch)
-        self._notify()
-
-    def _notify(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
 
 
 @dataclass(frozen=True, slots=True)
@@ -543,43 +277,3 @@ async def play_lanes(setup: PlaySetup, rounds: Rounds, lanes: Sequence[Lane], *,
     async with trio.open_nursery() as nursery:
         for lane in lanes:
             nursery.start_soon(drive, lane)
-
-
-@dataclass(frozen=True)
-class LocalExecutor:
-    """Plays ``jobs`` tables at the same time on this machine, each lane with its own ``PlayerPool``.
-
-    The lanes run in this process, or with ``workers=True`` each in a worker process forked from this one
-    (``lane_workers``), so that the referee's own work spreads over the machine's cores; this process then keeps
-    the queue of games and stores each finished game. (On a shared 2-core machine the workers cost about a third
-    more of the referee's CPU for no wall-clock gain, bench/README.md, so they are not the default.)
-    ``fresh=True`` starts a new bot process for every game. ``play`` (the runner's ``play_game``) and ``factory``
-    (``Player``) may be replaced, as the tests do with in-process fakes (in workers too).
-    """
-
-    jobs: int
-    fresh: bool = False
-    play: GameFn | None = None
-    factory: PlayerFactory | None = None
-    workers: bool = False
-
-    def run(self, setup: PlaySetup, rounds: Rounds) -> None:
-        if self.workers:
-            from referee.tournament.lane_workers import run_in_workers
-
-            run_in_workers(setup, rounds, max(1, self.jobs), fresh=self.fresh, play=self.play, factory=self.factory)
-            return
-
-        async def work() -> None:
-            await self.play_rounds(setup, rounds)
-
-        run_until_stopped(work, storage=STORAGE_FAILURES)
-
-    async def play_rounds(self, setup: PlaySetup, rounds: Rounds) -> None:
-        """Play round after round of ``rounds()`` on ``jobs`` concurrent lanes in this process (``play_lanes``)."""
-        lane_folders(setup)
-        lanes = [
-            PoolLane(lane_pool(setup, n, fresh=self.fresh, factory=self.factory), setup, self.play)
-            for n in range(max(1, self.jobs))
-        ]
-        await play_lanes(setup, rounds, lanes, fresh=self.fresh)

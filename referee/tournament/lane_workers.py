@@ -8,14 +8,14 @@ lanes write them in one process) and sends each finished game back. This process
 ``DealQueue`` (two rotations of one deal never run at once), the rounds of a race, storing each finished game as
 it arrives (``setup.on_game``), the live display.
 
-``DealQueue.take(fits)`` needs each lane's pool: this process keeps a *mirror* of it, a ``PlayerPool`` of inert
-stand-ins that is given the same calls in the same order as the worker's (``for_game`` and ``after_game`` for each
-game sent, ``retire``), so its choices, and ``fits``, are the worker's.
+``DealQueue.take(fits)`` needs each lane's pool: the worker reports which of its processes played each game and
+which it closed (``PoolReport``, in its ``Done``), and this process follows them (``PoolView``), so ``fits`` is
+the worker's pool's own answer.
 
-The two sides speak over a socket pair: length-prefixed pickles, one message each way per game (``play``, then
-``done`` with the finished games), ``retire`` between rounds, ``stop`` at the end (the worker abandons a game in
-progress, closes its bots, answers ``bye`` with its own CPU time and exits). A worker that fails sends ``error``
-with the exception, which is raised here.
+The two sides speak over a socket pair (``lane_channel``: typed messages): one message each way per table batch
+(``Play``, then ``Done`` with the finished games), ``Retire`` between rounds, ``Stop`` at the end (the worker
+abandons a game in progress, closes its bots, answers ``Bye`` with its own CPU time and exits). A worker that fails
+sends ``Failed`` with the exception, which is raised here. Each lane's life is a ``LaneState``.
 
 Lifecycles:
 
@@ -34,21 +34,18 @@ among its children, together with their bots.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import gc
 import math
-import operator
 import os
 import pickle
 import resource
 import signal
 import socket
-import struct
 import sys
 import traceback
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from enum import Enum
 
 import trio
 
@@ -60,8 +57,6 @@ from referee.tournament.execute import (
     STORAGE_FAILURES,
     GameFn,
     PlayedGame,
-    PlayerFactory,
-    PlayerPool,
     PlaySetup,
     Rounds,
     lane_folders,
@@ -69,17 +64,15 @@ from referee.tournament.execute import (
     play_batch,
     play_lanes,
 )
+from referee.tournament.lane_channel import Bye, Channel, Done, Failed, Play, Retire, Stop, ToWorker
+from referee.tournament.pool import PlayerFactory, PlayerPool, PoolView
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
-__all__ = ["LaneError", "run_in_workers", "workers_cpu_seconds"]
+__all__ = ["LaneError", "LaneState", "run_in_workers", "workers_cpu_seconds"]
 
-_HEADER = struct.Struct("!I")
 #: Seconds a worker has to close its bots and exit once told to stop, beyond the bots' own grace (twice theirs:
 #: bye, then TERM): after that it is killed (its bots die with it).
 STOP_MARGIN = 10.0
-
-#: A scheduled game as a plain tuple, sent to a worker (``ScheduledGame(*fields)`` there).
-_fields = operator.attrgetter(*(f.name for f in dataclasses.fields(ScheduledGame)))
 
 #: CPU seconds (user + system) of every worker that has ended in this process, as each reported it.
 _worker_cpu: list[float] = []
@@ -92,55 +85,6 @@ class LaneError(RefereeError):
 def workers_cpu_seconds() -> float:
     """The CPU time of the lane workers that have ended in this process: their own, not their bots'."""
     return sum(_worker_cpu)
-
-
-class Channel:
-    """Messages (picklable tuples) over a connected socket, each a 4-byte length and a pickle; both ends are ours."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self._stream = trio.SocketStream(trio.socket.from_stdlib_socket(sock))
-        self._buffer = bytearray()
-        self._sending = trio.Lock()
-
-    async def send(self, message: tuple[Any, ...]) -> None:
-        """Send ``message`` whole, shielded: a message cut by a cancellation would garble every one after it (the
-        other end always reads, so this waits only for a socket buffer)."""
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-        with trio.CancelScope(shield=True):
-            async with self._sending:
-                await self._stream.send_all(_HEADER.pack(len(data)) + data)
-
-    async def receive(self) -> tuple[Any, ...] | None:
-        """The next message; None at the end of the stream (the other end closed or exited)."""
-        buffer = self._buffer
-        while True:
-            if len(buffer) >= _HEADER.size:
-                (size,) = _HEADER.unpack_from(buffer)
-                end = _HEADER.size + size
-                if len(buffer) >= end:
-                    message: tuple[Any, ...] = pickle.loads(buffer[_HEADER.size : end])
-                    del buffer[:end]
-                    return message
-            try:
-                chunk = await self._stream.receive_some(1 << 16)
-            except trio.BrokenResourceError:
-                chunk = b""
-            if not chunk:
-                return None
-            buffer += chunk
-
-
-class _StandIn:
-    """What the mirror pool holds for each bot process of its worker: nothing to start or close."""
-
-    hello = None
-
-    async def aclose(self) -> None:
-        pass
-
-
-def _stand_in(*_: object) -> _StandIn:
-    return _StandIn()
 
 
 @dataclass
@@ -222,7 +166,7 @@ def run_in_workers(
         _fork_workers(workers, jobs, setup, fresh, play, factory)
 
         async def work() -> None:
-            lanes = [_WorkerLane(w, setup, lane_pool(setup, w.lane, fresh=fresh, factory=_stand_in)) for w in workers]
+            lanes = [_WorkerLane(w, setup) for w in workers]
             await play_lanes(setup, rounds, lanes, fresh=fresh)
 
         run_until_stopped(work, storage=STORAGE_FAILURES)
@@ -263,19 +207,28 @@ def _fork_workers(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
+class LaneState(Enum):
+    """Where a worker lane is in its life, as this process drives it."""
+
+    READY = "ready"  # its worker waits for a table batch
+    PLAYING = "playing"  # a batch sent: its games come back in one ``Done``
+    STOPPED = "stopped"  # told to stop and reaped: it said ``Bye``, or was killed at the deadline
+    LOST = "lost"  # reaped after it ended on its own, without a ``Bye``: its end is still to be raised
+    FAILED = "failed"  # its failure has been raised (an error it sent, or its unexpected end)
+
+
 @dataclass
 class _WorkerLane:
-    """The lane of ``worker`` as this process drives it (a ``Lane`` for ``play_lanes``)."""
+    """The lane of ``worker`` as this process drives it (a ``Lane`` for ``play_lanes``): its state, the games it is
+    playing (sent, not yet handed on), its pool as its reports tell it, and errors it sent while stopping."""
 
     worker: Worker
     setup: PlaySetup
-    mirror: PlayerPool
+    view: PoolView = field(default_factory=PoolView)
+    state: LaneState = LaneState.READY
+    sent: tuple[ScheduledGame, ...] = ()
+    late: list[BaseException] = field(default_factory=list)
     channel: Channel | None = None
-    failed: bool = False  # an error of its worker was raised already
-    sent: tuple[ScheduledGame, ...] = ()  # the games the worker is playing (sent, not yet handed on)
-    stopped: bool = False  # told to stop, and reaped
-    bye: bool = False  # it said bye: it stopped as told
-    late: list[BaseException] = dataclasses.field(default_factory=list)  # errors it sent while stopping
 
     def _channel(self) -> Channel:
         if self.channel is None:
@@ -283,113 +236,116 @@ class _WorkerLane:
         return self.channel
 
     def fits(self, game: ScheduledGame) -> bool:
-        return self.mirror.fits(game)
+        return self.view.fits(game)
 
     async def play(self, batch: TableBatch) -> None:
         """Send the batch's games not stored yet to the worker and hand on each as it comes back. Left early (a
         signal, an error), it first stops the worker, so that the deal is not released (``DealQueue``) while the
         worker may still be playing it."""
-        setup = self.setup
-        games = tuple(g for g in batch.games if g.game_id not in setup.finished)
+        games = tuple(g for g in batch.games if g.game_id not in self.setup.finished)
         if not games:
             return
-        self.sent = games
+        self.sent, self.state = games, LaneState.PLAYING
         try:
-            await self._send(("play", batch.batch, tuple(_fields(g) for g in games)))
-            for game in games:  # what the worker's pool does for them, in the same order
-                await self.mirror.for_game(game.seats, game.seed)
-                await self.mirror.after_game()
+            await self._send(Play.of(batch.batch, games))
             message = await self._receive()
+            if not isinstance(message, Done):
+                raise LaneError(f"lane {self.worker.lane}: unexpected {type(message).__name__} from its worker")
         except BaseException:
             await self._stop()
             raise
-        if message[0] != "done":
-            await self._stop()
-            raise LaneError(f"lane {self.worker.lane}: unexpected message {message[0]!r} from its worker")
-        self._hand_on(message[1])
+        self._hand_on(message)
 
-    def _hand_on(self, results: list[tuple[Any, float, Any]]) -> None:
-        """Hand the games sent to the worker, with their results (a ``done`` message's), to ``setup.on_game``."""
+    def _hand_on(self, done: Done) -> None:
+        """Hand the games sent to the worker, with their results, to ``setup.on_game``; follow its pool."""
         sent, self.sent = self.sent, ()
-        for game, (result, duration, declared) in zip(sent, results, strict=True):
+        if self.state is LaneState.PLAYING:
+            self.state = LaneState.READY
+        self.view.follow(sent, done.pool)
+        for game, (result, duration, declared) in zip(sent, done.games, strict=True):
             self.setup.on_game(PlayedGame(game, result, duration, declared))
 
     async def retire(self, keep: Iterable[str]) -> None:
         wanted = frozenset(keep)
-        await self.mirror.retire(wanted)
-        await self._send(("retire", wanted))
+        self.view.retire(wanted)
+        await self._send(Retire(wanted))
 
     async def aclose(self) -> None:
         """Stop the worker (``_stop``); a worker that ended badly while the lane was idle, or failed while stopping,
-        raises here (unless its error was raised already)."""
+        raises here (unless its failure was raised already)."""
         await self._stop()
-        if self.failed:
+        if self.state is LaneState.FAILED:
             return
-        self.failed = True
         if self.late:
+            self.state = LaneState.FAILED
             raise self.late[0]
-        worker = self.worker
-        if not self.bye and not worker.killed:
-            raise worker.unexpected_end()
+        if self.state is LaneState.LOST:
+            self.state = LaneState.FAILED
+            raise self.worker.unexpected_end()
 
     async def _stop(self) -> None:
-        """Once: tell the worker to stop, store the games it finished meanwhile, wait for its ``bye`` and its exit
-        (killing it if it takes longer than its bots' grace allows), shielded."""
-        if self.stopped:
-            return
-        self.stopped = True
+        """Once (until the worker is reaped): tell it to stop, store the games it finished meanwhile, wait for its
+        ``Bye`` and its exit (killing it if it takes longer than its bots' grace allows), shielded."""
         worker = self.worker
+        if worker.status is not None:
+            return
+        said_bye = False
         with trio.CancelScope(shield=True):
             deadline = trio.current_time() + 2 * self.setup.config.grace + STOP_MARGIN
             try:
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    await self._channel().send(("stop",))
+                    await self._channel().send(Stop())
                 with trio.move_on_at(deadline):
                     while (message := await self._channel().receive()) is not None:
-                        if message[0] == "done" and self.sent:  # it ended before the worker saw ``stop``
-                            self._hand_on(message[1])
-                        elif message[0] == "bye":
-                            self.bye = True
-                            _worker_cpu.append(message[1])
-                        elif message[0] == "error":
-                            self.late.append(_worker_error(worker.lane, message))
+                        match message:
+                            case Done() if self.sent:  # it ended before the worker saw ``Stop``
+                                self._hand_on(message)
+                            case Bye(cpu_seconds=cpu):
+                                said_bye = True
+                                _worker_cpu.append(cpu)
+                            case Failed():
+                                self.late.append(_worker_error(worker.lane, message))
             finally:
                 await worker.reap(deadline)
+        if self.state is not LaneState.FAILED:
+            self.state = LaneState.STOPPED if said_bye or worker.killed else LaneState.LOST
 
-    async def _send(self, message: tuple[Any, ...]) -> None:
+    async def _send(self, message: ToWorker) -> None:
         try:
             await self._channel().send(message)
         except (trio.BrokenResourceError, OSError):
             raise await self._died() from None
 
-    async def _receive(self) -> tuple[Any, ...]:
+    async def _receive(self) -> Done | Bye:
         message = await self._channel().receive()
         if message is None:
             raise await self._died()
-        if message[0] == "error":
-            self.failed = True
+        if isinstance(message, Failed):
+            self.state = LaneState.FAILED
             raise _worker_error(self.worker.lane, message)
-        return message
+        return message  # type: ignore[no-any-return]
 
     async def _died(self) -> LaneError:
         """The error of a worker that ended on its own (reaped here)."""
-        self.failed = True
+        self.state = LaneState.FAILED
         worker = self.worker
         with trio.CancelScope(shield=True):
             await worker.reap(trio.current_time() + 1.0)
         return worker.unexpected_end()
 
 
-def _worker_error(lane: int, message: tuple[Any, ...]) -> BaseException:
-    """The exception a worker sent (``("error", pickled exception or None, its traceback)``), with the worker's
-    traceback as a note; a ``LaneError`` when it could not be sent or read."""
-    _, data, text = message
+def _worker_error(lane: int, message: Failed) -> BaseException:
+    """The exception a worker sent, with the worker's traceback as a note; a ``LaneError`` when it could not be
+    sent or read."""
     try:
-        error: BaseException = pickle.loads(data)
+        if message.error is None:
+            raise ValueError("not pickled")
+        error: BaseException = pickle.loads(message.error)
     except Exception:
-        last = text.strip().splitlines()[-1] if text.strip() else "unknown error"
+        text = message.traceback.strip()
+        last = text.splitlines()[-1] if text else "unknown error"
         error = LaneError(f"the worker process of lane {lane} failed: {last}")
-    error.add_note(f"in the worker process of lane {lane}:\n{text}")
+    error.add_note(f"in the worker process of lane {lane}:\n{message.traceback}")
     return error
 
 
@@ -435,8 +391,8 @@ def _ignore(signum: int, frame: object) -> None:
 async def _serve(
     sock: socket.socket, lane: int, setup: PlaySetup, fresh: bool, play: GameFn | None, factory: PlayerFactory | None
 ) -> int:
-    """Play what the parent sends until it says ``stop`` (or goes away), then close every bot and say ``bye`` with
-    this process's CPU time; on a failure, ``error`` instead. The exit status: 0 after ``bye``."""
+    """Play what the parent sends until it says ``Stop`` (or goes away), then close every bot and say ``Bye`` with
+    this process's CPU time; on a failure, ``Failed`` instead. The exit status: 0 after ``Bye``."""
     channel = Channel(sock)
     pool = lane_pool(setup, lane, fresh=fresh, factory=factory)
     try:
@@ -446,37 +402,38 @@ async def _serve(
             await pool.aclose()
     except Exception as exc:
         with trio.CancelScope(shield=True), contextlib.suppress(Exception):
-            await channel.send(_error_message(exc))
+            await channel.send(_failed(exc))
         return 1
     usage = resource.getrusage(resource.RUSAGE_SELF)
     with contextlib.suppress(trio.BrokenResourceError, OSError):
-        await channel.send(("bye", usage.ru_utime + usage.ru_stime))
+        await channel.send(Bye(usage.ru_utime + usage.ru_stime))
     return 0
 
 
 async def _play_lane(channel: Channel, pool: PlayerPool, setup: PlaySetup, play: GameFn | None) -> None:
-    """Handle the parent's messages in order; ``stop`` or the end of the stream abandons a game in progress."""
-    inbox_in, inbox = trio.open_memory_channel[tuple[Any, ...]](math.inf)
-    games_dir = setup.games_dir
+    """Handle the parent's messages in order; ``Stop`` or the end of the stream abandons a game in progress."""
+    inbox_in, inbox = trio.open_memory_channel[ToWorker](math.inf)
     async with trio.open_nursery() as nursery:
 
         async def read() -> None:
-            while (message := await channel.receive()) is not None and message[0] != "stop":
+            while (message := await channel.receive()) is not None and not isinstance(message, Stop):
                 inbox_in.send_nowait(message)
             nursery.cancel_scope.cancel()
 
         nursery.start_soon(read)
         async for message in inbox:
-            if message[0] == "play":
-                batch = TableBatch(message[1], tuple(ScheduledGame(*fields) for fields in message[2]))
-                played = await play_batch(batch, pool, ruleset=setup.ruleset, games_dir=games_dir, play=play)
-                await channel.send(("done", [(p.result, p.duration, p.declared) for p in played]))
-            elif message[0] == "retire":
-                await pool.retire(message[1])
+            match message:
+                case Play(batch=number):
+                    batch = TableBatch(number, message.games)
+                    played = await play_batch(batch, pool, ruleset=setup.ruleset, games_dir=setup.games_dir, play=play)
+                    games = tuple((p.result, p.duration, p.declared) for p in played)
+                    await channel.send(Done(games, pool.take_report()))
+                case Retire(keep=keep):
+                    await pool.retire(keep)
 
 
-def _error_message(exc: BaseException) -> tuple[Any, ...]:
-    """``("error", pickled exception or None, traceback text)``, the exception alone when it is a group of one."""
+def _failed(exc: BaseException) -> Failed:
+    """The ``Failed`` message of ``exc`` (the exception alone when it is a group of one)."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     text = "".join(traceback.format_exception(exc))
@@ -484,4 +441,4 @@ def _error_message(exc: BaseException) -> tuple[Any, ...]:
         data: bytes | None = pickle.dumps(exc)
     except Exception:
         data = None
-    return ("error", data, text)
+    return Failed(data, text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from referee.tournament.execute import DealQueue
+from referee.tournament.deal_queue import DealQueue
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
 
