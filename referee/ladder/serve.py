@@ -47,8 +47,9 @@ from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.sandbox import resolve_mode
-from referee.tournament.execute import GameFn, PlayerFactory, PlayerPool, play_batch
+from referee.tournament.execute import GameFn, play_batch
 from referee.tournament.lock import ResultsLock
+from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["MAX_ATTEMPTS", "ServeOptions", "serve"]
