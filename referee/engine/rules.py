@@ -19,7 +19,10 @@ from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.ruleset import MAX_PLAYERS, STANDARD, Ruleset
 from referee.engine.state import Phase, RoundRecord, State, Status
 
-#: ``tuple.__new__``: makes a State from its 20 fields in order, skipping NamedTuple's Python-level __new__.
+#: ``tuple.__new__``: makes a tuple subclass from its fields in order, skipping NamedTuple's Python-level __new__.
+#: A State is made so only on the two measured paths, a turn and a discard, each from one unpacking of the state
+#: into locals named as its fields and one tuple of those names in the same order (a test holds both to
+#: ``State._fields``); everywhere else a State is built by name.
 _tuple_new: Any = tuple.__new__
 
 # Module constants: an enum member read from its class costs a lookup in the enum's own machinery each time.
@@ -52,13 +55,29 @@ def new_game(players: int, ruleset: Ruleset = STANDARD, *, seed: int | None = No
         # The engine relies on sorted tuples for hands; an explicit deal may come as unsorted lists.
         deal = tuple(tuple(tuple(sorted(hand)) for hand in hands) for hands in deal)
     n = players
-    # The fields in State's order; _start_round sets those of the round (phase, round, hands, discards...).
-    # fmt: off
-    state: State = _tuple_new(State, (
-        ruleset, n, deal, seed, DISCARD_PHASE, 0, (), (), (0,) * n, (ruleset.start_bonus,) * n,
-        (PLAYING,) * n, (False,) * n, -1, None, False, 0, (), (), None, None,
-    ))
-    # fmt: on
+    # _start_round sets the fields of the round (phase, round, hands, discards...).
+    state = State(
+        ruleset=ruleset,
+        players=n,
+        deal=deal,
+        seed=seed,
+        phase=DISCARD_PHASE,
+        round=0,
+        hands=(),
+        discards=(),
+        penalty=(0,) * n,
+        bonus=(ruleset.start_bonus,) * n,
+        status=(PLAYING,) * n,
+        forfeited=(False,) * n,
+        to_move=-1,
+        last=None,
+        forced=False,
+        turns=0,
+        history=(),
+        rounds_done=(),
+        scores=None,
+        ranks=None,
+    )
     return _settle(_start_round(state, 0, ()))
 
 
@@ -72,16 +91,17 @@ def legal_actions(state: State) -> list[Action]:
     multisets in lexicographic order. Play phase: the actions of ``state.to_move``: plays ordered by
     (value, count, bonus), then ``Pass()``, then ``Pass(force=True)``, then ``Drop()``. Over: none.
     """
-    if state[4] is PLAY_PHASE:  # state.phase; on this path fields are read by position, which is twice as fast
+    # On this path fields are read by position, which is twice as fast (a test holds each to the field named).
+    if state[4] is PLAY_PHASE:  # phase
         seat = state[12]  # to_move
-        status = state[10]
+        status = state[10]  # status
         return turn_actions(
             state[6][seat],  # hands
             state[9][seat],  # bonus
             state[13],  # last
             state[14],  # forced
             status.count(PLAYING) > (status[seat] is PLAYING),  # _others_playing, without the call
-            state[0].bonus_step,
+            state[0].bonus_step,  # ruleset
         )
     if state.phase is DISCARD_PHASE:
         out: list[Action] = []
@@ -184,9 +204,10 @@ def apply(state: State, action: Action) -> State:
     # the fields one by one, and handing them from helper to helper, costs a fifth more). Only the fields the
     # action changes are rebuilt; the others are shared with ``state``.
     # fmt: off
-    (ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
-     status, forfeited, seat, last, forced, turns, history, done, scores, ranks) = state
+    (ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+     status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks) = state
     # fmt: on
+    seat = to_move
     if phase is not PLAY_PHASE:
         raise IllegalMove(f"no turn is due: the game is in the {phase.value} phase")
     event: Event
@@ -265,10 +286,10 @@ def apply(state: State, action: Action) -> State:
         force = False
     turns += 1
     history = history + (event,)  # noqa: RUF005 - concatenation is a third faster than unpacking here
-    nxt = seat + 1 if seat + 1 < players else 0  # usually the next seat up is still playing
-    if status[nxt] is not PLAYING:
-        nxt = _next_playing(status, seat)
-    if nxt >= 0 and turns >= ruleset.max_turns_per_round:
+    to_move = seat + 1 if seat + 1 < players else 0  # usually the next seat up is still playing
+    if status[to_move] is not PLAYING:
+        to_move = _next_playing(status, seat)
+    if to_move >= 0 and turns >= ruleset.max_turns_per_round:
         # Turn limit: every player still playing drops out, with the card penalty.
         penalty_l = list(penalty)
         status_l = list(status)
@@ -279,14 +300,15 @@ def apply(state: State, action: Action) -> State:
                 penalty_l[s] += p
                 status_l[s] = DROPPED
                 events.append(DropEvent(s, p, limit=True))
-        penalty, status, history, nxt = tuple(penalty_l), tuple(status_l), tuple(events), -1
+        penalty, status, history, to_move = tuple(penalty_l), tuple(status_l), tuple(events), -1
+    forced = force and to_move >= 0
     # fmt: off
     new_state: State = _tuple_new(State, (
-        ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
-        status, forfeited, nxt, last, force and nxt >= 0, turns, history, done, scores, ranks,
+        ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+        status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks,
     ))
     # fmt: on
-    if nxt < 0:
+    if to_move < 0:
         return _end_round(new_state)
     return new_state
 
@@ -328,11 +350,11 @@ def _too_low(value: int, last: int, spent: int, step: int) -> str:
 
 
 def _discard(state: State, action: Discard) -> State:
-    phase = state[4]  # fields by position: twice as fast as by name on a path every discard takes
+    phase = state[4]  # phase (fields by position: twice as fast as by name on a path every discard takes)
     if phase is not DISCARD_PHASE:
         raise IllegalMove(f"discards are made at the start of a round, not in the {phase.value} phase")
     seat, cards = action
-    players = state[1]
+    players = state[1]  # players
     if type(seat) is not int or not 0 <= seat < players:
         raise IllegalMove(f"there is no seat {seat!r} in a game of {players}")
     if state[7][seat] is not None:  # discards
@@ -344,7 +366,8 @@ def _discard(state: State, action: Discard) -> State:
             raise IllegalMove(f"a discard is a list of cards (integers), got {cards!r}")
     if type(cards) is not tuple or len(cards) != 3 or not cards[0] <= cards[1] <= cards[2]:
         cards = tuple(sorted(cards))  # (discard_options gives sorted tuples of three: those are kept as they are)
-    return _set_discard(state, seat, cards, _remove_discard(state[6][seat], cards, state[0].discard))
+    hand, ruleset = state[6][seat], state[0]  # hands, ruleset
+    return _set_discard(state, seat, cards, _remove_discard(hand, cards, ruleset.discard))
 
 
 def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
@@ -367,8 +390,8 @@ def _remove_discard(hand: Hand, cards: tuple[int, ...], need: int) -> Hand:
 
 def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
     # fmt: off
-    (ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
-     status, forfeited, to_move, last, forced, turns, history, done, scores, ranks) = state
+    (ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+     status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks) = state
     # fmt: on
     hands_l = list(hands)
     hands_l[seat] = new_hand
@@ -382,8 +405,8 @@ def _set_discard(state: State, seat: int, cards: Hand, new_hand: Hand) -> State:
         to_move = _holder_of_the_1(hands)
     # fmt: off
     new: State = _tuple_new(State, (
-        ruleset, players, deal, seed, phase, rnd, hands, discards, penalty, bonus,
-        status, forfeited, to_move, last, forced, turns, history, done, scores, ranks,
+        ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+        status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks,
     ))
     # fmt: on
     if opens or None in discards:
@@ -456,11 +479,8 @@ def _forfeit_drop(state: State, seat: int) -> State:
 def _start_round(state: State, r: int, rounds_done: tuple[RoundRecord, ...]) -> State:
     """Round ``r`` (0-based) dealt, after the rounds ``rounds_done``: every seat playing, discards to make (a
     forfeiter's made for it), chips and forfeits carried over from ``state``."""
-    # fmt: off
-    (ruleset, n, deal, seed, _phase, _round, _hands, _discards, penalty, bonus,
-     _status, forfeited, _to_move, _last, _forced, _turns, _history, _done, scores, ranks) = state
-    # fmt: on
-    hands = deal[r]
+    ruleset, n, forfeited = state.ruleset, state.players, state.forfeited
+    hands = state.deal[r]
     need = ruleset.discard
     discards: tuple[Hand | None, ...]
     if need == 0:
@@ -474,12 +494,20 @@ def _start_round(state: State, r: int, rounds_done: tuple[RoundRecord, ...]) -> 
         hands, discards = tuple(hands_l), tuple(discards_l)
     else:
         discards = (None,) * n
-    # fmt: off
-    state = _tuple_new(State, (
-        ruleset, n, deal, seed, DISCARD_PHASE, r, hands, discards, penalty, bonus,
-        (PLAYING,) * n, forfeited, -1, None, False, 0, (), rounds_done, scores, ranks,
-    ))
-    # fmt: on
+    state = _with(
+        state,
+        phase=DISCARD_PHASE,
+        round=r,
+        hands=hands,
+        discards=discards,
+        status=(PLAYING,) * n,
+        to_move=-1,
+        last=None,
+        forced=False,
+        turns=0,
+        history=(),
+        rounds_done=rounds_done,
+    )
     if None not in discards:
         return _begin_play(state)
     return state
@@ -487,11 +515,7 @@ def _start_round(state: State, r: int, rounds_done: tuple[RoundRecord, ...]) -> 
 
 def _begin_play(state: State) -> State:
     if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens
-        items = list(state)
-        items[_PHASE] = PLAY_PHASE
-        items[_TO_MOVE] = _holder_of_the_1(state.hands)
-        new: State = _tuple_new(State, items)
-        return new
+        return _with(state, phase=PLAY_PHASE, to_move=_holder_of_the_1(state.hands))
     state = _with(state, phase=PLAY_PHASE)
     opener_forfeited = -1
     for s in range(state.players):
@@ -526,24 +550,17 @@ def _end_round(state: State) -> State:
     """Record the round and start the next one (or score the game). A loop, not recursion: with every
     player forfeited, rounds end as soon as they begin."""
     while True:
-        # fmt: off
-        (ruleset, players, deal, seed, _phase, rnd, hands, discards, penalty, bonus,
-         status, forfeited, _to_move, last, _forced, turns, history, done, scores, ranks) = state
-        # fmt: on
-        made = discards
+        ruleset, rnd, made = state.ruleset, state.round, state.discards
         if None in made:
             made = tuple(d if d is not None else () for d in made)
-        done = (*done, _tuple_new(RoundRecord, (rnd + 1, deal[rnd], made, history, state.table())))
+        record = _tuple_new(RoundRecord, (rnd + 1, state.deal[rnd], made, state.history, state.table()))
+        done = (*state.rounds_done, record)
         if rnd + 1 >= ruleset.rounds:
-            scores = final_scores(penalty, bonus, ruleset)
-            ranks = rank(scores, forfeited)
-            # fmt: off
-            over: State = _tuple_new(State, (
-                ruleset, players, deal, seed, OVER_PHASE, rnd, hands, discards, penalty, bonus,
-                status, forfeited, -1, last, False, turns, history, done, scores, ranks,
-            ))
-            # fmt: on
-            return over
+            scores = final_scores(state.penalty, state.bonus, ruleset)
+            ranks = rank(scores, state.forfeited)
+            return _with(
+                state, phase=OVER_PHASE, to_move=-1, forced=False, rounds_done=done, scores=scores, ranks=ranks
+            )
         state = _start_round(state, rnd + 1, done)  # which resets the turn
         if state.phase is not PLAY_PHASE or state.to_move >= 0:
             return state
@@ -572,14 +589,11 @@ def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...
 
 #: The position of each field of State, for ``_with``.
 _AT: dict[str, int] = {name: i for i, name in enumerate(State._fields)}
-_PHASE = _AT["phase"]
-_HANDS = _AT["hands"]
-_DISCARDS = _AT["discards"]
-_TO_MOVE = _AT["to_move"]
 
 
 def _with(state: State, **changes: Any) -> State:
-    """``state._replace(**changes)`` without NamedTuple's overhead (the discard phase and every round use it)."""
+    """``state._replace(**changes)`` without NamedTuple's overhead (the discard phase and every round use it): the
+    state with the fields named changed."""
     items = list(state)
     for name, value in changes.items():
         items[_AT[name]] = value
