@@ -207,3 +207,21 @@ def read_json_file(path: Path, what: str) -> Any:
         raise click.ClickException(f"cannot read {what} {path}: {exc.strerror}") from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, an integer of over 4,300 digits
         raise click.ClickException(f"{what} {path} is not JSON: {exc}") from None
+
+
+#: ``--logs`` values (``referee.runner.logfile.LogLevel``; a test checks they agree).
+LOG_LEVELS = ("full", "compact", "none")
+
+
+def logs_option(f: F) -> F:
+    """Add ``--logs full|compact|none``: how much of each game its log keeps (a run's own choice, not stored: a
+    resumed run may choose again)."""
+    return click.option(
+        "--logs",
+        type=click.Choice(LOG_LEVELS),
+        default="full",
+        show_default=True,
+        help="Game logs, compressed (games/<id>.jsonl.zst, about 6 kB a game; zstdcat reads them): full keeps every "
+        "message and reply, compact only the moves, faults and results (replay and verify against the engine, "
+        "about a fifth of the size), none no log files (the report still replays every game).",
+    )(f)

@@ -16,6 +16,7 @@ from referee.cli.options import (
     clock_option,
     limit_option,
     load_ruleset,
+    logs_option,
     move_time_option,
     results_folder_options,
     rules_option,
@@ -162,6 +163,7 @@ def _entrants(
 @clock_option(stored=True)
 @results_folder_options("tournament", "tournament")
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
+@logs_option
 @click.option(
     "--lane-processes",
     is_flag=True,
@@ -183,8 +185,8 @@ def run_cmd(**options: Any) -> None:
     Every table plays one deal in every seat rotation (duplicate format). By default (--format round-robin) every
     combination of --table-size entrants meets, --games times with fresh deals; large fields use --format
     balanced or race (see docs/statistics.md). Results go to an SQLite database in the results folder, with game logs in
-    games/, bot stderr in bots/ and standings.csv/json. Ctrl-C stops cleanly; run again with --resume FOLDER
-    (or the same --out) to continue: finished games are kept and not replayed.
+    games/ (compressed: zstdcat reads them; see --logs), bot stderr in bots/ and standings.csv/json. Ctrl-C stops
+    cleanly; run again with --resume FOLDER (or the same --out) to continue: finished games are kept and not replayed.
     """
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
@@ -231,6 +233,7 @@ class RunOptions:
     def challengers(self) -> tuple[str, ...]:
         """The ``--challenger`` BOTs."""
         return tuple(self.declared.get(CHALLENGERS.name) or ())
+    logs: str = "full"
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,8 @@ class Plan:
     executor: Executor
     #: Lines to say once the run is sure to start (entrant names that had to change).
     naming: list[str]
+    #: How much of each game its log keeps (--logs).
+    logs: str = "full"
 
 
 def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
@@ -284,7 +289,8 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
         refuse("run", directory, stored is not None, str(e))
     check_unchanged("run", directory, params.entrants if stored is not None else (), "entrant ")
     held.lock(directory)
-    return Plan(directory, params, secret or from_file or DealSecret.new(), stored is not None, executor, naming)
+    secret = secret or from_file or DealSecret.new()
+    return Plan(directory, params, secret, stored is not None, executor, naming, given.logs)
 
 
 def _executor(given: RunOptions) -> Executor:
@@ -366,6 +372,7 @@ def _play(plan: Plan, console: Console) -> Played:
     """Open the store (a new tournament: initialise it), say what starts, run the tournament; a failure of the
     cluster, of a bot's sandbox or of the disk is one line (every finished game is saved)."""
     from referee.runner import BotSpecError
+    from referee.runner.logfile import LogLevel
     from referee.tournament import (
         ClusterError,
         LaneError,
@@ -389,7 +396,9 @@ def _play(plan: Plan, console: Console) -> Played:
                 _storage_failed(directory, e)
         _announce(plan, console)
         try:
-            outcome = run_tournament(store, plan.params, plan.executor, progress=LiveProgress(console))
+            outcome = run_tournament(
+                store, plan.params, plan.executor, progress=LiveProgress(console), logs=LogLevel(plan.logs)
+            )
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         except LaneError as e:  # a lane's worker process died (killed, out of memory)

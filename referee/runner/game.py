@@ -118,8 +118,11 @@ async def play_game(
     seed: int | None = None,
     deal: Deal | None = None,
     log_path: Path | None = None,
+    log_wire: bool = True,
 ) -> GameResult:
-    """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn.
+    """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn. The game's
+    log goes to ``log_path`` (none: None; compressed when it ends in ``.zst``), every message and reply in it unless
+    ``log_wire`` is False (a compact log: the applied moves, faults and result).
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
     ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
@@ -134,7 +137,7 @@ async def play_game(
     # trio's clock, read through its own object (``trio.current_time`` wraps it in two more calls): a request's
     # deadline and the times in its log lines come from the same readings.
     clock = trio.lowlevel.current_clock().current_time
-    with GameLogWriter(log_path, clock) as log:
+    with GameLogWriter(log_path, clock, wire=log_wire) as log:
         game = _Game(list(players), state, game_id, log, clock)
         await game.run()
         final = game.state

@@ -21,17 +21,19 @@ gets them back from its parser); this module writes and reads the file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from protocol import MAX_LINE
 from protocol.wire import history_entry, legal_reply
 from referee.engine import Event, RoundRecord, Ruleset, State, TurnAction
+from referee.runner.logfile import DECODE_ERRORS, LogPacker, open_log
 from referee.runner.logrecords import (
     LogError,
     LogEvent,
@@ -48,6 +50,7 @@ __all__ = [
     "LogError",
     "NoHeader",
     "applied_events",
+    "log_content",
     "log_lines",
     "read_header",
     "read_log",
@@ -87,7 +90,9 @@ HOLD = 256 * 1024
 class GameLogWriter:
     """Writes one game's log (or nothing, for ``path=None``). Use as a context manager: the lines are held in memory
     (about ``HOLD`` bytes at most) and written when it closes, also when the game ends by an exception (an interrupt
-    leaves the log of the game so far).
+    leaves the log of the game so far). A ``path`` ending in ``.zst`` is written compressed (one Zstandard frame,
+    ``referee.runner.logfile``); ``wire=False`` leaves out the ``send`` and ``recv`` lines (``--logs compact``: the
+    header says ``"wire":false``).
 
     The file is written as bytes: every line is ASCII JSON (``_encode`` escapes the rest) except the ``msg`` of a
     ``send``, which is the UTF-8 line sent to the bot, copied as it is. Times are read from ``clock`` (seconds, any
@@ -95,9 +100,11 @@ class GameLogWriter:
     the methods that take ``at`` stamp their line with that reading, else with the clock's time now.
     """
 
-    def __init__(self, path: Path | None, clock: Callable[[], float] = time.perf_counter) -> None:
+    def __init__(self, path: Path | None, clock: Callable[[], float] = time.perf_counter, *, wire: bool = True) -> None:
         self.path = path
+        self.wire = wire
         self._fd: int | None = None
+        self._packer = None if path is None else LogPacker.for_path(path)
         self._out: list[bytes] = []  # the lines not written yet
         self._size = 0  # about the bytes in _out: the lines of messages and replies, the bulk of a log
         self._clock = clock
@@ -126,10 +133,14 @@ class GameLogWriter:
 
     def _spill(self) -> None:
         """Write the lines held (the file is open)."""
-        assert self._fd is not None
-        data = memoryview(b"".join(self._out))
+        joined = b"".join(self._out)
         self._out.clear()
         self._size = 0
+        self._write(joined if self._packer is None else self._packer.pack(joined))
+
+    def _write(self, raw: bytes) -> None:
+        assert self._fd is not None
+        data = memoryview(raw)
         while data:
             data = data[os.write(self._fd, data) :]
 
@@ -147,10 +158,11 @@ class GameLogWriter:
         deal = ",".join('{"hands":' + _encode(hands) + "}" for hands in header.deal)
         move = ",".join("null" if ms is None else str(ms) for ms in header.move_ms)
         seed = "null" if header.seed is None else str(header.seed)
+        wire = "" if self.wire and header.wire else ',"wire":false'
         self._out.append(
             f'{{"event":"game","format":{header.format},"game":{_encode_text(header.game)},'
             f'"names":{_encode(list(header.names))},"rules":{_rules_json(header.ruleset)},"seed":{seed},'
-            f'"deal":{{"rounds":[{deal}]}},"move_ms":[{move}]}}\n'.encode()
+            f'"deal":{{"rounds":[{deal}]}},"move_ms":[{move}]{wire}}}\n'.encode()
         )
 
     def player(self, seat: int, name: str, hello: str) -> None:
@@ -175,7 +187,7 @@ class GameLogWriter:
 
     def sent(self, seat: int, line: bytes, at: float | None = None) -> None:
         """A message line sent to ``seat`` (already-encoded JSON, embedded without re-encoding), at ``at``."""
-        if self._fd is None:
+        if self._fd is None or not self.wire:
             return
         # Every message ends with one newline: the line is copied once, without it.
         body = line[:-1] if line.endswith(b"\n") and not line.endswith(b"\n\n") else line.rstrip(b"\n")
@@ -191,7 +203,7 @@ class GameLogWriter:
     ) -> None:
         """A line from ``seat`` (raw text), ``elapsed`` seconds after the request, read at ``at``; ``cpu``: the CPU
         seconds the bot used for it (logged as ``cpu_ms`` under ``--clock cpu``)."""
-        if self._fd is None:
+        if self._fd is None or not self.wire:
             return
         tail = _LINES.get(line) if type(line) is bytes else None
         if tail is None:
@@ -250,6 +262,8 @@ class GameLogWriter:
         try:
             if self._out:
                 self._spill()
+            if self._packer is not None:
+                self._write(self._packer.end())
         finally:
             fd, self._fd = self._fd, None
             self._out = []
@@ -301,22 +315,15 @@ MAX_LOG_BYTES = 4 * 1024**3
 
 
 def log_lines(path: Path, skip: tuple[bytes, ...] = ()) -> Iterator[tuple[int, str]]:
-    """The numbered, non-blank lines of the game log at ``path``, read a line at a time within ``MAX_LOG_LINE``
-    bytes a line and ``MAX_LOG_BYTES`` a file, so that a device (``/dev/zero``) or a huge file ends quickly with
-    a ``LogError`` naming it instead of filling memory. Lines after the first that start with one of ``skip`` are
-    passed by without being decoded."""
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, also when the caller stops early
-    except OSError as exc:
-        raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
-    with handle:
+    """The numbered, non-blank lines of the game log at ``path`` (plain or compressed: ``open_log``), read a line at
+    a time within ``MAX_LOG_LINE`` bytes a line and ``MAX_LOG_BYTES`` a file (counted as decompressed), so that a
+    device (``/dev/zero``), a huge file or a decompression bomb ends quickly with a ``LogError`` naming it instead
+    of filling memory. Lines after the first that start with one of ``skip`` are passed by without being decoded."""
+    with _opened(path) as handle:
         read = 0
         number = 0
         while True:
-            try:
-                raw = handle.readline(MAX_LOG_LINE + 1)
-            except OSError as exc:
-                raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
+            raw = handle.readline(MAX_LOG_LINE + 1)
             if not raw:
                 return
             number += 1
@@ -335,6 +342,30 @@ def log_lines(path: Path, skip: tuple[bytes, ...] = ()) -> Iterator[tuple[int, s
                 yield number, line
 
 
+@contextlib.contextmanager
+def _opened(path: Path) -> Iterator[BinaryIO]:
+    """``open_log(path)``; what opening or reading it raises (``OSError``, a compressed file cut short or corrupt)
+    comes out as ``LogError`` naming the file."""
+    try:
+        with open_log(path) as handle:
+            yield handle
+    except OSError as exc:
+        raise LogError(f"cannot read game log {path}: {exc.strerror or exc}") from None
+    except DECODE_ERRORS as exc:
+        raise LogError(f"{path} is not a readable compressed game log: {exc}") from None
+
+
+def log_content(path: Path) -> bytes:
+    """The content of the game log at ``path``: its JSON Lines as written, decompressed (the same bytes whether the
+    file is plain or compressed, so what is computed from them does not depend on how the log is stored). Raises
+    ``LogError`` naming the file when it cannot be read, is cut short, or holds more than ``MAX_LOG_BYTES``."""
+    with _opened(path) as handle:
+        data = handle.read(MAX_LOG_BYTES + 1)
+    if len(data) > MAX_LOG_BYTES:
+        raise LogError(f"{path} is longer than {MAX_LOG_BYTES} bytes: not a game log")
+    return data
+
+
 def parse_log_line(path: Path, number: int, line: str) -> dict[str, Any]:
     """One log line as an event object. Raises ``LogError`` for what is not one, including JSON that Python's
     parser refuses past its limits (nesting thousands deep, integers of thousands of digits)."""
@@ -351,14 +382,15 @@ def parse_log_line(path: Path, number: int, line: str) -> dict[str, Any]:
     return obj
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
+def read_log(path: Path, *, sent: bool = True) -> list[dict[str, Any]]:
     """The events of a game log as the JSON objects written (each with its line number as ``_line``): for
-    ``verify_log``, ``render_log`` and tools that read fields as they are. Raises ``LogError`` for a missing file,
-    bad JSON or a log without header."""
+    ``verify_log``, ``render_log`` and tools that read fields as they are; ``sent=False`` passes the ``send`` lines
+    (the referee's messages, most of a log's bytes) by undecoded. Raises ``LogError`` for a missing file, bad JSON
+    or a log without header."""
     events: list[dict[str, Any]] = []
     # Lines end with "\n" only (log_lines splits the bytes there): str.splitlines would also split inside a string
     # holding U+2028 or \x1c (a bot's declared name may), which the log writes unescaped.
-    for number, line in log_lines(path):
+    for number, line in log_lines(path, () if sent else _WIRE[:1]):
         obj = parse_log_line(path, number, line)
         obj["_line"] = number
         events.append(obj)

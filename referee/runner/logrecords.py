@@ -115,7 +115,8 @@ def action_from_json(data: Any) -> Play | Pass | Drop:
 @dataclass(frozen=True, slots=True)
 class LogHeader:
     """The ``game`` line: who played (``names`` by seat), by which rules, on which deal (from ``seed``, or given),
-    and each seat's move time in milliseconds (None: no limit)."""
+    and each seat's move time in milliseconds (None: no limit). ``wire`` False: a compact log, without the ``send``
+    and ``recv`` lines (the header then says ``"wire":false``)."""
 
     game: str
     names: tuple[str, ...]
@@ -124,10 +125,11 @@ class LogHeader:
     deal: Deal
     move_ms: tuple[int | None, ...]
     format: int = LOG_FORMAT
+    wire: bool = True
     line: int = 0
 
     def to_json(self) -> JsonObject:
-        return {
+        data: JsonObject = {
             "event": "game",
             "format": self.format,
             "game": self.game,
@@ -137,6 +139,9 @@ class LogHeader:
             "deal": deal_to_json(self.deal),
             "move_ms": list(self.move_ms),
         }
+        if not self.wire:
+            data["wire"] = False
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +307,7 @@ def parse_header(obj: Mapping[str, Any], line: int = 1) -> LogHeader:
             deal=deal,
             move_ms=move_ms,
             format=int(obj.get("format", LOG_FORMAT)),
+            wire=obj.get("wire", True) is not False,
             line=line,
         )
     except (KeyError, TypeError) as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from protocol import (
@@ -29,7 +30,7 @@ from referee.engine import (
     new_game,
     seeded_deal,
 )
-from referee.runner.gamelog import applied_events
+from referee.runner.gamelog import applied_events, read_log
 from referee.runner.logrecords import (
     ActionEvent,
     DiscardEvent,
@@ -54,6 +55,9 @@ class Verdict:
     actions: int = 0
     discards: int = 0
     faults: int = 0
+    #: The logged result's scores by seat (None: the log has no result); ``wire`` False for a compact log.
+    scores: tuple[int, ...] | None = None
+    wire: bool = True
 
 
 class _Disagree(Exception):
@@ -68,23 +72,36 @@ def verify_log(events: list[dict[str, Any]]) -> Verdict:
 
     Confirms that the deal fits the seed, that each recorded discard and move is exactly what the bot
     replied and is legal, that each event the engine produced matches the log, that each illegal-move fault
-    really was illegal, and that the result matches. Never raises for a bad log: the verdict names the first
+    really was illegal, and that the result matches. A compact log (``"wire":false`` in its header) has no reply
+    lines: its moves are checked against the engine only. Never raises for a bad log: the verdict names the first
     disagreement.
     """
     checker = _Checker()
     try:
         checker.run(events)
     except _Disagree as exc:
-        return Verdict(False, exc.message, exc.line, checker.actions, checker.discards, checker.faults)
+        return Verdict(
+            False, exc.message, exc.line, checker.actions, checker.discards, checker.faults, None, checker.wire
+        )
+    compact = "" if checker.wire else " (a compact log: the bots' reply lines were not logged, so not compared)"
     return Verdict(
         True,
         f"verified: {checker.discards} discards, {checker.actions} moves, {checker.faults} faults; "
-        "every move, forfeit and score agrees with the engine",
+        f"every move, forfeit and score agrees with the engine{compact}",
         None,
         checker.actions,
         checker.discards,
         checker.faults,
+        checker.scores,
+        checker.wire,
     )
+
+
+def verify_file(path: Path) -> Verdict:
+    """``verify_log`` of the game log at ``path`` (plain or compressed), read without its ``send`` lines: the
+    verifier checks what the bots replied and what the engine made of it, not the referee's messages. Raises
+    ``LogError`` for a file that is not a game log (missing, unreadable, not JSON Lines, without a header)."""
+    return verify_log(read_log(path, sent=False))
 
 
 class _Checker:
@@ -94,12 +111,15 @@ class _Checker:
         self.faults = 0
         self.state: State | None = None
         self.last_line: dict[int, str] = {}
+        self.wire = True  # the log has the reply lines (not a compact log)
+        self.scores: tuple[int, ...] | None = None  # the logged result's
 
     def run(self, events: list[dict[str, Any]]) -> None:
         try:
             header = parse_header(events[0], events[0].get("_line", 1))
         except LogError as exc:
             raise _Disagree(exc.line, exc.reason) from None
+        self.wire = header.wire
         try:
             self.state = new_game(len(header.names), header.ruleset, deal=header.deal)
         except (RulesetError, DealError) as exc:
@@ -146,7 +166,7 @@ class _Checker:
                     f"the engine {list(made) if made is not None else 'none'}",
                 )
             return
-        if ev.by == "bot":
+        if ev.by == "bot" and self.wire:
             reply = self._reply(ev.line, seat, Expect.DISCARD)
             assert isinstance(reply, DiscardReply)
             said = discard_to_action(seat, reply)
@@ -172,11 +192,12 @@ class _Checker:
                 f"the engine at round {state.round + 1} turn {state.turns + 1}",
             )
         action = ev.action
-        reply = self._reply(ev.line, seat, Expect.TURN)
-        assert isinstance(reply, PlayReply | PassReply | DropReply)
-        said = reply_to_action(reply)
-        if said != action:
-            raise _Disagree(ev.line, f"seat {seat} replied {said}, the log applied {action}")
+        if self.wire:
+            reply = self._reply(ev.line, seat, Expect.TURN)
+            assert isinstance(reply, PlayReply | PassReply | DropReply)
+            said = reply_to_action(reply)
+            if said != action:
+                raise _Disagree(ev.line, f"seat {seat} replied {said}, the log applied {action}")
         try:
             new = apply(state, action)
         except IllegalMove as exc:
@@ -210,6 +231,8 @@ class _Checker:
         except IllegalMove:
             return
         except ProtocolViolation as exc:
+            if not self.wire:  # a compact log keeps only the start of the line a fault was about: it may be cut
+                return
             raise _Disagree(ev.line, f"the {kind} fault's line is not a valid reply: {exc.detail}") from None
         raise _Disagree(ev.line, f"seat {seat}'s {action} was recorded as {kind}, but the engine accepts it")
 
@@ -251,6 +274,7 @@ class _Checker:
         ):
             if engine != logged:
                 raise _Disagree(ev.line, f"{name}: the log says {logged}, the engine {engine}")
+        self.scores = ev.scores
 
     # ------------------------------------------------------------------------------------------ helpers
 

@@ -20,7 +20,6 @@ import os
 import re
 import sys
 import uuid
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
@@ -30,6 +29,7 @@ from typing import Any
 import trio
 
 from referee.runner import BotSpecError, Player, RunnerConfig
+from referee.runner.logfile import log_name
 from referee.runner.stopping import signals_deferred, stopped_by_signals
 from referee.tournament.cluster_worker import (
     BatchJob,
@@ -167,6 +167,7 @@ class _Writer:
         self.games_dir, self.bots_dir = lane_folders(setup)
         self.on_game = setup.on_game
         self.seen = set(setup.finished)
+        self.logs = setup.logs
 
     def take(self, out: BatchOut) -> None:
         for entrant, label, data in out.stderr:
@@ -177,10 +178,11 @@ class _Writer:
             if game_id in self.seen:
                 continue
             played = g.played
-            if g.log is not None:
-                path = self.games_dir / f"{game_id}.jsonl"
-                part = path.with_suffix(".part")
-                part.write_bytes(zlib.decompress(g.log))
+            name = log_name(game_id, self.logs)
+            if g.log is not None and name is not None:
+                path = self.games_dir / name
+                part = path.with_name(name + ".part")
+                part.write_bytes(g.log)
                 os.replace(part, path)
                 played = replace(played, result=replace(played.result, log_path=path))
             self.on_game(played)
@@ -259,6 +261,7 @@ class _Run:
                 startable=self.startable & set(names),
                 keep=self.setup.keep,
                 playing=playing,
+                logs=self.setup.logs,
             )
             key = f"referee-{self.run_key}-{b.games[0].game_id}"
             futures.append(self.client.submit(play_batch_task, job, key=key, pure=False))

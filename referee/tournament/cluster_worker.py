@@ -25,7 +25,6 @@ import sys
 import tempfile
 import threading
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,6 +35,7 @@ import trio
 from referee.engine import Ruleset
 from referee.runner import BotSpec, Player, RunnerConfig
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
+from referee.runner.logfile import LogLevel
 from referee.tournament.cluster_errors import ClusterError as ClusterError
 from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
 from referee.tournament.execute import PlayedGame, play_batch
@@ -88,11 +88,13 @@ class BatchJob:
     startable: frozenset[str]
     keep: int = 1
     playing: frozenset[str] = frozenset()
+    logs: LogLevel = LogLevel.FULL
 
 
 @dataclass(frozen=True, slots=True)
 class GameOut:
-    """A finished game as sent back: ``played.result.log_path`` is None; ``log`` is the zlib-compressed log."""
+    """A finished game as sent back: ``played.result.log_path`` is None; ``log`` is the log file's bytes as
+    written (compressed: ``referee.runner.logfile``), None when none was kept."""
 
     played: PlayedGame
     log: bytes | None
@@ -234,7 +236,7 @@ class _Lanes:
             path = played.result.log_path
             if path is not None:
                 with contextlib.suppress(OSError):
-                    log = zlib.compress(Path(path).read_bytes())
+                    log = Path(path).read_bytes()
                     Path(path).unlink()
             games.append(GameOut(replace(played, result=replace(played.result, log_path=None)), log))
 
@@ -247,6 +249,7 @@ class _Lanes:
                 pool,
                 ruleset=Ruleset.from_dict(job.ruleset),
                 games_dir=games_dir,
+                logs=job.logs,
                 skip=job.skip,
                 on_game=collect,
             )

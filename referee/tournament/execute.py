@@ -26,6 +26,7 @@ from referee.runner import RunnerConfig, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.tournament.deal_queue import DealQueue, rotation_order
 from referee.tournament.formats import format_of
+from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch
@@ -71,11 +72,13 @@ async def play_batch(
     *,
     ruleset: Ruleset,
     games_dir: Path,
+    logs: LogLevel = LogLevel.FULL,
     skip: frozenset[str] | set[str] = frozenset(),
     on_game: Callable[[PlayedGame], None] | None = None,
     play: GameFn | None = None,
 ) -> list[PlayedGame]:
-    """Play the batch's games not in ``skip``, in rotation order; ``on_game`` sees each as soon as it ends.
+    """Play the batch's games not in ``skip``, in rotation order; ``on_game`` sees each as soon as it ends. Each
+    game's log goes to ``games_dir`` as ``logs`` says (``referee.runner.logfile.log_name``).
 
     Bot faults are recorded forfeits in the results; only referee bugs raise.
     """
@@ -86,12 +89,14 @@ async def play_batch(
             continue
         players = await pool.for_game(game.seats, game.seed)
         start = time.perf_counter()
+        name = log_name(game.game_id, logs)
         result = await game_fn(
             players,
             game_id=game.game_id,
             ruleset=ruleset,
             seed=game.seed,
-            log_path=games_dir / f"{game.game_id}.jsonl",
+            log_path=None if name is None else games_dir / name,
+            **_COMPACT if logs is LogLevel.COMPACT else {},
         )
         played = PlayedGame(game, result, time.perf_counter() - start, pool.declared(game.seats))
         await pool.after_game()
@@ -99,6 +104,10 @@ async def play_batch(
         if on_game is not None:
             on_game(played)
     return done
+
+
+#: What ``play_batch`` adds to ``play_game``'s arguments for a compact log (a fake game function need not take it).
+_COMPACT = {"log_wire": False}
 
 
 def play_table(
@@ -131,7 +140,8 @@ class PlaySetup:
     ``out_dir`` is the results folder (game logs in ``games/``, bot stderr in ``bots/``); ``finished`` holds the
     ids of the games stored already, never played again (the caller adds each game it commits); ``on_game``
     takes every finished game, once. ``keep`` is how many processes of an entrant a lane keeps (``PlayerPool``),
-    as the format says (``Format.processes_kept``: a race one per seat rotation, the fixed formats one).
+    as the format says (``Format.processes_kept``: a race one per seat rotation, the fixed formats one); ``logs``:
+    how much of each game its log keeps (``referee run --logs``).
     """
 
     entrants: tuple[EntrantInfo, ...]
@@ -141,20 +151,26 @@ class PlaySetup:
     finished: set[str]
     on_game: Callable[[PlayedGame], None]
     keep: int = 1
+    logs: LogLevel = LogLevel.FULL
 
     @classmethod
     def of(
-        cls, params: TournamentParams, out_dir: Path, finished: set[str], on_game: Callable[[PlayedGame], None]
+        cls,
+        params: TournamentParams,
+        out_dir: Path,
+        finished: set[str],
+        on_game: Callable[[PlayedGame], None],
+        logs: LogLevel = LogLevel.FULL,
     ) -> PlaySetup:
         """The setup of ``params``' games, its results in ``out_dir`` hidden from every bot. Raises the runner's
         ``ConfigError`` or ``RulesetError`` for impossible settings or an impossible ruleset."""
         keep = format_of(params).processes_kept(params)
         config, ruleset = params.runner_config(results=out_dir), params.game_ruleset()
-        return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep)
+        return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep, logs)
 
     @property
     def games_dir(self) -> Path:
-        """The game logs: ``out_dir/games/<game id>.jsonl``."""
+        """The game logs: ``out_dir/games/<game id>.jsonl.zst`` (``referee.runner.logfile.log_name``)."""
         return self.out_dir / GAMES_DIR
 
     @property
@@ -214,6 +230,7 @@ class PoolLane:
             self.pool,
             ruleset=setup.ruleset,
             games_dir=setup.games_dir,
+            logs=setup.logs,
             skip=setup.finished,
             on_game=setup.on_game,
             play=self.play_fn,

@@ -425,7 +425,9 @@ async def _play_lane(channel: Channel, pool: PlayerPool, setup: PlaySetup, play:
             match message:
                 case Play(batch=number):
                     batch = TableBatch(number, message.games)
-                    played = await play_batch(batch, pool, ruleset=setup.ruleset, games_dir=setup.games_dir, play=play)
+                    played = await play_batch(
+                        batch, pool, ruleset=setup.ruleset, games_dir=setup.games_dir, logs=setup.logs, play=play
+                    )
                     games = tuple((p.result, p.duration, p.declared) for p in played)
                     await channel.send(Done(games, pool.take_report()))
                 case Retire(keep=keep):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from referee.runner import Stopped
+from referee.runner.logfile import LogLevel
 from referee.tournament.execute import Executor, PlayedGame, PlaySetup
 from referee.tournament.formats import Results, Schedule, format_of, schedule_of
 from referee.tournament.params import TournamentParams
@@ -59,10 +60,11 @@ def run_tournament(
     *,
     progress: Progress | None = None,
     on_committed: Callable[[PlayedGame], None] | None = None,
+    logs: LogLevel = LogLevel.FULL,
 ) -> RunOutcome:
     """Play every scheduled game of ``params`` that ``store`` does not hold yet with ``executor``, committing each
     as it ends (then ``on_committed`` sees it); a format that decides as it goes (a race) is played round after
-    round.
+    round. ``logs``: how much of each game its log in ``games/`` keeps.
 
     ``store`` must already be initialised with ``params`` (and its deal secret); once every game is stored the
     secret is marked revealed. Raises ``ScheduleError`` for an impossible schedule, ``RulesetError`` for a
@@ -92,7 +94,7 @@ def run_tournament(
         if on_committed is not None:
             on_committed(p)
 
-    setup = PlaySetup.of(params, store.directory, finished, on_game)
+    setup = PlaySetup.of(params, store.directory, finished, on_game, logs)
     if adaptive:
         results.update((g.game_id, g.seats) for g in store.games())
     known: Results = results

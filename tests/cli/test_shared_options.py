@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.runner import read_log
+from referee.runner.gamelog import log_content
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 HONEST = str(BOTS / "honest.py")
@@ -75,10 +76,10 @@ def test_run_keeps_its_ruleset_and_limits_and_a_resume_must_match(tmp_path: Path
         "--sandbox", "none", cwd=tmp_path,
     )  # fmt: skip
     assert first.returncode == 0, first.stderr
-    logs = sorted((tmp_path / "t" / "games").glob("*.jsonl"))
-    assert logs and all('"round_end"' in p.read_text() for p in logs)
+    logs = [log_content(p).decode() for p in sorted((tmp_path / "t" / "games").glob("*.jsonl.zst"))]
+    assert logs and all('"round_end"' in text for text in logs)
     # One round per game: no deal of round 2 was ever sent.
-    assert all('"round":2' not in p.read_text().replace(" ", "") for p in logs)
+    assert all('"round":2' not in text.replace(" ", "") for text in logs)
     # Resuming without the options takes the stored ones; different ones are refused in one line.
     again = _referee("run", "--resume", "t", cwd=tmp_path)
     assert again.returncode == 0, again.stderr

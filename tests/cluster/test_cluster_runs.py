@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
+from referee.runner.gamelog import log_content
 from referee.tournament import ClusterError, PlayedGame, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
 
@@ -40,14 +41,14 @@ def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, b
     ids = all_game_ids(params)
     assert sorted(delivered) == ids  # each game committed once
     logs = tmp_path / "cluster" / "games"
-    assert sorted(p.stem for p in logs.glob("*.jsonl")) == ids
+    assert sorted(p.name.removesuffix(".jsonl.zst") for p in logs.glob("*.jsonl.zst")) == ids
     for game_id in ids:  # the coordinator wrote the worker's log: one game, the same as played locally
-        assert (logs / f"{game_id}.jsonl").read_text().count('"game_start"') == (
-            tmp_path / "local" / "games" / f"{game_id}.jsonl"
-        ).read_text().count('"game_start"')
+        assert log_content(logs / f"{game_id}.jsonl.zst").count(b'"game_start"') == log_content(
+            tmp_path / "local" / "games" / f"{game_id}.jsonl.zst"
+        ).count(b'"game_start"')
     with sqlite3.connect(tmp_path / "cluster" / "results.sqlite") as db:
         paths = {r[0] for r in db.execute("SELECT log_path FROM games")}
-    assert paths == {f"games/{g}.jsonl" for g in ids}
+    assert paths == {f"games/{g}.jsonl.zst" for g in ids}
     for name in NAMES:  # each bot's stderr came back once, whichever worker lane ran it
         lines = [ln for f in (tmp_path / "cluster" / "bots").glob(f"{name}.*.log") for ln in f.read_text().splitlines()]
         mine = sorted(g for g, seats in stored_games(tmp_path / "cluster") if name in {s[0] for s in seats})

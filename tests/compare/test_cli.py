@@ -62,7 +62,7 @@ def test_two_different_sample_bots_at_four_seats_reach_a_verdict(tmp_path: Path,
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
     # with --jobs 2 the block in flight when the verdict came is finished and stored too (not counted)
     assert stored in (8 * blocks, 8 * (blocks + 1))
-    assert len(list((out / "games").glob("*.jsonl"))) == stored
+    assert len(list((out / "games").glob("*.jsonl.zst"))) == stored
     shown = referee("standings", out, "--json")
     assert shown.returncode == 0 and json.loads(shown.stdout)["games"] == stored
     again = referee("compare", "--resume", out, "--json")

@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from referee.runner.gamelog import log_content
+
 from .helpers import MODES, assert_verified, bot, config, new_mark, processes_with, run_games
 
 
 def recv_events(log: Path) -> list[dict[str, object]]:
-    return [e for e in map(json.loads, log.read_text().splitlines()) if e["event"] == "recv"]
+    return [e for e in map(json.loads, log_content(log).decode().splitlines()) if e["event"] == "recv"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -80,7 +82,7 @@ def test_the_clock_is_a_tournament_setting_kept_on_resume(tmp_path: Path) -> Non
     honest = BOTS / "honest.py"
     done = referee("run", honest, honest, "--clock", "cpu", "--sandbox", "none", "--out", out)
     assert done.returncode == 0, done.stderr
-    replies = [e for log in (out / "games").glob("*.jsonl") for e in recv_events(log)]
+    replies = [e for log in (out / "games").glob("*.jsonl.zst") for e in recv_events(log)]
     assert replies and all("cpu_ms" in e and "ms" in e for e in replies)
     refused = referee("run", "--resume", out, "--clock", "wall")
     assert refused.returncode == 2 and "--clock was cpu; now wall" in refused.stderr

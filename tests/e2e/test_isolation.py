@@ -160,7 +160,7 @@ def test_results_kept_inside_a_bots_folder_are_hidden_from_it(tmp_path: Path, wh
     said = "".join(p.read_text() for p in logs)
     assert "log_reader: 0 deal lines" in said
     assert "log_reader:" in said and all(line == "log_reader: 0 deal lines" for line in said.splitlines())
-    assert list(folder.glob("results/games/*.jsonl")) or list(folder.glob("referee-logs/*.jsonl"))  # logs exist
+    assert list(folder.glob("results/games/*.jsonl.zst")) or list(folder.glob("referee-logs/*.jsonl"))  # logs exist
 
 
 def test_results_in_a_bots_own_folder_are_refused_in_one_line(tmp_path: Path) -> None:

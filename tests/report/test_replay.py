@@ -11,6 +11,7 @@ import pytest
 from referee.engine import STANDARD, Discard, Phase, Ruleset, apply, discard_options, forfeit, legal_actions, new_game
 from referee.report import Forfeit, ReplayError, encode_replay, read_game_log, run_steps
 from referee.report.replay import Step
+from referee.runner.gamelog import log_content
 from tests.report.dbread import query
 
 
@@ -115,7 +116,7 @@ def test_a_broken_log_is_a_replay_error_naming_the_file(tmp_path: Path, content:
 
 def test_a_bad_line_later_in_a_real_log_names_its_line(tournament: Path, tmp_path: Path) -> None:
     (log_path,) = query(tournament, "SELECT log_path FROM games ORDER BY ordinal LIMIT 1")[0]
-    lines = (tournament / log_path).read_text().splitlines()
+    lines = log_content(tournament / log_path).decode().splitlines()
     index = next(i for i, line in enumerate(lines) if '"event":"action"' in line)
     lines[index] = '{"event":"action","action":{"type":"jump"}}'
     bad = tmp_path / "bad.jsonl"

@@ -14,7 +14,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+import zstandard
 
+from referee.runner.gamelog import log_content
 from tests.e2e.helpers import MODES
 
 from .conftest import BOT, referee
@@ -114,12 +116,12 @@ def test_commitment_before_the_first_game_reveal_at_the_end_and_verify_deals(tmp
         db.execute("UPDATE games SET seed = seed + 1 WHERE game_id = 'g000002'")
     changed = referee("verify-deals", again)
     assert changed.returncode == 1 and "g000002" in changed.stdout, changed.stdout
-    log = other / "games" / "g000004.jsonl"
-    lines = log.read_text().splitlines()
+    log = other / "games" / "g000004.jsonl.zst"
+    lines = log_content(log).decode().splitlines()
     header = json.loads(lines[0])
     hands = header["deal"]["rounds"][0]["hands"]
     hands[0], hands[1] = hands[1], hands[0]
-    log.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    log.write_bytes(zstandard.compress("\n".join([json.dumps(header), *lines[1:]]).encode() + b"\n"))
     swapped = referee("verify-deals", other)
     assert swapped.returncode == 1 and "g000004" in swapped.stdout and "not the deal of seed" in swapped.stdout
 

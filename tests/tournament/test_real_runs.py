@@ -171,7 +171,7 @@ def test_play_table_is_a_picklable_unit_that_replays_the_same_games(tmp_path: Pa
     for p in played:
         assert seat_rows(p.game.seats, p.result) == stored[p.game.game_id]
     assert sorted(f.name for f in (tmp_path / "elsewhere" / "games").iterdir()) == [
-        f"{g.game_id}.jsonl" for g in batch.games
+        f"{g.game_id}.jsonl.zst" for g in batch.games
     ]
     assert live_processes_under(bot_dir) == []
 

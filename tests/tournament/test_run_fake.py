@@ -59,7 +59,7 @@ def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None
     assert sum(p.games for p in created) == 24 * 3
     assert all(p.closed for p in created)
     assert store.declared_names() == {n: f"{n}-declared" for n in ["a", "b", "zed", "c"]}
-    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [f"g{i:06d}.jsonl" for i in range(1, 25)]
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == [f"g{i:06d}.jsonl.zst" for i in range(1, 25)]
     s = standings_from_store(store)
     assert s.games == 24 and sum(e.games for e in s.entrants) == 72
     store.close()
@@ -67,7 +67,7 @@ def test_full_run_stores_every_game_and_closes_every_bot(tmp_path: Path) -> None
         assert db.execute("SELECT count(*) FROM seats").fetchone()[0] == 72
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         logs = {r[0] for r in db.execute("SELECT log_path FROM games")}
-    assert logs == {f"games/g{i:06d}.jsonl" for i in range(1, 25)}
+    assert logs == {f"games/g{i:06d}.jsonl.zst" for i in range(1, 25)}
 
 
 def test_a_bot_process_never_plays_a_deal_twice_but_carries_on_to_the_next_deal(tmp_path: Path) -> None:

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.runner.gamelog import log_content
+from referee.runner.logrecords import LogError
+
 from .test_hostile_bots_in_lanes import ctrl_c
 from .test_real_runs import start_referee
 
@@ -32,10 +35,13 @@ def _stored(db: Path) -> set[str]:
 def _finished_logs(games: Path) -> set[str]:
     """The games whose log ends in its ``result`` line."""
     done = set()
-    for log in games.glob("*.jsonl") if games.exists() else ():
-        data = log.read_bytes()
+    for log in games.glob("*.jsonl.zst") if games.exists() else ():
+        try:
+            data = log_content(log)
+        except LogError:  # cut short: not complete
+            continue
         if data.endswith(b"\n") and data.rsplit(b"\n", 2)[-2].startswith(b'{"event":"result"'):
-            done.add(log.stem)
+            done.add(log.name.removesuffix(".jsonl.zst"))
     return done
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.runner.gamelog import log_content
+
 from .conftest import referee
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
@@ -52,7 +54,7 @@ def test_the_strict_checker_finds_every_number_right(tmp_path: Path, lanes: list
     assert [line for line in logs.splitlines() if line.startswith("INCONSISTENT")] == []
     assert "strict checker: 0 inconsistencies" in logs  # the checkers ran to their end
     assert "Traceback" not in logs
-    histories = "".join(p.read_text() for p in (out / "games").glob("*.jsonl"))
+    histories = "".join(log_content(p).decode() for p in (out / "games").glob("*.jsonl.zst"))
     assert '"forfeit":true' in histories
     if rules == "short":
         assert '"limit":true' in histories and '"finished":true' in histories
