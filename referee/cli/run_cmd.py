@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,17 +58,17 @@ def _write_standings(directory: Path, standings: Standings, deals: dict[str, str
     return csv_path, json_path
 
 
-def _console() -> Console:
+def _console(*, stderr: bool = False) -> Console:
     """The console on stdout; not a terminal (a pipe, a file, CI): wide enough for every column of the tables
     (names up to 48 characters, a declared name up to 40), which a terminal may have to fold or leave out, and
     without rich's highlighting and emoji codes (colours that are not shown there; the referee's lines have no
     emoji codes, and the names are printed literally anyway): they cost a few milliseconds of regular expressions."""
     from rich.console import Console
 
-    console = Console()
+    console = Console(stderr=stderr)
     if console.is_terminal:
         return console
-    return Console(width=max(console.width, 200), highlight=False, emoji=False)
+    return Console(width=max(console.width, 200), highlight=False, emoji=False, stderr=stderr)
 
 
 def _print_standings(console: Console, standings: Standings) -> None:
@@ -165,6 +166,13 @@ def _entrants(
 @click.option("--fresh-bots", is_flag=True, help="Start a new bot process for every game (slower).")
 @logs_option
 @click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Progress as JSON events on stdout, one object a line (start, progress, race_round, worker_lost, stop, "
+    "standings); everything else goes to stderr.",
+)
+@click.option(
     "--lane-processes",
     is_flag=True,
     help="Play each of the --jobs tables in a worker process of its own, so that the referee's own work uses "
@@ -191,9 +199,11 @@ def run_cmd(**options: Any) -> None:
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        plan = _resolve(held, RunOptions.of(options))
-        console = _console()
-        _present(plan, _play(plan, console), console)
+        given = RunOptions.of(options)
+        plan = _resolve(held, given)
+        console = _console(stderr=given.as_json)
+        played = _play(plan, console, json_events=given.as_json)
+        _present(plan, played, console)
 
 
 def _storage_failed(directory: Path, e: BaseException) -> NoReturn:
@@ -234,6 +244,7 @@ class RunOptions:
         """The ``--challenger`` BOTs."""
         return tuple(self.declared.get(CHALLENGERS.name) or ())
     logs: str = "full"
+    as_json: bool = False
 
 
 @dataclass(frozen=True)
@@ -368,9 +379,10 @@ class Played:
     tally: Tally
 
 
-def _play(plan: Plan, console: Console) -> Played:
+def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
     """Open the store (a new tournament: initialise it), say what starts, run the tournament; a failure of the
-    cluster, of a bot's sandbox or of the disk is one line (every finished game is saved)."""
+    cluster, of a bot's sandbox or of the disk is one line (every finished game is saved). ``json_events``: the
+    progress as JSON events on stdout (``JsonProgress``), the standings as the last one."""
     from referee.runner import BotSpecError
     from referee.runner.logfile import LogLevel
     from referee.tournament import (
@@ -382,6 +394,7 @@ def _play(plan: Plan, console: Console) -> Played:
         run_tournament,
         tally_from_store,
     )
+    from referee.tournament.live import JsonProgress
 
     directory = plan.directory
     try:
@@ -395,10 +408,9 @@ def _play(plan: Plan, console: Console) -> Played:
             except StoreError as e:
                 _storage_failed(directory, e)
         _announce(plan, console)
+        progress = JsonProgress(sys.stdout) if json_events else LiveProgress(console)
         try:
-            outcome = run_tournament(
-                store, plan.params, plan.executor, progress=LiveProgress(console), logs=LogLevel(plan.logs)
-            )
+            outcome = run_tournament(store, plan.params, plan.executor, progress=progress, logs=LogLevel(plan.logs))
         except ClusterError as e:
             _fail("run", f"{e}; finished games are saved: fix it and continue with referee run --resume {directory}", 1)
         except LaneError as e:  # a lane's worker process died (killed, out of memory)
@@ -408,7 +420,10 @@ def _play(plan: Plan, console: Console) -> Played:
         except (OSError, StoreError) as e:
             _storage_failed(directory, e)
         tally = tally_from_store(store, history=True)
-        return Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally)
+        played = Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally)
+        if isinstance(progress, JsonProgress):
+            progress.event("standings", **played.standings.to_dict(), deals=played.deals)
+        return played
 
 
 def _announce(plan: Plan, console: Console) -> None:

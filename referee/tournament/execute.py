@@ -24,9 +24,9 @@ import trio
 from referee.engine import Ruleset
 from referee.runner import RunnerConfig, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
+from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.deal_queue import DealQueue, rotation_order
 from referee.tournament.formats import format_of
-from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch

@@ -17,6 +17,7 @@ from referee.runner.logfile import LogLevel
 from referee.tournament.execute import Executor, PlayedGame, PlaySetup
 from referee.tournament.formats import Results, Schedule, format_of, schedule_of
 from referee.tournament.params import TournamentParams
+from referee.tournament.race_status import RaceStatus
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
@@ -24,7 +25,7 @@ from referee.tournament.store import ResultsStore, SeatRow, seat_rows
 if TYPE_CHECKING:
     from referee.tournament.race import RaceOutcome
 
-__all__ = ["Progress", "RunOutcome", "run_tournament"]
+__all__ = ["Progress", "RaceStatus", "RunOutcome", "run_tournament"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +47,8 @@ class Progress:
     def game_done(self, played: PlayedGame, tally: Tally) -> None:
         pass
 
-    def race_round(self, rounds: int, games: int, left: int) -> None:
-        """A race has played ``rounds`` complete rounds (``games`` games) and ``left`` entrants are still in it."""
+    def race_round(self, status: RaceStatus) -> None:
+        """A race begins a round (``status``: the round, its games, where the race stands)."""
 
     def stop(self) -> None:
         pass

@@ -157,7 +157,7 @@ def test_faults_are_attributed_to_the_entrant(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("terminal", [False, True])
-def test_live_progress_reports_every_game(tmp_path: Path, terminal: bool) -> None:
+def test_live_progress_reports_every_game_with_its_rate_and_eta(tmp_path: Path, terminal: bool) -> None:
     import io
 
     from rich.console import Console
@@ -171,10 +171,31 @@ def test_live_progress_reports_every_game(tmp_path: Path, terminal: bool) -> Non
     run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory([])), progress=progress)  # type: ignore[arg-type]
     text = out.getvalue()
     if terminal:
-        assert "Live standings" in text and "ETA" in text and "12/12" in text
+        assert "Live standings" in text and "ETA" in text and "12/12" in text and "games/s" in text
     else:
-        assert text.splitlines()[0] == "12 games to play"
-        assert [ln for ln in text.splitlines() if "games played" in ln][-1] == "12/12 games played"
+        lines = text.splitlines()
+        assert lines[0] == "12 games to play"
+        played = [ln for ln in lines if "games played" in ln]
+        assert played[-1].startswith("12/12 games played (100%): ") and "games/s, elapsed 0:00:" in played[-1]
+        assert re.fullmatch(r"1/12 games played \(8%\): [\d.]+ games/s, elapsed 0:00:\d\d, ETA 0:\d\d:\d\d", played[0])
+
+
+def test_json_progress_is_one_event_a_line(tmp_path: Path) -> None:
+    import io
+    import json
+
+    from referee.tournament.live import JsonProgress
+
+    out = io.StringIO()
+    store, params = start(tmp_path, ["a", "b", "zed"], repeats=4)
+    executor = LocalExecutor(2, play=fake_play, factory=make_factory([]))
+    run_tournament(store, params, executor, progress=JsonProgress(out))  # type: ignore[arg-type]
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert events[0] == {"event": "start", "total": 12, "games": 0}
+    progress = [e for e in events if e["event"] == "progress"]
+    assert [e["games"] for e in progress] == list(range(1, 13))  # a tenth of 12 games is one game
+    assert progress[-1]["total"] == 12 and progress[-1]["eta"] == 0 and progress[-1]["rate"] > 0
+    assert events[-1]["event"] == "stop" and events[-1]["games"] == 12
 
 
 @pytest.mark.parametrize(("names", "games"), [(["a", "b"], 1), (["a", "b"], 3), (["a", "b", "c"], 2)])
@@ -280,17 +301,22 @@ def test_a_bot_left_out_of_a_round_is_closed_when_the_round_begins(tmp_path: Pat
 
 
 @pytest.mark.parametrize("terminal", [False, True])
-def test_a_races_progress_shows_rounds_games_and_entrants_left_not_the_cap(tmp_path: Path, terminal: bool) -> None:
-    """A race has no total (it stops once its order is settled): its progress says the round, the games played and
-    the entrants left, never ``--max-games`` as if it were the number of games to play, and no ETA."""
+def test_a_races_progress_shows_its_rounds_entrants_left_and_open_places_not_the_cap(
+    tmp_path: Path, terminal: bool
+) -> None:
+    """A race has no total (it stops once its order is settled): its progress says the round and the games it holds,
+    the games played, the entrants left and the places still open, never ``--max-games`` as if it were the number
+    of games to play; its only estimate is the round's."""
     import io
+    import json
 
     from rich.console import Console
 
     from referee.tournament import LiveProgress
+    from referee.tournament.live import JsonProgress
 
     out = io.StringIO()
-    console = Console(file=out, force_terminal=terminal, width=160)
+    console = Console(file=out, force_terminal=terminal, width=200)
     store, params = start(tmp_path, ["a", "b", "c", "d", "e", "zed"], table_size=3, format="race", max_games=200)
     progress = LiveProgress(console, refresh=0.0)
     executor = LocalExecutor(2, play=fake_play, factory=make_factory([]))
@@ -298,15 +324,28 @@ def test_a_races_progress_shows_rounds_games_and_entrants_left_not_the_cap(tmp_p
     assert outcome.race is not None and outcome.race.rounds >= 2
     rounds, games = outcome.race.rounds, outcome.race.games
     text = out.getvalue()
-    assert "/200" not in text and "200 games to play" not in text and "ETA" not in text
+    assert "/200" not in text and "200 games to play" not in text and "ETA" not in text.replace("round ETA", "")
+    shown = [
+        (int(r), int(n), int(g))
+        for r, n, g in re.findall(r"round (\d+) \((\d+) games\), \d+ entrants left, [^;]+; (\d+) games in all", text)
+    ]
     if terminal:
-        shown = [(int(r), int(g)) for r, g in re.findall(r"round (\d+), (\d+) games, \d+ entrants left", text)]
-        assert {r for r, _ in shown} == set(range(1, rounds + 1)) and (rounds, games) in shown
-        assert [g for _, g in shown] == sorted(g for _, g in shown)
+        assert {r for r, _, _ in shown} == set(range(1, rounds + 1))
+        assert [g for _, _, g in shown] == sorted(g for _, _, g in shown) and games in [g for _, _, g in shown]
     else:
         lines = text.splitlines()
-        assert lines[:2] == ["Race: the games it needs to settle", "Race: round 1, 0 games, 6 entrants left"]
+        assert lines[0] == "Race: it plays until the order is settled"
+        assert lines[1].startswith("Race: round 1 (")
+        assert "6 entrants left, places 1, 2, 3 of the top 3 open" in lines[1]
         assert not any("games played" in ln for ln in lines)
+        # each round's games are the games it played: the next round starts that many games later
+        starts = {r: (n, g) for r, n, g in shown}
+        assert all(starts[r][1] + starts[r][0] == starts[r + 1][1] for r in starts if r + 1 in starts)
+    # the same as JSON events, resumed from the stored games (nothing left to play: no round begins)
+    events = io.StringIO()
+    run_tournament(store, params, executor, progress=JsonProgress(events))  # type: ignore[arg-type]
+    lines = [json.loads(line) for line in events.getvalue().splitlines()]
+    assert lines[0] == {"event": "start", "total": None, "games": games}
 
 
 def test_a_lane_holds_at_most_one_process_per_entrant_or_max_live(tmp_path: Path, monkeypatch: Any) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from referee.tournament.formats.base import Format, Results, Schedule
 from referee.tournament.options import Option
+from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
@@ -85,13 +86,16 @@ class RaceSchedule:
 
     def __init__(self, race: Race) -> None:
         self.race = race
+        self._round_games = 0  # the games of the round handed out last
 
     @property
     def total(self) -> None:
         return None
 
     def next_round(self, results: Results) -> list[TableBatch]:
-        return replay_race(self.race, results)
+        batches = replay_race(self.race, results)
+        self._round_games = sum(len(b.games) for b in batches)
+        return batches
 
     def game_ids(self) -> Iterable[str]:
         return [f"g{self.race.max_games:06d}"]  # the longest game id the race may use
@@ -106,9 +110,18 @@ class RaceSchedule:
 
     def round_started(self, tally: Tally, progress: Progress) -> None:
         race = self.race  # where the race stands, and the live standings in its order
-        tally.order = race.outcome().order
+        order = race.outcome().order
+        tally.order = order
         if race.reason is None:
-            progress.race_round(race.rounds, race.games, len(race.survivors))
+            leaders, left = order[: race.top], set(race.survivors)
+            open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
+                p
+                for p in range(1, len(leaders) + 1)
+                if p < len(order) and order[p] in left and not race.ahead(order[p - 1], order[p])
+            )
+            progress.race_round(
+                RaceStatus(race.rounds + 1, self._round_games, race.games, len(race.survivors), tuple(leaders), open_)
+            )
 
     def outcome(self) -> RaceOutcome:
         return self.race.outcome()
