@@ -50,10 +50,12 @@ if TYPE_CHECKING:
 H2H_PRINT_MAX = 10
 
 
-def _write_standings(directory: Path, standings: Standings, deals: dict[str, str | None]) -> tuple[Path, Path]:
+def _write_standings(
+    directory: Path, standings: Standings, deals: dict[str, str | None], lost: list[dict[str, object]]
+) -> tuple[Path, Path]:
     csv_path, json_path = directory / "standings.csv", directory / "standings.json"
     csv_path.write_text(standings.to_csv(), encoding="utf-8")
-    data = {**standings.to_dict(), "deals": deals}
+    data = {**standings.to_dict(), "deals": deals, "workers_lost": lost}
     json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     return csv_path, json_path
 
@@ -377,6 +379,8 @@ class Played:
     deals: dict[str, str | None]
     #: The count behind ``standings``, with the ratings' history, handed to the report.
     tally: Tally
+    #: The workers lost in every session of the run (``lost_workers``).
+    lost: list[dict[str, object]]
 
 
 def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
@@ -395,6 +399,7 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
         tally_from_store,
     )
     from referee.tournament.live import JsonProgress
+    from referee.tournament.workers_lost import lost_workers
 
     directory = plan.directory
     try:
@@ -420,9 +425,9 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
         except (OSError, StoreError) as e:
             _storage_failed(directory, e)
         tally = tally_from_store(store, history=True)
-        played = Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally)
+        played = Played(outcome, tally.standings(), store.first_faults(), store.deals(), tally, lost_workers(store))
         if isinstance(progress, JsonProgress):
-            progress.event("standings", **played.standings.to_dict(), deals=played.deals)
+            progress.event("standings", **played.standings.to_dict(), deals=played.deals, workers_lost=played.lost)
         return played
 
 
@@ -468,8 +473,17 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
         if outcome.race.within_margin:
             pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
             console.print(literal(f"Within the tie margin (order not proven, difference below it): {pairs}"))
+    if played.lost:
+        now = len(outcome.lost)
+        tables = sum(len(t) for w in played.lost if isinstance(t := w.get("tables"), list))
+        session = f", {now} in this session" if now != len(played.lost) else ""
+        console.print(
+            f"Workers lost during the run: {len(played.lost)}{session}; the {tables} table(s) they were playing "
+            "were played again by the others, each game stored once",
+            highlight=False,
+        )
     try:
-        csv_path, json_path = _write_standings(directory, standings, played.deals)
+        csv_path, json_path = _write_standings(directory, standings, played.deals, played.lost)
     except OSError as e:
         _storage_failed(directory, e)
     console.print(literal(f"Standings written to {csv_path} and {json_path}"))
@@ -501,15 +515,17 @@ def _describe(params: TournamentParams) -> str:
 def standings_cmd(directory: Path, as_json: bool) -> None:
     """Print the standings of the tournament in DIRECTORY again, from its results database."""
     from referee.tournament import ResultsStore, StoreError, standings_from_store
+    from referee.tournament.workers_lost import lost_workers
 
     try:
         with ResultsStore(directory, read_only=True) as store, store.snapshot():
             store.tournament()
             standings = standings_from_store(store)
             deals = store.deals()
+            lost = lost_workers(store)
     except StoreError as e:
         _fail("standings", str(e))
-    data: dict[str, Any] = {**standings.to_dict(), "deals": deals}
+    data: dict[str, Any] = {**standings.to_dict(), "deals": deals, "workers_lost": lost}
     if as_json:
         click.echo(json.dumps(data, indent=2))
     else:

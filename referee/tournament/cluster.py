@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import sys
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -44,6 +45,7 @@ from referee.tournament.deal_queue import rotation_order
 from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
 from referee.tournament.schedule import TableBatch
+from referee.tournament.workers_lost import WorkerLost
 
 __all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address"]
 
@@ -236,6 +238,34 @@ class _Run:
         self.files: Mapping[str, tuple[str, ...]] = {e.name: required_files(e, self.python) for e in setup.entrants}
         self.run_key = uuid.uuid4().hex
         self.rules = setup.ruleset.to_dict()
+        self._lost: list[WorkerLost] = []  # filled by the client's thread (``_event``), emptied by ``_report_lost``
+        self._lost_lock = threading.Lock()
+        with suppress(Exception):  # a scheduler that keeps no event log: losses go unreported, nothing else changes
+            client.subscribe_topic("all", self._event)
+
+    def _event(self, event: tuple[float, Any]) -> None:
+        """A scheduler event: a worker removed while tables of this run were on it is a ``WorkerLost``."""
+        at, msg = event
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+            return
+        prefix = f"referee-{self.run_key}-"
+        keys = sorted(str(k) for k in msg.get("processing-tasks") or () if str(k).startswith(prefix))
+        tables = tuple(k[len(prefix) :] for k in keys)
+        lost = WorkerLost(str(msg.get("worker")), float(at), tables, bool(msg.get("expected")))
+        with self._lost_lock:
+            self._lost.append(lost)
+
+    def _report_lost(self) -> None:
+        """Hand the workers lost since the last call to ``setup.on_lost`` (with the workers left now)."""
+        with self._lost_lock:
+            lost, self._lost = self._lost, []
+        if not lost or self.setup.on_lost is None:
+            return
+        left: int | None = None
+        with suppress(Exception):
+            left = len(self.client.scheduler_info()["workers"])
+        for one in lost:
+            self.setup.on_lost(replace(one, left=left))
 
     def play(self, batches: Sequence[TableBatch]) -> None:
         """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and start a
@@ -275,6 +305,7 @@ class _Run:
 
         try:
             for future, out in _distributed().as_completed(futures, with_results=True, raise_errors=False):
+                self._report_lost()
                 if future.status == "finished":
                     take(future, out)
                     continue
@@ -287,6 +318,7 @@ class _Run:
                     if f.status == "finished":
                         with suppress(Exception):  # its worker may have died since: then it is played on resume
                             take(f, f.result(timeout=GATHER_TIMEOUT))
+            self._report_lost()
         if failure is not None:
             raise failure
 

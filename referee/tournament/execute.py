@@ -31,6 +31,7 @@ from referee.tournament.params import EntrantInfo, TournamentParams
 from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch
 from referee.tournament.store import StoreError
+from referee.tournament.workers_lost import WorkerLost
 
 __all__ = [
     "STORAGE_FAILURES",
@@ -141,7 +142,8 @@ class PlaySetup:
     ids of the games stored already, never played again (the caller adds each game it commits); ``on_game``
     takes every finished game, once. ``keep`` is how many processes of an entrant a lane keeps (``PlayerPool``),
     as the format says (``Format.processes_kept``: a race one per seat rotation, the fixed formats one); ``logs``:
-    how much of each game its log keeps (``referee run --logs``).
+    how much of each game its log keeps (``referee run --logs``); ``on_lost`` hears of each worker lost while the
+    run goes on (a Dask worker: ``cluster.DaskExecutor``).
     """
 
     entrants: tuple[EntrantInfo, ...]
@@ -152,6 +154,7 @@ class PlaySetup:
     on_game: Callable[[PlayedGame], None]
     keep: int = 1
     logs: LogLevel = LogLevel.FULL
+    on_lost: Callable[[WorkerLost], None] | None = None
 
     @classmethod
     def of(
@@ -161,12 +164,13 @@ class PlaySetup:
         finished: set[str],
         on_game: Callable[[PlayedGame], None],
         logs: LogLevel = LogLevel.FULL,
+        on_lost: Callable[[WorkerLost], None] | None = None,
     ) -> PlaySetup:
         """The setup of ``params``' games, its results in ``out_dir`` hidden from every bot. Raises the runner's
         ``ConfigError`` or ``RulesetError`` for impossible settings or an impossible ruleset."""
         keep = format_of(params).processes_kept(params)
         config, ruleset = params.runner_config(results=out_dir), params.game_ruleset()
-        return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep, logs)
+        return cls(params.entrants, config, ruleset, out_dir, finished, on_game, keep, logs, on_lost)
 
     @property
     def games_dir(self) -> Path:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from referee.tournament.execute import PlayedGame
     from referee.tournament.standings import Tally
+    from referee.tournament.workers_lost import WorkerLost
 
 __all__ = ["JsonProgress", "LiveProgress", "Pace"]
 
@@ -198,6 +199,9 @@ class LiveProgress(Progress):
         if time.monotonic() - self._shown >= self.refresh:
             self._live.update(self._view(tally))
 
+    def worker_lost(self, lost: WorkerLost) -> None:
+        self.console.print(f"Cluster: {lost.line()}", highlight=False, soft_wrap=True)
+
     def stop(self) -> None:
         if self._live is not None:
             self._live.stop()
@@ -208,7 +212,8 @@ class JsonProgress(Progress):
     """The progress as JSON events on ``out``, one object a line: ``{"event": "start", "total", "games"}``, then
     ``progress`` (games, total, rate in games/s, elapsed and eta in seconds) per tenth of the games and at least
     every ``EVERY`` seconds, ``race_round`` (``RaceStatus.to_dict``) as each round of a race begins, and
-    ``stop``. A total or an eta is null where there is none (a race)."""
+    ``worker_lost`` (``WorkerLost.to_dict``) when a worker ends while the run goes on, and ``stop``. A total or an eta
+    is null where there is none (a race)."""
 
     #: A ``progress`` event at least this often (seconds) while games finish.
     EVERY = 5.0
@@ -239,6 +244,9 @@ class JsonProgress(Progress):
 
     def race_round(self, status: RaceStatus) -> None:
         self.event("race_round", **{**self._pace.to_dict(), **status.to_dict()})
+
+    def worker_lost(self, lost: WorkerLost) -> None:
+        self.event("worker_lost", **lost.to_dict(), left=lost.left)
 
     def stop(self) -> None:
         self.event("stop", **self._pace.to_dict())

@@ -8,6 +8,7 @@ and every bot process is closed before it returns.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -21,11 +22,13 @@ from referee.tournament.race_status import RaceStatus
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
+from referee.tournament.workers_lost import LOST_KEY, WorkerLost, lost_workers
 
 if TYPE_CHECKING:
     from referee.tournament.race import RaceOutcome
 
 __all__ = ["Progress", "RaceStatus", "RunOutcome", "run_tournament"]
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,8 @@ class RunOutcome:
     played: int
     interrupted: bool
     race: RaceOutcome | None = None
+    #: The workers lost during this session (``WorkerLost``), in order.
+    lost: tuple[WorkerLost, ...] = ()
 
 
 class Progress:
@@ -49,6 +54,9 @@ class Progress:
 
     def race_round(self, status: RaceStatus) -> None:
         """A race begins a round (``status``: the round, its games, where the race stands)."""
+
+    def worker_lost(self, lost: WorkerLost) -> None:
+        """A worker ended while the run goes on (its tables are played again by the others)."""
 
     def stop(self) -> None:
         pass
@@ -95,7 +103,14 @@ def run_tournament(
         if on_committed is not None:
             on_committed(p)
 
-    setup = PlaySetup.of(params, store.directory, finished, on_game, logs)
+    lost: list[WorkerLost] = []
+
+    def on_lost(worker: WorkerLost) -> None:
+        lost.append(worker)
+        store.set_meta(LOST_KEY, json.dumps([*lost_workers(store), worker.to_dict()]))
+        progress.worker_lost(worker)
+
+    setup = PlaySetup.of(params, store.directory, finished, on_game, logs, on_lost)
     if adaptive:
         results.update((g.game_id, g.seats) for g in store.games())
     known: Results = results
@@ -120,7 +135,7 @@ def run_tournament(
         interrupted = True
     finally:
         progress.stop()
-    outcome = RunOutcome(total, done_before, played, interrupted, schedule.outcome())
+    outcome = RunOutcome(total, done_before, played, interrupted, schedule.outcome(), tuple(lost))
     if schedule.over(store.game_count()):  # every scheduled game is stored, or the race is over: the secret is
         store.mark_revealed()  # revealed (see referee.tournament.deals)
     return outcome

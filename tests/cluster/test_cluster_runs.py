@@ -14,8 +14,9 @@ import pytest
 from distributed import Client, LocalCluster
 
 from referee.runner.gamelog import log_content
-from referee.tournament import ClusterError, PlayedGame, WorkerSetupError, make_schedule
+from referee.tournament import ClusterError, PlayedGame, ResultsStore, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
+from referee.tournament.workers_lost import lost_workers
 
 from .conftest import NAMES, SECRET, make_params, play, stored_games
 
@@ -95,6 +96,11 @@ def test_a_worker_killed_mid_tournament_loses_no_game_and_duplicates_none(
     assert len(delivered) == len(set(delivered)) == len(ids)
     assert [g for g, _ in stored_games(tmp_path / "cluster")] == ids
     assert result == expected
+    # the loss is reported (which worker, the tables it had, to be played again) and kept for the summary
+    with ResultsStore(tmp_path / "cluster", create=False) as store:
+        lost = lost_workers(store)
+    assert [w["worker"] for w in lost] == killed and lost[0]["expected"] is False
+    assert lost[0]["tables"] and set(lost[0]["tables"]) <= set(ids)
 
 
 def test_resume_plays_only_the_games_missing_from_the_store(tmp_path: Path, bot_dir: Path) -> None:

@@ -379,3 +379,35 @@ def test_fresh_bots_in_a_race_start_one_process_per_seat_and_game(tmp_path: Path
     outcome = run_tournament(store, params, LocalExecutor(2, play=fake_play, factory=make_factory(created), fresh=True))  # type: ignore[arg-type]
     assert outcome.played > 0 and len(created) == 3 * outcome.played
     assert all(p.games == 1 and p.closed for p in created)
+
+
+def test_a_lost_worker_is_one_line_kept_for_the_summary_and_standings(tmp_path: Path) -> None:
+    """An executor that loses a worker (as ``DaskExecutor`` hears from the scheduler) reports it through the run:
+    one line naming the worker, when, the tables it had and the workers left; the run's outcome and the store keep
+    it, for the summary and standings.json."""
+    import io
+
+    from rich.console import Console
+
+    from referee.tournament import LiveProgress
+    from referee.tournament.workers_lost import WorkerLost, lost_workers
+
+    class Losing(LocalExecutor):
+        def run(self, setup: Any, rounds: Any) -> None:
+            setup.on_lost(WorkerLost("tcp://127.0.0.1:4242", 1_700_000_000.0, ("g000003", "g000007"), left=1))
+            super().run(setup, rounds)
+
+    out = io.StringIO()
+    store, params = start(tmp_path, ["a", "b", "zed"], repeats=1)
+    progress = LiveProgress(Console(file=out, width=200), refresh=0.0)
+    outcome = run_tournament(store, params, Losing(1, play=fake_play, factory=make_factory([])), progress=progress)  # type: ignore[arg-type]
+    line = next(ln for ln in out.getvalue().splitlines() if ln.startswith("Cluster:"))
+    assert line == (
+        "Cluster: worker tcp://127.0.0.1:4242 lost at 22:13:20 UTC, playing 2 table(s) (g000003, g000007), "
+        "played again on the others; 1 worker(s) now"
+    )
+    assert [w.worker for w in outcome.lost] == ["tcp://127.0.0.1:4242"]
+    assert lost_workers(store) == [
+        {"worker": "tcp://127.0.0.1:4242", "at": "2023-11-14T22:13:20Z", "tables": ["g000003", "g000007"],
+         "expected": False}
+    ]  # fmt: skip
