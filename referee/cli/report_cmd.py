@@ -48,7 +48,8 @@ def report_after_run(directory: Path, counted: Tally | None = None) -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="HTML file.  [default: DIRECTORY/report.html]",
 )
-def report_cmd(directory: Path, output: Path | None) -> None:
+@click.option("--title", help="The contest's name at the top of the report.  [default: the folder's name]")
+def report_cmd(directory: Path, output: Path | None, title: str | None) -> None:
     """Write the HTML report of the tournament in DIRECTORY: standings, charts, faults and game replays.
 
     One self-contained file that needs no network: it opens in a current browser (Chrome or Edge 80+,
@@ -58,7 +59,7 @@ def report_cmd(directory: Path, output: Path | None) -> None:
     from referee.report import NoTournament, ReportError, build_report
 
     try:
-        outcome = build_report(directory, output)
+        outcome = build_report(directory, output, title=title)
     except ReportError as exc:
         click.echo(f"referee report: error: {exc}", err=True)
         sys.exit(2 if isinstance(exc, NoTournament) else 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,14 +43,18 @@ def build_report(
     limit: int = SIZE_LIMIT,
     on_game: Callable[[int], None] | None = None,
     counted: Tally | None = None,
+    title: str | None = None,
 ) -> ReportOutcome:
     """Write the report of the tournament in ``directory`` to ``output`` (default ``DIRECTORY/report.html``).
 
     The file is replaced atomically, so a reader never sees half a report. Raises ``ReportError`` (one line)
     when the folder holds no tournament, its database cannot be read, or the file cannot be written.
-    ``counted``: the folder's games already counted, as ``load_tournament`` takes them.
+    ``counted``: the folder's games already counted, as ``load_tournament`` takes them; ``title``: the contest's
+    name at the top of the page (default: the folder's name).
     """
     tournament = load_tournament(directory, on_game=on_game, counted=counted)
+    if title:
+        tournament = replace(tournament, name=title)
     html, packed = render(tournament, limit=limit)
     target = output if output is not None else directory / REPORT_NAME
     data = html.encode("utf-8")

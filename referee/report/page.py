@@ -64,17 +64,21 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(t.name)} · referee report</title>",
         f"<style>{_asset('report.css')}</style></head><body>",
-        f'<header><h1>{escape(t.name)}</h1><p class="sub">{_summary(t)} · generated {when}</p>',
+        f'<header><h1>{escape(t.name)}</h1><p class="sub">{_summary(t)} · {_replays(t, packed)} · generated {when}</p>',
         _banner(t),
         _deals(t),
-        '<nav><a href="#standings">Standings</a><a href="#ratings">Ratings</a><a href="#scores">Scores</a>'
-        '<a href="#h2h">Head-to-head</a><a href="#faults">Faults</a><a href="#games">Games</a>'
-        '<a href="#replay">Replay</a></nav></header><main>',
-        '<section id="standings"><h2>Standings</h2>',
-        _order_hint(t),
+        '<nav><a href="#results">Results</a><a href="#standings">Statistics</a><a href="#ratings">Ratings</a>'
+        '<a href="#scores">Scores</a><a href="#h2h">Head-to-head</a><a href="#faults">Faults</a>'
+        '<a href="#games">Games</a><a href="#replay">Replay</a></nav></header><main>',
+        '<section id="results"><h2>Results</h2>',
         _race(t),
-        _standings(t),
+        _results(t),
         "</section>",
+        '<section id="standings"><h2>Standings: the statistics</h2>',
+        _order_hint(t),
+        '<div class="wide">',
+        _standings(t),
+        "</div></section>",
         '<section id="ratings"><h2>Ratings over the tournament</h2>',
         ratings_chart(names, t.ratings, len(t.games)),
         "</section>",
@@ -86,7 +90,9 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         '<section id="h2h"><h2>Head-to-head</h2>',
         '<p class="hint">Share of the games two entrants shared in which the row entrant placed ahead of the '
         "column entrant (a shared rank counts for neither).</p>",
+        '<div class="wide">',
         heatmap(t.standings),
+        "</div>",
         "</section>",
         '<section id="faults"><h2>Faults</h2>',
         _faults(t),
@@ -96,11 +102,12 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         *(f'<option value="{e.key}">{escape(e.name)}</option>' for e in t.entrants),
         '</select></label> <label><input type="checkbox" id="game-faulted"> only games with a fault</label>',
         ' <span id="game-count"></span></div>',
-        '<table id="game-table" class="data"><thead><tr><th>#</th><th>game</th><th>seat: entrant (score, rank)</th>'
-        "<th>winner</th><th>deal seed</th><th>replay</th></tr></thead><tbody></tbody></table>",
+        _replay_note(t, packed),
+        '<div class="wide"><table id="game-table" class="data"><thead><tr><th>#</th><th>game</th>'
+        "<th>seat: entrant (score, rank)</th><th>winner</th><th>deal seed</th><th>replay</th></tr></thead>"
+        "<tbody></tbody></table></div>",
         '<div class="pager"><button id="page-prev">‹ previous</button> <span id="page-info"></span> '
         '<button id="page-next">next ›</button></div>',
-        _replay_note(packed),
         "</section>",
         '<section id="replay"><h2>Replay</h2>',
         '<p id="replay-empty" class="hint">Choose a game in the list above to watch it move by move.</p>',
@@ -212,23 +219,24 @@ def _standings(t: Tournament) -> str:
     heads = [
         ("place", "num"),
         ("entrant", "text"),
+        ("matchpoints", "num"),
+        ("vs next", "text"),
+        ("deals", "num"),
         ("rating", "num"),
-        ("μ", "num"),
-        ("σ", "num"),
         ("games", "num"),
         ("wins", "num"),
         ("mean score", "num"),
-        ("95% interval", "num"),
         ("mean rank", "num"),
         ("forfeits", "num"),
         ("faults", "num"),
-        ("deals", "num"),
-        ("matchpoints", "num"),
-        ("95% interval", "num"),
-        ("vs next", "text"),
     ]
     out = ['<table id="standings-table" class="data sortable"><thead><tr>']
-    titles = {"wins": WINS_NOTE}
+    titles = {
+        "wins": WINS_NOTE,
+        "matchpoints": "mean matchpoints over complete deals, ± half its 95% interval over deals",
+        "mean score": "mean game score (lower is better), ± half its 95% interval",
+        "rating": "OpenSkill μ − 3σ (μ and σ in each cell's tooltip)",
+    }
     out.extend(
         f'<th data-col="{i}" data-type="{kind}" tabindex="0"'
         + (f' title="{escape(titles[name])}"' if name in titles else "")
@@ -246,22 +254,25 @@ def _standings(t: Tournament) -> str:
         forfeits = sum(e.forfeits.values())
         kinds = ", ".join(f"{k}: {v}" for k, v in sorted(e.forfeits.items()))
         wins = f"{e.wins:g}" if e.wins == int(e.wins) else f"{e.wins:.2f}"
+        score = _fixed(e.mean_score) + ("" if ci is None else f" ± {(ci[1] - ci[0]) / 2:.2f}")
+        musigma = f"μ {_fixed(e.rating_mu)}, σ {_fixed(e.rating_sigma)}"
+        d = e.deals
         out.append(f'<tr data-entrant="{escape(e.name)}">')
         out.extend(
             [
                 _cell(place, str(place)),
-                _cell(e.name, escape(e.name) + declared),
-                _cell(e.rating, _fixed(e.rating)),
-                _cell(e.rating_mu, _fixed(e.rating_mu)),
-                _cell(e.rating_sigma, _fixed(e.rating_sigma)),
+                f'<td data-v="{escape(e.name)}" class="name">{escape(e.name)}{declared}</td>',
+                _cell(d.matchpoints, _points(d.matchpoints, d.matchpoints_ci95)),
+                *_gap_cell(e),
+                _cell(d.deals, str(d.deals)),
+                f'<td data-v="{"" if e.rating is None else f"{e.rating:.6f}"}" title="{musigma}">'
+                f"{_fixed(e.rating)}</td>",
                 _cell(e.games, str(e.games)),
                 _cell(float(e.wins), wins),
-                _cell(e.mean_score, _fixed(e.mean_score)),
-                _cell(None if ci is None else ci[1] - ci[0], "–" if ci is None else f"{ci[0]:.2f} … {ci[1]:.2f}"),
+                _cell(e.mean_score, score),
                 _cell(e.mean_rank, _fixed(e.mean_rank)),
                 f'<td data-v="{forfeits}" title="{escape(kinds)}">{forfeits}</td>',
                 _cell(faults.get(e.name, 0), str(faults.get(e.name, 0))),
-                *_deal_cells(e),
             ]
         )
         out.append("</tr>")
@@ -269,17 +280,70 @@ def _standings(t: Tournament) -> str:
     return "".join(out)
 
 
-def _deal_cells(e: EntrantStanding) -> list[str]:
-    d = e.deals
-    ci = d.matchpoints_ci95
+def _points(value: float | None, ci: tuple[float, float] | None, digits: int = 3) -> str:
+    """``0.612 ± 0.041``: matchpoints with half their 95% interval."""
+    return _fixed(value, digits) + ("" if value is None or ci is None else f" ± {(ci[1] - ci[0]) / 2:.{digits}f}")
+
+
+def _gap_cell(e: EntrantStanding) -> list[str]:
     gap = "" if e.separated is None else "separated" if e.separated else "–"
-    p = "" if e.separation_p is None else f" (p = {e.separation_p:.3g})"
-    return [
-        _cell(d.deals, str(d.deals)),
-        _cell(d.matchpoints, _fixed(d.matchpoints, 3)),
-        _cell(None if ci is None else ci[1] - ci[0], "–" if ci is None else f"{ci[0]:.3f} … {ci[1]:.3f}"),
-        f'<td data-v="{escape(gap)}" class="sep">{gap}{p}</td>',
+    p = "" if e.separation_p is None else f'<span class="hint">p = {e.separation_p:.3g}</span>'
+    return [f'<td data-v="{escape(gap)}" class="sep">{gap}{p}</td>']
+
+
+def _results(t: Tournament) -> str:
+    """The participants' view: place, entrant, score (matchpoints as a share, with its 95% interval), games and
+    forfeits; a race adds why each entrant is where it is."""
+    race = t.standings.race
+    why = _race_reasons(t) if race is not None else {}
+    heads = ["place", "entrant", "score", "games", "forfeits", *(["why this place"] if race is not None else [])]
+    out = [
+        '<p class="hint">The score is the share of the table an entrant beat on the same deals (matchpoints, '
+        "shown as a percentage), with its 95% interval; the statistics below give every figure behind it.</p>",
+        '<div class="wide"><table id="results-table" class="data"><thead><tr>',
+        *(f'<th class="opt">{h}</th>' if h == "games" else f"<th>{h}</th>" for h in heads),
+        "</tr></thead><tbody>",
     ]
+    for place, e in enumerate(t.standings.entrants, start=1):
+        d = e.deals
+        ci = d.matchpoints_ci95
+        score = "–" if d.matchpoints is None else f"{100 * d.matchpoints:.1f}%"
+        if d.matchpoints is not None and ci is not None:
+            score += f' <span class="hint">± {50 * (ci[1] - ci[0]):.1f}</span>'
+        cells = [str(place), f'<span class="name">{escape(e.name)}</span>', score, str(e.games)]
+        cells.append(str(sum(e.forfeits.values())))
+        if race is not None:
+            cells.append(escape(why.get(e.name, "")))
+        row = "".join(f'<td class="opt">{c}</td>' if i == 3 else f"<td>{c}</td>" for i, c in enumerate(cells))
+        out.append(f'<tr data-entrant="{escape(e.name)}">{row}</tr>')
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _race_reasons(t: Tournament) -> dict[str, str]:
+    """Why each entrant of a race holds its place: proven ahead of the next, left the race (after which round),
+    or still in it when the race stopped."""
+    race = t.standings.race or {}
+    top = int(race.get("top", 0))
+    settled = bool(race.get("settled"))
+    eliminated: dict[str, int] = race.get("eliminated_after_round") or {}
+    within = {(a, b) for a, b in race.get("within_margin") or []}
+    names = [e.name for e in t.standings.entrants]
+    out: dict[str, str] = {}
+    for place, name in enumerate(names, start=1):
+        if name in eliminated:
+            out[name] = f"left the race after round {eliminated[name]}: proven behind the entrants still in it"
+        elif place <= top and settled:
+            nxt = names[place] if place < len(names) else None
+            if nxt is not None and (name, nxt) in within:
+                out[name] = f"top {top}: within the tie margin of {nxt}, not behind it by the margin or more"
+            else:
+                out[name] = f"top {top}: proven ahead of every entrant below it"
+        elif place <= top:
+            out[name] = f"top {top} by estimate: the race stopped before it proved this order"
+        else:
+            out[name] = "still in the race when it stopped, behind the top places by estimate"
+    return out
 
 
 def _faults(t: Tournament) -> str:
@@ -311,10 +375,28 @@ def _faults(t: Tournament) -> str:
     return "".join(out)
 
 
-def _replay_note(p: Packed) -> str:
-    if p.embedded >= p.available:
-        return ""
+def _replays(t: Tournament, p: Packed) -> str:
+    """The header's count of the games with a replay in this file."""
+    games = len(t.games)
+    return f"replays of all {games} games" if p.embedded == games else f"replays of {p.embedded:,} of {games:,} games"
+
+
+def _replay_note(t: Tournament, p: Packed) -> str:
+    """Which games have a replay in this file, and why the others have none."""
+    games = len(t.games)
+    unreplayable = games - p.available
+    if p.embedded == games:
+        return f'<p class="hint" id="replay-budget">Every game ({games:,}) has its replay in this file.</p>'
+    parts = [f"{p.embedded:,} of {games:,} games have their replay in this file"]
+    if p.embedded < p.available:
+        parts.append(
+            f"{p.available - p.embedded:,} were left out to keep it small: every game with a fault is kept first, "
+            "then games spread evenly over the tournament"
+        )
+    if unreplayable:
+        parts.append(f"{unreplayable:,} have no replay to show (no game log was kept, or it does not replay)")
     return (
-        f'<p class="hint" id="replay-budget">{p.embedded} of {p.available} replays are embedded to keep this file '
-        "small (games with a fault first, the rest spread over the tournament); every game's result is listed.</p>"
+        f'<p class="banner" id="replay-budget">{"; ".join(parts)}. Every game\'s result is listed; a game without '
+        "a replay here is told by <code>referee replay</code> from its log in the results folder's "
+        "<code>games/</code>.</p>"
     )
