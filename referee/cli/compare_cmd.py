@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from referee.settings import SandboxMode
     from referee.tournament import DealSecret, ResultsStore, TournamentParams
 
-#: The panel when none is given: the Python sample bots.
-DEFAULT_PANEL = ("random_bot", "greedy", "heuristic", "montecarlo")
+#: The panel when none is given: the quick Python sample bots, so that a quick bot's comparison answers in a minute or
+#: two (with montecarlo, which simulates every move, a block takes about eight times as long: --panel montecarlo).
+DEFAULT_PANEL = ("random_bot", "greedy", "heuristic")
 #: Exit status per verdict (2 is a usage error, 130 an interruption).
 EXIT = {"stronger": 0, "not stronger": 1, "inconclusive": 3}
 #: The defaults of the test's settings (docs/compare.md says why).
@@ -50,7 +51,7 @@ def _fail(message: str, code: int = 2) -> NoReturn:
     multiple=True,
     metavar="BOT",
     help="An opponent filling the other seats: a sample bot's name or a BOT; repeatable.  "
-    f"[default: {', '.join(DEFAULT_PANEL)}]",
+    f"[default: the quick sample bots {', '.join(DEFAULT_PANEL)}; add --panel montecarlo for a stronger, slower one]",
 )
 @click.option("--table-size", "-k", type=int, help="Players per game, 2 to 4.  [default: min(4, 1 + panel)]")
 @click.option("--seed", type=int, help="Fixes every deal and table.  [default: random, printed]")
@@ -310,7 +311,9 @@ def _run(
     console.print(
         literal(
             f"{'Continuing' if resumed else 'Starting'} comparison in {directory}: NEW `{new.command()}` vs OLD "
-            f"`{old.command()}` at tables of {params.table_size} with {', '.join(p.name for p in panel)}; seed "
+            f"`{old.command()}` at tables of {params.table_size} with {', '.join(p.name for p in panel)}"
+            f"{' (the default panel: the quick sample bots)' if tuple(p.name for p in panel) == DEFAULT_PANEL else ''}"
+            "; seed "
             f"{params.seed}; H0 {design.d0:g} vs H1 {design.d1:g} {settings.metric}/game (OLD minus NEW), alpha "
             f"{design.alpha:g}, beta {design.beta:g}, at most {settings.max_games} games"
         )

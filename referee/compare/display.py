@@ -7,7 +7,7 @@ from rich.console import Console
 from referee.compare.run import CompareProgress, CompareState
 from referee.compare.sprt import BlockStats
 
-__all__ = ["BlockLines", "describe_diff", "progress_line", "verdict_line"]
+__all__ = ["BlockLines", "describe_diff", "early_crossing", "progress_line", "verdict_line"]
 
 _VERDICT_TEXT = {
     "stronger": "NEW is stronger",
@@ -48,12 +48,30 @@ def verdict_line(state: CompareState) -> str:
     )
 
 
+def early_crossing(state: CompareState) -> str | None:
+    """The line to say when the LLR is past a bound before the test may decide (``min_blocks``): why it goes on.
+    None otherwise."""
+    design = state.settings.design
+    if state.verdict is not None or state.blocks >= design.min_blocks:
+        return None
+    if design.lower < state.llr < design.upper:
+        return None
+    bound = "upper" if state.llr >= design.upper else "lower"
+    return (
+        f"LLR {state.llr:+.2f} is past its {bound} bound at block {state.blocks}, but the test decides no earlier "
+        f"than block {design.min_blocks} (its minimum, against a verdict from a few lucky deals: docs/compare.md), "
+        "so it plays on"
+    )
+
+
 class BlockLines(CompareProgress):
     """Prints a line per finished block on ``console``: blocks, games, the LLR with its bounds, and the mean paired
-    difference in points and in ranks with its 95% interval."""
+    difference in points and in ranks with its 95% interval; once, when the LLR crosses a bound before the test's
+    minimum of blocks, a line saying why it goes on (``early_crossing``)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
+        self._said_early = False
 
     def start(self, state: CompareState) -> None:
         if state.blocks:
@@ -62,3 +80,7 @@ class BlockLines(CompareProgress):
 
     def block_done(self, state: CompareState) -> None:
         self.console.print(progress_line(state), highlight=False)
+        note = early_crossing(state)
+        if note is not None and not self._said_early:
+            self._said_early = True
+            self.console.print(note, highlight=False)

@@ -164,3 +164,26 @@ def test_state_refuses_blocks_after_the_verdict(tmp_path: Path) -> None:
     ).state
     with pytest.raises(ValueError, match="already ended"):
         state.add(BlockResult(8, 1.0, 0.5, {"new": 0, "old": 0}))
+
+
+def test_a_bound_crossed_before_the_minimum_is_said_once_with_why_it_goes_on() -> None:
+    """The LLR may pass a bound in the first blocks; the test gives no verdict before ``min_blocks``, and the block
+    lines say so once, instead of playing on without a word (issue 27)."""
+    import io
+
+    from rich.console import Console
+
+    from referee.compare import CompareState
+    from referee.compare.display import BlockLines
+
+    out = io.StringIO()
+    lines = BlockLines(Console(file=out, width=300))
+    state = CompareState(4, Settings(Design(min_blocks=8), "points", 10_000))
+    for i in range(8):
+        state.add(BlockResult(i, 30.0 + (i % 2), 2.0, {}))
+        lines.block_done(state)
+    text = out.getvalue().splitlines()
+    notes = [ln for ln in text if "past its upper bound" in ln]
+    assert len(notes) == 1 and "decides no earlier than block 8" in notes[0] and "plays on" in notes[0]
+    assert text.index(notes[0]) < 8  # said before the verdict's block
+    assert state.verdict == "stronger" and state.blocks == 8
