@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -26,9 +25,19 @@ from referee.runner import (
     RunnerConfig,
     SandboxMode,
     UnsolicitedOutput,
-    parse_bot_spec,
     play_game,
 )
+from referee.runner.spec import resolve_opponent, sample_bot_spec
+
+__all__ = [
+    "DEFAULT_GAMES",
+    "DEFAULT_OPPONENTS",
+    "CheckOptions",
+    "resolve_opponent",
+    "run_check",
+    "sample_bot_spec",
+    "stderr_tail",
+]
 
 #: The sample bots the suite plays against by default (fast ones; add others with ``opponents``).
 DEFAULT_OPPONENTS = ("random_bot", "greedy", "heuristic")
@@ -52,29 +61,6 @@ class CheckOptions(BotSettings):
     jobs: int = 2
     opponents: tuple[BotSpec, ...] = ()
     logs: Path | None = None
-
-
-def sample_bot_spec(name: str) -> BotSpec:
-    """The ``BotSpec`` of a sample bot by name (``greedy``, ``random_bot``, ``js_bot``, ...).
-
-    Raises ``BotSpecError`` when the sample bots are not installed or have no bot of that name.
-    """
-    spec = importlib.util.find_spec("sample_bots")
-    folders = list(spec.submodule_search_locations or []) if spec is not None else []
-    for folder in folders:
-        for suffix in (".py", ".js"):
-            path = Path(folder) / f"{name}{suffix}"
-            if path.is_file():
-                return parse_bot_spec(str(path))
-    known = sorted({p.stem for f in folders for p in Path(f).glob("*.[pj][ys]") if not p.stem.startswith("_")})
-    raise BotSpecError(f"no sample bot named {name!r}; the sample bots are: {', '.join(known) or 'none installed'}")
-
-
-def resolve_opponent(text: str) -> BotSpec:
-    """An opponent given on the command line: a sample bot's name or any BOT argument."""
-    if "/" not in text and "." not in text and " " not in text:
-        return sample_bot_spec(text)
-    return parse_bot_spec(text)
 
 
 class _Lane:

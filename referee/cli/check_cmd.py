@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -95,6 +96,8 @@ def check_cmd(
 
     try:
         spec = parse_bot_spec(bot, name=name)
+        if name is None and (arguments := _options_of(bot)):  # two versions told apart by their arguments
+            spec = replace(spec, name=f"{spec.name} {arguments}"[:48].rstrip())
         opponent_specs = tuple(resolve_opponent(o) for o in opponents)
     except BotSpecError as exc:
         raise click.BadParameter(str(exc), param_hint="BOT" if "opponent" not in str(exc) else "--opponent") from None
@@ -130,3 +133,18 @@ def check_cmd(
     else:
         click.echo(render_text(report))
     sys.exit(EXIT_PASSED if report.passed else EXIT_FAILED)
+
+
+def _options_of(bot: str) -> str:
+    """The arguments a BOT command line gives its program after the bot's own file (``mybot.py --level 2``:
+    ``--level 2``), or ""."""
+    import shlex
+
+    if " " not in bot.strip() or Path(bot.strip()).exists():
+        return ""
+    try:
+        words = shlex.split(bot)
+    except ValueError:
+        return ""
+    files = [i for i, w in enumerate(words) if not w.startswith("-") and Path(w).expanduser().is_file()]
+    return " ".join(words[files[-1] + 1 :]) if files else ""

@@ -83,8 +83,9 @@ def play_cmd(
 ) -> None:
     """Play one game; seats follow the order of the BOTs.
 
-    A BOT is a .py file (run with this Python), a .js file (run with node), another executable file, or a
-    quoted command line such as "java -jar bot.jar". Bot faults (timeouts, crashes, protocol errors, illegal
+    A BOT is a .py file (run with this Python), a .js file (run with node), another executable file, a
+    quoted command line such as "java -jar bot.jar", or a sample bot's name (greedy, heuristic, random_bot,
+    montecarlo, js_bot), as check and compare take them. Bot faults (timeouts, crashes, protocol errors, illegal
     moves) forfeit the bot's game and are listed in the summary; the game log records every message, and each
     bot's stderr is saved beside it (LOG.seatN.NAME.stderr.log). Read a log back with "referee replay LOG",
     re-check it with "referee verify LOG".
@@ -100,11 +101,11 @@ def play_cmd(
         Stopped,
         check_results_hidden,
         entrant_paths,
-        parse_bot_spec,
         run_until_stopped,
     )
     from referee.runner.layout import PLAY_LOGS_DIR
     from referee.runner.safe_text import visible
+    from referee.runner.spec import resolve_opponent
 
     seats = len(bots) + (1 if human else 0)
     if not 2 <= seats <= 4:
@@ -116,7 +117,7 @@ def play_cmd(
     try:
         ruleset = load_ruleset(rules_file)
         deal = _load_deal(deal_file, ruleset) if deal_file is not None else None
-        specs = [parse_bot_spec(b) for b in bots]
+        specs = [resolve_opponent(b) for b in bots]  # a file, a command line, or a sample bot's name
         if deal is None and seed is None:
             seed = secrets.randbits(63)
         # The id (which every bot is told) carries nothing of the deal: a time and a random tag.

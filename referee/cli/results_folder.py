@@ -96,3 +96,13 @@ def check_unchanged(command: str, directory: Path, entrants: Iterable[EntrantInf
                 f"results folder {directory}: {label}{entrant.name} is not the program that played its games so far "
                 f"({change}); put its files back as they were, or start a new {what} with another --out",
             )
+
+
+def tidy(directory: Path) -> None:
+    """Leave the results folder without SQLite's side files (``results.sqlite-wal`` and ``-shm``): a read-only
+    reader (the report) that closes last leaves them; the store, opened and closed alone, checkpoints and removes
+    them. Best effort: a folder that cannot be tidied keeps them, which is harmless."""
+    from referee.tournament import ResultsStore, StoreError
+
+    with contextlib.suppress(StoreError, OSError):
+        ResultsStore(directory, create=False).close()

@@ -25,7 +25,14 @@ from referee.cli.options import (
     startup_time_option,
     time_bank_option,
 )
-from referee.cli.results_folder import ResultsFolder, check_unchanged, refuse, results_directory, storage_failed
+from referee.cli.results_folder import (
+    ResultsFolder,
+    check_unchanged,
+    refuse,
+    results_directory,
+    storage_failed,
+    tidy,
+)
 from referee.cli.results_folder import fail as _fail
 from referee.tournament.formats import FORMATS, format_options
 from referee.tournament.formats.gauntlet import CHALLENGERS
@@ -197,6 +204,10 @@ def run_cmd(**options: Any) -> None:
     balanced or race (see docs/statistics.md). Results go to an SQLite database in the results folder, with game logs in
     games/ (compressed: zstdcat reads them; see --logs), bot stderr in bots/ and standings.csv/json. Ctrl-C stops
     cleanly; run again with --resume FOLDER (or the same --out) to continue: finished games are kept and not replayed.
+
+    The Python sample bots take --noise P, a share P of random legal moves: "sample_bots/greedy.py --noise 0.2"
+    (as a BOT in quotes, or a manifest command) is a weaker copy, so copies with different P make a field of known
+    order (examples/race/make_field.py writes one).
     """
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
@@ -494,6 +505,7 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
             soft_wrap=True,
         )
     report_after_run(directory, played.tally)
+    tidy(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
         of = "games of the race" if outcome.race is not None else f"of {outcome.total} games"  # a race has no total

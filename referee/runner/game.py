@@ -100,8 +100,12 @@ class GameResult:
     replay: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The summary object of ``referee play --json``."""
+        """The summary object of ``referee play --json``: the game id, the names and the seed (None for a deal
+        given), then the result by seat."""
         return {
+            "game": self.game_id,
+            "names": list(self.names),
+            "seed": self.seed,
             "scores": list(self.scores),
             "ranks": list(self.ranks),
             "forfeits": list(self.forfeits),

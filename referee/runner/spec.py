@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 import shutil
@@ -108,3 +109,27 @@ def _from_words(words: list[str], name: str | None, text: str) -> BotSpec:
             args[i] = str(candidate.resolve())
             break
     return BotSpec(name or stem, (resolved, *args), cwd)
+
+
+def sample_bot_spec(name: str) -> BotSpec:
+    """The ``BotSpec`` of a sample bot by name (``greedy``, ``random_bot``, ``js_bot``, ...).
+
+    Raises ``BotSpecError`` when the sample bots are not installed or have no bot of that name.
+    """
+    spec = importlib.util.find_spec("sample_bots")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        for suffix in (".py", ".js"):
+            path = Path(folder) / f"{name}{suffix}"
+            if path.is_file():
+                return parse_bot_spec(str(path))
+    known = sorted({p.stem for f in folders for p in Path(f).glob("*.[pj][ys]") if not p.stem.startswith("_")})
+    raise BotSpecError(f"no sample bot named {name!r}; the sample bots are: {', '.join(known) or 'none installed'}")
+
+
+def resolve_opponent(text: str) -> BotSpec:
+    """A BOT given on the command line: a sample bot's name (a word without ``/``, ``.`` or a space, as ``check``,
+    ``compare`` and ``play`` take them) or any BOT argument (``parse_bot_spec``)."""
+    if "/" not in text and "." not in text and " " not in text:
+        return sample_bot_spec(text)
+    return parse_bot_spec(text)

@@ -99,7 +99,9 @@ def test_play_json_prints_exactly_one_object(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert set(out) == {"scores", "ranks", "forfeits", "faults", "log"}
+    assert set(out) == {"game", "names", "seed", "scores", "ranks", "forfeits", "faults", "log"}
+    assert out["names"] == ["honest", "hang"] and out["seed"] == 5 and out["game"].startswith("play-")
+    assert read_log(log)[0]["game"] == out["game"]
     assert out["forfeits"] == [1]
     assert out["faults"] == [{"seat": 1, "kind": "timeout", "round": 1, "detail": "no reply before the deadline"}]
     assert out["log"] == str(log)
@@ -109,6 +111,15 @@ def test_play_json_prints_exactly_one_object(tmp_path: Path) -> None:
     assert "FAULT seat 1 hang" in replay.stdout and "Result" in replay.stdout
     verify = _referee("verify", str(log), cwd=tmp_path)
     assert verify.returncode == 0 and "verified" in verify.stdout
+
+
+def test_play_takes_the_sample_bots_by_name_as_check_and_compare_do(tmp_path: Path) -> None:
+    proc = _referee("play", "greedy", "random_bot", "--seed", "4", "--sandbox", "none", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["names"] == ["greedy", "random_bot"]
+    unknown = _referee("play", "greedy", "nosuchbot", cwd=tmp_path)
+    assert unknown.returncode != 0 and "no sample bot named 'nosuchbot'" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
 
 
 def test_play_summary_and_default_log(tmp_path: Path) -> None:

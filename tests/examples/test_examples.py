@@ -149,3 +149,11 @@ def test_race_example_makes_a_field_of_known_order_that_plays(tmp_path: Path) ->
     standings = json.loads((field / "r" / "standings.json").read_text(encoding="utf-8"))
     assert 0 < standings["games"] == standings["race"]["games"] <= 100, "at least one round played"
     assert all(e["forfeits"] == {} for e in standings["entrants"])
+
+
+def test_the_examples_readme_lists_every_template() -> None:
+    """examples/README.md names every bot template and starter kit in templates/ (issue 27: it listed two)."""
+    text = (EXAMPLES / "README.md").read_text(encoding="utf-8")
+    templates = [p.name for p in (EXAMPLES / "templates").iterdir() if p.name != "README.md"]
+    assert len(templates) >= 6
+    assert [t for t in templates if f"`{t}`" not in text and f"`{t}/`" not in text] == []
