@@ -99,8 +99,9 @@ def test_a_worker_killed_mid_tournament_loses_no_game_and_duplicates_none(
     # the loss is reported (which worker, the tables it had, to be played again) and kept for the summary
     with ResultsStore(tmp_path / "cluster", create=False) as store:
         lost = lost_workers(store)
-    assert [w["worker"] for w in lost] == killed and lost[0]["expected"] is False
-    assert lost[0]["tables"] and set(lost[0]["tables"]) <= set(ids)
+    # (under load another worker may miss its heartbeats and be dropped too: only the killed one is certain)
+    (reported,) = [w for w in lost if w["worker"] == killed[0]]
+    assert reported["expected"] is False and reported["tables"] and set(reported["tables"]) <= set(ids)
 
 
 def test_resume_plays_only_the_games_missing_from_the_store(tmp_path: Path, bot_dir: Path) -> None:
