@@ -14,17 +14,8 @@ from typing import Any
 import pytest
 
 from referee.report import build_report
-from referee.tournament import (
-    DealSecret,
-    EntrantInfo,
-    LocalExecutor,
-    Requested,
-    ResultsStore,
-    resolve_params,
-    run_tournament,
-)
 from tests.report.conftest import referee
-from tests.runner.scripted import ScriptedEntrant
+from tests.tournament.scripted_runs import scripted_tournament
 
 #: Names as a field of noisy sample bots has them: long, with hyphens (one at the 48-character limit).
 NAMES = (
@@ -40,16 +31,7 @@ WIDTHS = {"laptop": (1280, 900), "phone": (390, 844)}
 
 @pytest.fixture(scope="module")
 def field(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("layout") / "results"
-    entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in NAMES)
-    params = resolve_params(None, Requested(entrants=entrants, seed=5, table_size=3, repeats=1))
-
-    def factory(spec: Any, config: Any, stderr: Path) -> ScriptedEntrant:
-        return ScriptedEntrant(spec.name)
-
-    with ResultsStore(folder) as store:
-        store.initialise(params, DealSecret(bytes(32)))
-        run_tournament(store, params, LocalExecutor(2, factory=factory))
+    folder = scripted_tournament(tmp_path_factory.mktemp("layout") / "results", NAMES, seed=5, table_size=3)
     build_report(folder, title="Spring Cup 2026")
     return folder
 
@@ -106,18 +88,7 @@ def test_the_report_fits_the_screen_and_names_stay_whole(field: Path, browser: A
 
 def test_title_option_and_a_race_says_why_each_place(tmp_path: Path) -> None:
     """``referee report --title`` names the page; a race's results say why each entrant holds its place."""
-    folder = tmp_path / "race"
-    entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in NAMES)
-    params = resolve_params(
-        None, Requested(entrants=entrants, seed=5, table_size=3, format="race", top=2, max_games=120)
-    )
-
-    def factory(spec: Any, config: Any, stderr: Path) -> ScriptedEntrant:
-        return ScriptedEntrant(spec.name)
-
-    with ResultsStore(folder) as store:
-        store.initialise(params, DealSecret(bytes(32)))
-        run_tournament(store, params, LocalExecutor(2, factory=factory))
+    folder = scripted_tournament(tmp_path / "race", NAMES, seed=5, table_size=3, format="race", top=2, max_games=120)
     done = referee("report", folder, "--title", "Race <night>")
     assert done.returncode == 0, done.stderr
     html = (folder / "report.html").read_text()

@@ -17,31 +17,13 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.runner.gamelog import log_content
 from referee.runner.logfile import LogLevel
-from referee.tournament import (
-    DealSecret,
-    EntrantInfo,
-    LocalExecutor,
-    Requested,
-    ResultsStore,
-    resolve_params,
-    run_tournament,
-)
 from referee.tournament.log_check import check_logs
-from tests.runner.scripted import ScriptedEntrant
+from tests.tournament.scripted_runs import scripted_tournament
 
 
 def _tournament(folder: Path, logs: LogLevel = LogLevel.FULL) -> Path:
     """A round robin of three scripted entrants at tables of 2, two deals a table: 12 games."""
-    entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in ("a", "b", "c"))
-    params = resolve_params(None, Requested(entrants=entrants, seed=3, table_size=2, repeats=2))
-
-    def factory(spec: Any, config: Any, stderr: Path) -> ScriptedEntrant:
-        return ScriptedEntrant(spec.name)
-
-    with ResultsStore(folder) as store:
-        store.initialise(params, DealSecret(bytes(32)))
-        run_tournament(store, params, LocalExecutor(2, factory=factory), logs=logs)
-    return folder
+    return scripted_tournament(folder, ("a", "b", "c"), logs=logs, seed=3, table_size=2, repeats=2)
 
 
 def _verify(*args: object) -> Any:
