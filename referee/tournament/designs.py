@@ -101,6 +101,13 @@ def _even_out(tables: list[list[int]], meet: _Meetings, rng: random.Random, step
         return
     temperature, cooling = 1.0, (0.01 / 1.0) ** (1 / steps)
     hot: list[tuple[int, int]] = []
+    everywhere = range(len(tables))
+    # entrant -> the indexes of the tables it sits at, so that the tables a pair shares are found without a scan of
+    # every table (the same tables, in the same order: the same choices, the same schedule)
+    seated: dict[int, set[int]] = {}
+    for i, t in enumerate(tables):
+        for e in t:
+            seated.setdefault(e, set()).add(i)
     for step in range(steps):
         if meet.spread() <= 1:
             return
@@ -111,11 +118,13 @@ def _even_out(tables: list[list[int]], meet: _Meetings, rng: random.Random, step
         if hot and rng.random() < 0.75:
             a, b = rng.choice(hot)
             b = b if rng.random() < 0.5 else a
-            x = rng.choice([t for t in tables if a in t and b in t] or tables)
+            shared = sorted(seated[a] & seated[b])
+            xi = rng.choice(shared or everywhere)
         else:
-            x = rng.choice(tables)
-            b = rng.choice(x)
-        y = rng.choice(tables)
+            xi = rng.choice(everywhere)
+            b = rng.choice(tables[xi])
+        yi = rng.choice(everywhere)
+        x, y = tables[xi], tables[yi]
         c = rng.choice(y)
         if b not in x or b in y or c in x:
             continue
@@ -131,3 +140,7 @@ def _even_out(tables: list[list[int]], meet: _Meetings, rng: random.Random, step
                 meet.bump(c, o, -1)
                 meet.bump(b, o, 1)
         x[x.index(b)], y[y.index(c)] = c, b
+        seated[b].discard(xi)
+        seated[b].add(yi)
+        seated[c].discard(yi)
+        seated[c].add(xi)
