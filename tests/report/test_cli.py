@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zstandard
 
 from referee.report import unpack_blob
+from referee.runner.gamelog import log_content
 from referee.tournament import DealSecret, EntrantInfo, ResultsStore, TournamentParams
 from tests.report.conftest import RANDOM_BOT, ROOT, referee, write_manifest
 from tests.report.dbread import query
@@ -137,10 +139,10 @@ def test_games_without_a_usable_log_are_listed_without_replay(tournament: Path, 
     logs = query(folder, "SELECT game_id, log_path FROM games ORDER BY ordinal LIMIT 2")
     (folder / logs[0][1]).unlink()
     path = folder / logs[1][1]
-    lines = path.read_text().splitlines()
+    lines = log_content(path).decode().splitlines()
     i = next(i for i, line in enumerate(lines) if line.startswith('{"event":"action"') and '"type":"pass"' in line)
     lines[i] = lines[i].replace('"type":"pass"', '"type":"drop"', 1)  # a log that no longer tells the stored game
-    path.write_text("\n".join(lines) + "\n")
+    path.write_bytes(zstandard.compress(("\n".join(lines) + "\n").encode()))
     done = referee("report", folder)
     assert done.returncode == 0, done.stderr
     games = {g["label"]: g for g in page_index((folder / "report.html").read_text(encoding="utf-8"))["games"]}

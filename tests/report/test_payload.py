@@ -38,7 +38,8 @@ def test_a_size_limit_keeps_faulted_games_first(tournament: Path, open_report: A
     assert embedded <= faulted if len(embedded) <= len(faulted) else faulted <= embedded
     left_out = next(g for g in index["games"] if g["replay"] is None)
     assert "left out" in left_out["note"]
-    assert "replays are embedded" in html
+    assert f"{packed.embedded:,} of {len(t.games):,} games have their replay in this file" in html
+    assert "were left out to keep it small: every game with a fault is kept first" in html
 
     path = tmp_path / "small.html"
     path.write_text(html, encoding="utf-8")
