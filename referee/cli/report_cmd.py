@@ -28,14 +28,15 @@ def describe(outcome: ReportOutcome) -> str:
     return line
 
 
-def report_after_run(directory: Path, counted: Tally | None = None) -> None:
+def report_after_run(directory: Path, counted: Tally | None = None, *, err: bool = False) -> None:
     """Write ``DIRECTORY/report.html`` at the end of ``referee run``: one line, a failure only warns. ``counted``:
     the run's standings of every stored game (``tally_from_store(store, history=True)``), so that the report does
-    not count them all again."""
+    not count them all again. ``err``: the line goes to stderr (``referee run --json`` keeps stdout for its
+    events)."""
     from referee.report import ReportError, build_report
 
     try:
-        click.echo(describe(build_report(directory, counted=counted)))
+        click.echo(describe(build_report(directory, counted=counted)), err=err)
     except ReportError as exc:
         click.echo(f"referee run: the report was not written: {exc}", err=True)
 

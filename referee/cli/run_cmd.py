@@ -504,7 +504,7 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
             + literal(str(played.deals["secret"])),
             soft_wrap=True,
         )
-    report_after_run(directory, played.tally)
+    report_after_run(directory, played.tally, err=console.stderr)
     tidy(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played

@@ -34,6 +34,20 @@ def test_a_finished_run_leaves_no_lock_or_sqlite_side_files(tmp_path: Path) -> N
     assert again.returncode == 0, again.stderr
 
 
+def test_run_json_writes_only_json_events_on_stdout(tmp_path: Path) -> None:
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "run", str(HONEST), str(HONEST), "--sandbox", "none", "--json",
+         "--out", str(tmp_path / "t")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["event"] == "start" and events[-1]["event"] == "standings"
+    assert events[-1]["workers_lost"] == [] and "Report written to" in done.stderr
+
+
 def test_run_help_tells_of_the_sample_bots_noise() -> None:
     text = " ".join(CliRunner().invoke(main, ["run", "--help"]).output.split())
     assert "--noise P" in text and "greedy.py --noise 0.2" in text
