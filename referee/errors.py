@@ -8,11 +8,13 @@
     │       ├── BotCrashed            exited, closed its output, could not start
     │       ├── BotTimeout            missed a deadline
     │       ├── UnsolicitedOutput     wrote when no reply was awaited
-    │       └── StartupFailed         no good hello
+    │       ├── StartupFailed         no good hello
+    │       └── StalledTable          referee.check.observe: kept passing on a stalled table (the check only)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
     ├── BotSpecError                  a BOT argument names nothing runnable
     ├── ConfigError                   referee.runner.errors: an impossible runner option
-    ├── LogError                      a file that is not a readable game log
+    ├── LogError                      referee.runner.logrecords: a file that is not a readable game log
+    │   └── NoHeader                  one without its header line (empty, or cut before it)
     ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
     ├── ScheduleError                 referee.tournament.schedule: options that make no schedule
     ├── ManifestError                 referee.tournament.entrants: a bots.toml that cannot be used
@@ -20,8 +22,9 @@
     │   └── EmptyStore                one that holds no tournament yet
     ├── DealSecretError               referee.tournament.deals: an unusable deal secret
     ├── FolderBusy                    referee.tournament.lock: another referee holds the results folder
-    ├── ClusterError                  referee.tournament.cluster_worker: a Dask cluster that cannot play
+    ├── ClusterError                  referee.tournament.cluster_errors: a Dask cluster that cannot play
     │   └── WorkerSetupError          a worker that cannot set up the bots
+    ├── LaneError                     referee.tournament.lane_workers: a lane's worker process failed
     ├── ReportError, ReplayError      referee.report.errors
     │   └── NoTournament              a folder without a tournament
     ├── CheckError                    referee.check.errors: options the conformance suite cannot run with
@@ -41,6 +44,7 @@ Bot faults become recorded forfeits; the others become one-line messages. Anythi
 
 from protocol.errors import ProtocolViolation
 from referee.check.errors import CheckError
+from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, NotFound, Refused
@@ -54,10 +58,11 @@ from referee.runner.errors import (
     StartupFailed,
     UnsolicitedOutput,
 )
-from referee.runner.logrecords import LogError
+from referee.runner.logrecords import LogError, NoHeader
 from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError
+from referee.tournament.lane_workers import LaneError
 from referee.tournament.lock import FolderBusy
 from referee.tournament.params import ParamsError
 from referee.tournament.schedule import ScheduleError
@@ -85,9 +90,11 @@ __all__ = [
     "IntakeError",
     "LadderError",
     "LadderStoreError",
+    "LaneError",
     "ListenError",
     "LogError",
     "ManifestError",
+    "NoHeader",
     "NoTournament",
     "NotFound",
     "ParamsError",
@@ -98,6 +105,7 @@ __all__ = [
     "ReportError",
     "RulesetError",
     "ScheduleError",
+    "StalledTable",
     "StartupFailed",
     "StoreError",
     "SubmitError",

@@ -167,3 +167,23 @@ def imports_anything(module: str) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
     return names
+
+
+def test_every_error_class_is_in_the_catalogue() -> None:
+    """Every exception class of the project that descends from ``RefereeError`` is listed by ``referee.errors``
+    (its docstring draws the tree)."""
+    import referee.errors
+
+    bases = {module: {} for module in sources()}
+    for module in sources():
+        for node in ast.walk(_tree(module)):
+            if isinstance(node, ast.ClassDef):
+                bases[module][node.name] = {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+    errors = {"RefereeError"}
+    while True:
+        more = {name for classes in bases.values() for name, of in classes.items() if of & errors} - errors
+        if not more:
+            break
+        errors |= more
+    missing = sorted(e for e in errors if not e.startswith("_") and e not in referee.errors.__all__)
+    assert missing == [], f"add to referee/errors.py: {missing}"
