@@ -44,6 +44,36 @@ _CONV = "protocol.convert:"
 _REC = "referee.runner.logrecords:"
 _LOG = "referee.runner.gamelog:GameLogWriter."
 
+
+def _turn_reply(kind: str) -> Forms:
+    """The forms of a turn's reply (``Play``, ``Pass`` or ``Drop``): every one is read, written, converted and
+    logged by the same functions."""
+    return Forms(
+        f"{_M}{kind}Reply",
+        f"{_IN}{kind}Reply",
+        f"{_RE}_read_{kind.lower()}",
+        _WIRE + "legal_reply",
+        _CONV + "action_to_reply",
+        _CONV + "reply_to_action",
+        _IN + "reply_to_action",
+        _REC + "ActionEvent",
+        _LOG + "action",
+    )
+
+
+def _entry(kind: str) -> Forms:
+    """The forms of a history entry (``Play``, ``Pass`` or ``Drop``)."""
+    return Forms(
+        f"{_M}{kind}Entry",
+        f"{_IN}{kind}Entry",
+        _IN + "_entry",
+        _WIRE + "history_entry",
+        _CONV + "event_to_entry",
+        _CONV + "entry_to_event",
+        _IN + "entry_to_event",
+    )
+
+
 #: Message (``protocol.schema.MESSAGES``' names) or part → its forms, referee → bot first, then bot → referee,
 #: then the parts.
 FORMS: dict[str, Forms] = {
@@ -107,39 +137,9 @@ FORMS: dict[str, Forms] = {
         _REC + "DiscardEvent",
         _LOG + "discard",
     ),
-    "play": Forms(
-        _M + "PlayReply",
-        _IN + "PlayReply",
-        _RE + "_read_play",
-        _WIRE + "legal_reply",
-        _CONV + "action_to_reply",
-        _CONV + "reply_to_action",
-        _IN + "reply_to_action",
-        _REC + "ActionEvent",
-        _LOG + "action",
-    ),
-    "pass": Forms(
-        _M + "PassReply",
-        _IN + "PassReply",
-        _RE + "_read_pass",
-        _WIRE + "legal_reply",
-        _CONV + "action_to_reply",
-        _CONV + "reply_to_action",
-        _IN + "reply_to_action",
-        _REC + "ActionEvent",
-        _LOG + "action",
-    ),
-    "drop": Forms(
-        _M + "DropReply",
-        _IN + "DropReply",
-        _RE + "_read_drop",
-        _WIRE + "legal_reply",
-        _CONV + "action_to_reply",
-        _CONV + "reply_to_action",
-        _IN + "reply_to_action",
-        _REC + "ActionEvent",
-        _LOG + "action",
-    ),
+    "play": _turn_reply("Play"),
+    "pass": _turn_reply("Pass"),
+    "drop": _turn_reply("Drop"),
     # parts of messages
     "hello_options": Forms(_M + "HelloOptions", _RE + "HelloOptions", _RE + "_read_hello"),
     "time": Forms(_M + "TimeControl", _IN + "TimeControl", _IN + "_time", _WIRE + "GameWire.game_start"),
@@ -152,33 +152,9 @@ FORMS: dict[str, Forms] = {
         _CONV + "player_view",
         _IN + "player_view",
     ),
-    "play_entry": Forms(
-        _M + "PlayEntry",
-        _IN + "PlayEntry",
-        _IN + "_entry",
-        _WIRE + "history_entry",
-        _CONV + "event_to_entry",
-        _CONV + "entry_to_event",
-        _IN + "entry_to_event",
-    ),
-    "pass_entry": Forms(
-        _M + "PassEntry",
-        _IN + "PassEntry",
-        _IN + "_entry",
-        _WIRE + "history_entry",
-        _CONV + "event_to_entry",
-        _CONV + "entry_to_event",
-        _IN + "entry_to_event",
-    ),
-    "drop_entry": Forms(
-        _M + "DropEntry",
-        _IN + "DropEntry",
-        _IN + "_entry",
-        _WIRE + "history_entry",
-        _CONV + "event_to_entry",
-        _CONV + "entry_to_event",
-        _IN + "entry_to_event",
-    ),
+    "play_entry": _entry("Play"),
+    "pass_entry": _entry("Pass"),
+    "drop_entry": _entry("Drop"),
 }
 
 #: What the game log records that is no protocol message, with its writer: the header, each line sent and
