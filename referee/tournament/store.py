@@ -125,16 +125,25 @@ class EmptyStore(StoreError):
 
 
 class FaultLike(Protocol):
-    seat: int
-    kind: str
-    round: int | None
-    turn: int | None
-    detail: str
-    line: str | None
+    """What the store needs of a fault (the runner's ``Fault`` has these fields)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def round(self) -> int | None: ...
+    @property
+    def turn(self) -> int | None: ...
+    @property
+    def detail(self) -> str: ...
+    @property
+    def line(self) -> str | None: ...
 
 
 class GameResultLike(Protocol):
-    """What the store needs of a finished game (the runner's ``GameResult`` has these fields)."""
+    """What the store needs of a finished game (the runner's ``GameResult`` has these fields); ``replay`` is its
+    compact replay for the report, or None (a game the report replays from its log)."""
 
     @property
     def scores(self) -> Sequence[int]: ...
@@ -146,6 +155,8 @@ class GameResultLike(Protocol):
     def faults(self) -> Sequence[FaultLike]: ...
     @property
     def log_path(self) -> Any: ...
+    @property
+    def replay(self) -> Mapping[str, Any] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,7 +425,7 @@ class ResultsStore:
 
         ``declared`` maps entrants to the (name, version) their bots gave in hello; the entrants table keeps the
         latest. A game already stored (same id) is left as it is, so replaying a game cannot duplicate it. The
-        result's ``replay`` (when it has one: the runner's ``GameResult``) is stored with it, for the report.
+        result's ``replay`` (when it has one) is stored with it, for the report.
         """
         log_path = None if result.log_path is None else self._relative(result.log_path)
         # the entrants table already holds what this store wrote last: only a bot that said something new is updated
@@ -457,7 +468,7 @@ class ResultsStore:
                         for f in result.faults
                     ],
                 )
-            replay = getattr(result, "replay", None)
+            replay = result.replay
             if replay is not None:  # a row left by a game whose games row was deleted by hand is that game's: replaced
                 db.execute(
                     "INSERT OR REPLACE INTO replays VALUES (?, ?)",

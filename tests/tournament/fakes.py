@@ -1,17 +1,25 @@
 """In-process stand-ins for the runner: players that are strategies, and a game function using the real engine.
 
-They let the schedule/store/standings/executor machinery be tested without starting processes.
+They let the schedule/store/standings/executor machinery be tested without starting processes. Each is typed
+against the protocol it stands for (``PlayerLike``, ``PlayerFactory``, ``GameResultLike``, ``FaultLike``) and mypy
+checks this file (pyproject.toml), so a fake cannot drift from what it stands for.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from referee.engine import Discard, Phase, Ruleset, apply, discard_options, forfeit, legal_actions, new_game
+from referee.tournament.pool import PlayerFactory
+
+if TYPE_CHECKING:
+    from referee.tournament.pool import PlayerLike
+    from referee.tournament.store import FaultLike, GameResultLike
 
 
 @dataclass
@@ -46,6 +54,7 @@ class FakeResult:
     faults: tuple[Any, ...]
     log_path: Path | None
     seed: int
+    replay: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class FakeFault:
     line: str | None = None
 
 
-def make_factory(created: list[FakePlayer]) -> Any:
+def make_factory(created: list[FakePlayer]) -> PlayerFactory:
     def factory(spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
         p = FakePlayer(spec.name, first=not spec.name.startswith("z"))
         created.append(p)
@@ -97,3 +106,9 @@ async def fake_play(
     return FakeResult(
         game_id, tuple(p.name for p in players), state.scores, state.ranks, forfeits, tuple(faults), log_path, seed
     )
+
+
+if TYPE_CHECKING:  # what mypy holds each fake to
+    _player: PlayerLike = FakePlayer("a", first=True)
+    _result: GameResultLike = FakeResult("g", (), (), (), (), (), None, 0)
+    _fault: FaultLike = FakeFault(0, "crash")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,11 +25,6 @@ from referee.tournament.params import ParamsError
 from .fakes import FakeFault, FakeResult
 
 NAMES = ["a", "b", "c"]
-
-
-@dataclass(frozen=True)
-class ReplayResult(FakeResult):
-    replay: Any = None
 
 
 def params(**kw: object) -> object:
@@ -100,7 +93,7 @@ def test_a_game_stored_again_after_its_rows_were_deleted_gets_its_new_replay(tmp
         store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
         game = next(g for b in schedule_for(p, store.deal_secret()) for g in b.games)  # type: ignore[arg-type]
         for replay in ({"n": 3, "old": True}, {"n": 3, "old": False}):
-            result = ReplayResult(game.game_id, game.seats, (1, 2, 3), (1, 2, 3), (), (), None, game.seed, replay)
+            result = FakeResult(game.game_id, game.seats, (1, 2, 3), (1, 2, 3), (), (), None, game.seed, replay)
             store.record_game(game, result, duration=0.1)
             if replay["old"]:
                 with sqlite3.connect(tmp_path / "results.sqlite") as db:  # by hand: foreign keys not enforced
