@@ -39,7 +39,7 @@ from referee.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = (ROOT / "sample_bots" / "random_bot.py", ROOT / "tests" / "tournament" / "bots" / "random_bot.py")
+BOTS = (ROOT / "sample_bots" / "random_bot.py", ROOT / "tests" / "bots" / "random_bot.py")
 PLAYERS = 4
 TARGET_GAMES_PER_S = 50.0  # four-player games/s with persistent bots, --jobs 2, on a 2-core machine
 TARGET_RSS_GROWTH_MB = 20.0  # from 1,000 to 10,000 games

@@ -12,7 +12,7 @@ from referee.runner import BotSpec, parse_bot_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER_BOTS = ROOT / "tests" / "bots"
-FLAWED = Path(__file__).resolve().parent / "bots" / "flawed.py"
+FLAWED = RUNNER_BOTS / "flawed.py"
 
 #: Small and quick: a few games, one table, no sandbox; a move time (2 s) that stays safe on a loaded machine.
 FAST = CheckOptions(games=8, move_time=2.0, startup_time=10.0, sandbox="none", jobs=1)

@@ -41,7 +41,7 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "illegal-discard_one": ("illegal", {"ILLEGAL": "discard_one"}, "situation-holds-the-1"),
     "illegal-discard_unheld": ("illegal", {"ILLEGAL": "discard_unheld"}, "legal-discards"),
 }
-# Flaws only the conformance suite looks for (tests/check/bots/flawed.py).
+# Flaws only the conformance suite looks for (tests/bots/flawed.py).
 FLAWED_CASES = {
     "ignores-bye": "exit-on-bye",
     "strict-fields": "tolerates-unknown",

@@ -16,7 +16,7 @@ from referee.runner import GameResult, parse_bot_spec
 from tests.check.conftest import fast_options, runner_bot
 from tests.check.test_units import player, turn
 
-LONE_PASSER = Path(__file__).parent / "bots" / "lone_passer.py"
+LONE_PASSER = Path(__file__).resolve().parents[1] / "bots" / "lone_passer.py"
 STALL_TEXT = (
     "stalled: passed 10 times in a row on a stalled table (alone in the round): each pass costs a penalty chip and "
     "changes nothing, so in a contest this round runs on to the 1,000-turn limit. When nobody has played since your "

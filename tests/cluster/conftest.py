@@ -28,7 +28,7 @@ from referee.tournament import (
 
 pytest.importorskip("distributed")
 
-BOT = Path(__file__).parent / "bots" / "steady_bot.py"
+BOT = Path(__file__).resolve().parents[1] / "bots" / "steady_bot.py"
 NAMES = ("alpha", "beta", "gamma", "delta")
 #: One deal secret for every run here, so that a local and a cluster run of the same tournament deal alike.
 SECRET = DealSecret(bytes(range(32)))

@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # the tournament tests' random bot: MISBEHAVE=illegal|crash makes it fault on its MISBEHAVE_AT-th turn of every game
-RANDOM_BOT = ROOT / "tests" / "tournament" / "bots" / "random_bot.py"
+RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",

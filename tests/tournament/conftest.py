@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-BOT = Path(__file__).parent / "bots" / "random_bot.py"
+BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
 
 
 def referee(*args: object, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import BOT as RANDOM_BOT
 from .conftest import live_processes_under, referee
 
 COMMON = ["--seed", "2024", "--move-time", "5", "--jobs", "2", "--sandbox", "none", "-k", "3"]
@@ -200,7 +201,7 @@ def test_contest_layout_entrants_are_named_after_their_folders(tmp_path: Path) -
     line on stderr says why."""
     for person in ("alice", "bob"):
         (tmp_path / "bots" / person).mkdir(parents=True)
-        shutil.copy(Path(__file__).parent / "bots" / "random_bot.py", tmp_path / "bots" / person / "bot.py")
+        shutil.copy(RANDOM_BOT, tmp_path / "bots" / person / "bot.py")
     files = sorted((tmp_path / "bots").glob("*/bot.py"))
     done = referee("run", *files, "--seed", "1", "--sandbox", "none", "--games", "1", "--out", tmp_path / "out")
     assert done.returncode == 0, done.stderr

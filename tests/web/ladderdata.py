@@ -23,7 +23,7 @@ from referee.runner.gamelog import read_records
 from referee.runner.logrecords import FaultEvent, ResultEvent
 
 ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "tests" / "tournament" / "bots" / "random_bot.py"
+RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
 #: An entrant name that is markup: every page must show it as text.
 HOSTILE = '<img src=x onerror="alert(1)">&amp;'
 #: What the hostile entrant's bot writes to stderr (markup too).
