@@ -24,9 +24,16 @@ def referee(*args: object, **kw: object) -> subprocess.Popen[str]:
     )  # fmt: skip
 
 
-def test_serve_runs_the_web_beside_the_scheduler_and_stops_on_ctrl_c(tmp_path: Path) -> None:
-    made, admin = Ladder.init(tmp_path / "ladder")
-    made.close()
+def run(*args: object) -> str:
+    done = subprocess.run([sys.executable, "-m", "referee", *map(str, args)], cwd=ROOT, text=True, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_readmes_three_commands_serve_the_web(tmp_path: Path) -> None:
+    """README, "An open contest": init, add, serve; then the entrant's token works on the served API."""
+    admin = run("ladder", "init", tmp_path / "ladder").split("shown once: ")[1].split()[0]
+    token = run("ladder", "add", tmp_path / "ladder", "alice").split("shown once: ")[1].split()[0]
     proc = referee("ladder", "serve", tmp_path / "ladder", "--listen", "127.0.0.1:0")
     try:
         assert proc.stdout is not None
@@ -40,6 +47,8 @@ def test_serve_runs_the_web_beside_the_scheduler_and_stops_on_ctrl_c(tmp_path: P
         assert url is not None
         assert httpx2.get(f"{url}/api/leaderboard").json()["ranked"] == []
         assert httpx2.get(f"{url}/api/me", headers={"Authorization": f"Bearer {admin}"}).json()["admin"] is True
+        me = httpx2.get(f"{url}/api/me", headers={"Authorization": f"Bearer {token}"}).json()
+        assert me == {"name": "alice", "admin": False}
         # a second serve of the folder is refused before it takes any port
         second = referee("ladder", "serve", tmp_path / "ladder", "--listen", "127.0.0.1:0")
         _, err = second.communicate(timeout=60)
