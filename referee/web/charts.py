@@ -12,7 +12,17 @@ from markupsafe import Markup
 
 from referee.report.charts import ratings_chart
 
-__all__ = ["rating_chart"]
+__all__ = ["POINTS", "rating_chart"]
+
+#: The most points drawn of one version's line (the chart is 900 pixels wide); its first and last are kept.
+POINTS = 300
+
+
+def _thin(points: Sequence[tuple[int, float, float]]) -> Sequence[tuple[int, float, float]]:
+    if len(points) <= POINTS:
+        return points
+    step = (len(points) - 1) / (POINTS - 1)
+    return [points[round(i * step)] for i in range(POINTS)]
 
 
 def rating_chart(name: str, history: Mapping[int, Sequence[tuple[int, float, float]]]) -> str:
@@ -20,6 +30,7 @@ def rating_chart(name: str, history: Mapping[int, Sequence[tuple[int, float, flo
     number order: markup the report's
     chart code built, every name in it escaped (``html.escape``), so the page shows it as it is."""
     numbers = sorted(history)
+    history = {n: _thin(history[n]) for n in numbers}
     blocks = sorted({block for n in numbers for block, _, _ in history[n]})
     position = {b: i + 1 for i, b in enumerate(blocks)}
     lines = [[(position[block], mu - 3 * sigma) for block, mu, sigma in history[n]] for n in numbers]

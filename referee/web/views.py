@@ -52,7 +52,7 @@ __all__ = [
 #: A game log's events the public log leaves out: every message to and from the bots, and the faults' details.
 PRIVATE_EVENTS = frozenset({"send", "recv", "fault"})
 #: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
-H2H_BLOCKS = 200
+H2H_BLOCKS = 100
 #: The most of one stderr file shown (its end: where a crash says why).
 STDERR_TAIL = 64 * 1024
 
