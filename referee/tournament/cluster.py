@@ -326,6 +326,8 @@ class _Run:
         """Ask every worker to close the run's idle bots (best effort: idle bots also close themselves later)."""
         with signals_deferred(), suppress(Exception):
             self.client.run(release_run, self.run_key)
+        with suppress(Exception):  # else the scheduler sends this client's own removal to it as it closes, and logs
+            self.client.unsubscribe_topic("all")  # the closed connection as an error
 
 
 def _failure(future: Any) -> BaseException:
