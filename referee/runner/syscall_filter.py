@@ -17,8 +17,20 @@ The filter closes each such call, without killing the bot:
   shared-memory segment, private to the sandbox's IPC namespace, would outlive its mapping and so hold memory
   that the address-space limit does not count. So do ``io_uring_setup``, ``io_uring_enter`` and
   ``io_uring_register``: an io_uring runs its operations (opening a socket, for one) without the system calls this
-  filter sees, so it would get round every rule here (runtimes that use it fall back to plain calls).
-
+  filter sees, so it would get round every rule here (runtimes that use it fall back to plain calls);
+- nothing tells a bot which pages of a file are in the page cache, and nothing drops them from it: bots in
+  separate sandboxes read the same files (a JDK's ``lib/modules``, the bot's own folder), so a process that loads
+  chosen pages and another that sees which are loaded pass a hand from one seat rotation of a deal to the next,
+  without a clock. ``mincore`` and ``cachestat`` fail with ``ENOSYS``, as on a kernel without
+  them; ``preadv2``/``pwritev2`` with ``RWF_NOWAIT`` (which fails with ``EAGAIN`` exactly when a page is not
+  cached) fail with ``EOPNOTSUPP``, as on a file system without it, so callers take their blocking path;
+  ``posix_fadvise`` (every advice: it only ever hints) and ``madvise`` with ``MADV_COLD`` or ``MADV_PAGEOUT``
+  (``MADVISE_VOID``) succeed and do nothing, so no page is dropped on purpose; ``process_madvise`` fails with
+  ``EPERM``. What is left (the time a read takes, and how many neighbours the kernel maps with a page on a fault)
+  needs pages no process ever loaded, one per bit: README, "Security";
+- ``memfd_create`` and ``memfd_secret`` fail with ``ENOSYS``: a memfd holds memory outside every file system's
+  cap and without a mapping, so outside the address-space limit too (runtimes fall back to a file in
+  ``/dev/shm`` or ``/tmp``, which the sandbox's size cap counts);
 - a socket of any family but those the sandbox's network namespace keeps to itself (unix, IPv4, IPv6, netlink,
   packet: ``SOCKET_FAMILIES``) fails with ``EAFNOSUPPORT``: the ports of ``AF_VSOCK`` (host-to-virtual-machine
   sockets) are one space for the whole machine, whatever the namespace, so a bot binding a port there is seen by
@@ -37,11 +49,15 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from typing import Any
 
 __all__ = [
+    "ABSENT_CALLS",
     "FCNTL_REFUSED",
     "FCNTL_VOID",
+    "MADVISE_VOID",
     "REFUSED_CALLS",
+    "RWF_NOWAIT",
     "SOCKET_FAMILIES",
     "VOID_CALLS",
     "filter_fd",
@@ -49,8 +65,15 @@ __all__ = [
     "filter_program",
 ]
 
-#: System calls that succeed inside the sandbox without doing anything.
-VOID_CALLS = ("flock",)
+#: System calls that succeed inside the sandbox without doing anything (file advice only ever hints).
+VOID_CALLS = ("flock", "fadvise64", "fadvise64_64")
+#: System calls that fail with ENOSYS, as on a kernel without them: the page-cache readers, and memfds.
+ABSENT_CALLS = ("mincore", "cachestat", "memfd_create", "memfd_secret")
+#: ``madvise`` advice that succeeds without doing anything: ``MADV_COLD`` (20), ``MADV_PAGEOUT`` (21), which drop a
+#: file's pages from memory.
+MADVISE_VOID = (20, 21)
+#: The ``preadv2``/``pwritev2`` flag that fails when a page is not cached (``EOPNOTSUPP`` inside the sandbox).
+RWF_NOWAIT = 0x8
 #: ``fcntl`` commands that succeed without doing anything: take or release a lock (6, 7; 13, 14 their 64-bit forms
 #: on 32-bit programs; 37, 38 the open-file-description ones).
 FCNTL_VOID = (6, 7, 13, 14, 37, 38)
@@ -68,6 +91,7 @@ REFUSED_CALLS = (
     "io_uring_setup",
     "io_uring_enter",
     "io_uring_register",
+    "process_madvise",
 )
 #: ``fcntl`` commands that fail with EPERM: ask about locks (5; 12 on 32-bit programs; 36 the open-file-description
 #: one), leases (1024, 1025) and directory notification (1026).
@@ -125,9 +149,16 @@ def _build() -> None:
                 rules.add_arch(arch)
         deny, void = sc.ERRNO(errno.EPERM), sc.ERRNO(0)  # ERRNO(0): return 0 without running the call
         for call in REFUSED_CALLS:
-            rules.add_rule(deny, call)
+            _add(rules, deny, call)
         for call in VOID_CALLS:
-            rules.add_rule(void, call)
+            _add(rules, void, call)
+        for call in ABSENT_CALLS:
+            _add(rules, sc.ERRNO(errno.ENOSYS), call)
+        for advice in MADVISE_VOID:
+            rules.add_rule(void, "madvise", sc.Arg(2, sc.MASKED_EQ, 0xFFFFFFFF, advice))
+        for call in ("preadv2", "pwritev2"):
+            # The flags are the sixth argument on every architecture of the filter.
+            rules.add_rule(sc.ERRNO(errno.EOPNOTSUPP), call, sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
         for call in ("fcntl", "fcntl64"):
             for action, commands in ((deny, FCNTL_REFUSED), (void, FCNTL_VOID)):
                 for command in commands:
@@ -150,3 +181,21 @@ def _build() -> None:
             _program = out.read()
     except Exception as exc:  # no pyseccomp, no libseccomp.so.2, or an unknown architecture
         _problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+#: Numbers of calls that a libseccomp older than the kernel may not know by name (the same on every architecture).
+_NUMBERS = {"cachestat": 451, "process_madvise": 440, "memfd_secret": 447}
+#: Calls that only some architectures have: no rule where none of the filter's has it.
+_OPTIONAL = frozenset({"fadvise64_64"})
+
+
+def _add(rules: Any, action: Any, call: str) -> None:
+    """Add an unconditional rule for ``call``: by number when this libseccomp does not know its name (a kernel
+    newer than it), and none for a call no architecture of the filter has (``fadvise64_64`` on x86-64 alone)."""
+    try:
+        rules.add_rule(action, call)
+    except OSError:
+        if call in _NUMBERS:
+            rules.add_rule(action, _NUMBERS[call])
+        elif call not in _OPTIONAL:
+            raise

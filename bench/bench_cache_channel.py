@@ -1,0 +1,112 @@
+"""What the page cache still leaks between the processes of one entrant, inside the sandbox (issue 25).
+
+Not a test. Runs ``referee run`` on a contest of the attack bot ``tests/bots/cache_signal.py`` and two honest bots
+at one table of three, in bubblewrap, once per attack and schedule, and counts the hands the attacker reported
+that were really another seat's hand in that round of that game (from the game logs):
+
+- ``direct``: drop pages with ``posix_fadvise``, see them with ``mincore`` / ``RWF_NOWAIT`` / ``cachestat``: the
+  attack the seccomp filter closes (expect 0);
+- ``timing``: write-once slots, each page read once and timed (a cached page faults in a few microseconds, one
+  read from disk takes tens to thousands);
+- ``faultaround``: the same slots read without a clock: a fault maps the cached neighbours of a page, which
+  ``/proc/self/pagemap`` shows.
+
+Each attack runs on two schedules: one deal (``--games 1 --jobs 1``: the three rotations one after another, so
+the newest slot is always the previous rotation's) and three deals (``--games 3 --jobs 2``: the rotations of a
+deal with other deals between them, as the referee orders them). The attacker reads the newest slot of the round;
+``+id`` keeps a region of slots per deal as its game id tells it (the ids number a round robin's games in schedule
+order), so it reads the slot of its own deal.
+
+Run: ``python bench/bench_cache_channel.py`` (about a minute; needs bwrap and libseccomp).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from referee.runner.gamelog import read_header
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = ROOT / "tests" / "bots"
+SLOT = 5 * 16 * 4096
+LEARNED = re.compile(r"cache: learned (\S+) (\d) ([\d ]+)$")
+
+
+def trial(folder: Path, mode: str, keyed: bool, games: int, jobs: int, seed: int) -> tuple[int, int, int]:
+    """(right, wrong, games played) of one run; ``keyed``: the attacker keys its slots by the deal its game id
+    tells (CACHE_KEY=id)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    attacker = folder / "attacker"
+    attacker.mkdir(parents=True)
+    shutil.copy(BOTS / "cache_signal.py", attacker)
+    medium = attacker / "cache_medium.bin"
+    with open(medium, "wb") as f:
+        f.write(os.urandom(48 * SLOT))
+        f.flush()
+        os.fsync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    for name in ("honest.py", "_base.py"):
+        shutil.copy(BOTS / name, folder)
+    env = f'CACHE_MODE = "{mode}"' + (', CACHE_KEY = "id"' if keyed else "")
+    (folder / "bots.toml").write_text(
+        f'[[bot]]\nname = "attacker"\ncommand = "cache_signal.py"\ncwd = "attacker"\nenv = {{ {env} }}\n'
+        '[[bot]]\nname = "a"\ncommand = "honest.py"\n[[bot]]\nname = "b"\ncommand = "honest.py"\n'
+    )
+    args = ["--manifest", "bots.toml", "--games", str(games), "--jobs", str(jobs), "--seed", str(seed)]
+    subprocess.run(
+        [sys.executable, "-m", "referee", "run", *args, "--sandbox", "bwrap", "-o", "results"],
+        cwd=folder,
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    results = folder / "results"
+    right = wrong = 0
+    for log in (results / "bots").glob("attacker.*.log"):
+        for match in map(LEARNED.match, log.read_text().splitlines()):
+            if match is None:
+                continue
+            game, round_, hand = match.groups()
+            header = read_header(results / "games" / f"{game}.jsonl")
+            seats = header.deal[int(round_) - 1]
+            others = [sorted(h) for seat, h in enumerate(seats) if header.names[seat] != "attacker"]
+            if sorted(map(int, hand.split())) in others:
+                right += 1
+            else:
+                wrong += 1
+    return right, wrong, len(list((results / "games").glob("*.jsonl")))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=3, help="runs of each attack and schedule (default 3)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cache-channel-") as tmp:
+        print(f"{'attack':<16} {'schedule':<26} {'right':>6} {'wrong':>6} {'games':>6} {'right/game':>11}")
+        schedules = ((1, 1, "1 deal, rotations in a row"), (3, 2, "3 deals, --jobs 2"))
+        for mode, keyed in (
+            ("direct", False),
+            ("timing", False),
+            ("faultaround", False),
+            ("timing", True),
+            ("faultaround", True),
+        ):
+            for games, jobs, label in schedules[1:] if keyed else schedules:
+                right = wrong = played = 0
+                for seed in range(1, args.seeds + 1):
+                    r, w, g = trial(Path(tmp) / "contest", mode, keyed, games, jobs, seed)
+                    right, wrong, played = right + r, wrong + w, played + g
+                name = mode + (" +id" if keyed else "")
+                print(f"{name:<16} {label:<26} {right:>6} {wrong:>6} {played:>6} {right / played:>11.2f}")
+
+
+if __name__ == "__main__":
+    main()
