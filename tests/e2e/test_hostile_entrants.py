@@ -193,6 +193,20 @@ def test_the_filter_refuses_watches_keyrings_lock_queries_and_shared_memory(tmp_
     assert said == dict.fromkeys(calls, "EPERM")
 
 
+@pytest.mark.parametrize("mode", ["bwrap", "none"])
+def test_memfd_memory_is_capped_inside_the_sandbox(tmp_path: Path, mode: str) -> None:
+    """A memfd holds memory outside every mapping and file system, so outside the address-space limit and the
+    sandbox's size cap: the bot asks for 64 MiB of them. In the sandbox memfd_create fails with ENOSYS (as on a
+    kernel without it), and the bot plays on; with --sandbox none (trusted bots) it holds them all, as README says."""
+    mark = new_mark()
+    specs = [bot("memfd_hog", mark), bot("honest", mark)]
+    (result,), _ = run_games(specs, config(mode), tmp_path)
+    assert result.faults == ()
+    said = (tmp_path / "seat0.memfd_hog.stderr.log").read_text()
+    assert said.strip() == ("memfd: refused (ENOSYS)" if mode == "bwrap" else "memfd: held 64 MiB")
+    assert processes_with(mark) == []
+
+
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_bots" / "random_bot.py"
 
 
