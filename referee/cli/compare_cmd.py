@@ -195,7 +195,7 @@ def _resolve(held: ResultsFolder, given: CompareOptions) -> ComparePlan:
         params = resolve_params(stored, requested)
         settings = _settings(stored_test, given.alpha, given.beta, given.metric, given.d0, given.d1, given.max_games)
         block_batches(0, params.names[2:], params.table_size, params.seed, secret)
-        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
+        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory), nested=True)
         params.check_line_length([f"g{settings.max_games:06d}"])
     except (ParamsError, CompareError, ConfigError, RulesetError, BotSpecError, ValueError) as e:
         refuse("compare", directory, stored is not None, str(e).replace("tournament", "comparison"))

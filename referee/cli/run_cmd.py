@@ -307,7 +307,7 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
     try:
         params = resolve_params(stored, requested)
         check_format(params)
-        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory))
+        check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory), nested=True)
         params.check_line_length([f"g{planned_games(params) or params.max_games:06d}"])  # the longest game id
     except (ParamsError, ScheduleError, ConfigError, RulesetError, BotSpecError) as e:
         refuse("run", directory, stored is not None, str(e))
@@ -502,6 +502,13 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
         console.print(
             literal(f"Deal secret (revealed; check every deal with: referee verify-deals {directory}): ")
             + literal(str(played.deals["secret"])),
+            soft_wrap=True,
+        )
+    if played.deals.get("chain_head") is not None:
+        head = str(played.deals["chain_head"])
+        console.print(
+            literal(f"Results chain head (publish it; check the results with: referee audit {directory} --head HEAD): ")
+            + literal(head),
             soft_wrap=True,
         )
     report_after_run(directory, played.tally, err=console.stderr)

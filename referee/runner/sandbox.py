@@ -408,6 +408,22 @@ def _find_results(own: str) -> list[str]:
     return found
 
 
+def is_system_program(path: Path) -> bool:
+    """Whether ``path`` (resolved) is a program every sandbox shows anyway: under the system folders
+    (``SYSTEM_PATHS``), or this referee's own Python. A manifest may name no other program outside its folder: the
+    sandbox would have to show the folder it lies in (and, for a ``bin`` folder, the one above), which may hold
+    anything of the host."""
+    real = path.resolve()
+    if real == Path(sys.executable).resolve():
+        return True
+    return any(_inside(real, Path(system).resolve()) for system in SYSTEM_PATHS if os.path.isdir(system))
+
+
+def program_files(spec: BotSpec) -> set[Path]:
+    """The files of the bot's command line that lie in its own folder (its program or script), resolved."""
+    return _own_files(spec, spec.cwd.resolve())
+
+
 def entrant_paths(specs: Iterable[BotSpec]) -> tuple[str, ...]:
     """The folders and program files of every entrant, for ``RunnerConfig.entrants``: what no other bot may see."""
     out: set[str] = set()
@@ -418,17 +434,20 @@ def entrant_paths(specs: Iterable[BotSpec]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
-def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig) -> None:
+def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig, *, nested: bool = False) -> None:
     """Before any game: raise ``BotSpecError`` when the sandbox will be used and a bot's own folder is one of
-    ``config.hidden`` (see ``check_hidden``); also raises it when ``--sandbox bwrap`` cannot be had."""
+    ``config.hidden`` (see ``check_hidden``), or with ``nested`` (a results folder, which holds its own folders of
+    logs) lies inside one; also raises it when ``--sandbox bwrap`` cannot be had."""
     if resolve_mode(config) == SandboxMode.BWRAP:
         for spec in specs:
-            check_hidden(spec, config.hidden)
+            check_hidden(spec, config.hidden, nested=nested)
 
 
-def check_hidden(spec: BotSpec, hidden: Sequence[str]) -> None:
-    """Raise ``BotSpecError`` when a folder of ``hidden`` (results, game logs) is the bot's own folder: the
-    sandbox can cover a folder inside it, not the folder the bot runs in; and when the bot's folder is ``/`` (a
+def check_hidden(spec: BotSpec, hidden: Sequence[str], *, nested: bool = False) -> None:
+    """Raise ``BotSpecError`` when a folder of ``hidden`` (results, game logs) is the bot's own folder, or with
+    ``nested`` holds it: the sandbox can cover a folder inside the bot's folder, not the folder the bot runs in, and
+    a results folder around it would put the other bots' live logs in sight (``-o .`` in a contest whose entrant
+    runs in ``bots/``: the results' own ``bots/`` folder of stderr logs); and when the bot's folder is ``/`` (a
     command line without a script, started from ``/``), which would show it the whole machine."""
     own = spec.cwd.resolve()
     if own == Path("/"):
@@ -437,10 +456,16 @@ def check_hidden(spec: BotSpec, hidden: Sequence[str]) -> None:
             "start the referee in the bot's folder"
         )
     for folder in hidden:
-        if Path(folder).resolve() == own:
+        where = Path(folder).resolve()
+        if where == own:
             raise BotSpecError(
                 f"bot {spec.name}'s folder {own} would hold the game logs, and the bot could read them: "
                 "write the results elsewhere (--out or --log)"
+            )
+        if nested and _inside(own, where):
+            raise BotSpecError(
+                f"bot {spec.name}'s folder {own} lies inside the results folder {where}, which holds every bot's "
+                "logs: write the results elsewhere (--out), outside every entrant's folder"
             )
 
 

@@ -32,6 +32,7 @@ from types import MappingProxyType
 from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 from referee.runner.safe_text import visible
+from referee.runner.sandbox import SYSTEM_PATHS, is_system_program, program_files
 from referee.runner.spec import is_file
 
 __all__ = [
@@ -142,6 +143,7 @@ def load_manifest_entries(path: Path | str) -> list[tuple[BotSpec, bool]]:
         raise ManifestError(f"manifest {path}: no entrants; add [[bot]] tables with a command each")
     base = path.resolve().parent
     entries = [_entry(path, base, i, bot) for i, bot in enumerate(bots, start=1)]
+    _check_folders(path, base, [spec for spec, _ in entries], ["cwd" in bot for bot in bots])
     named: dict[str, int] = {}
     for i, bot in enumerate(bots, start=1):
         name = bot.get("name")
@@ -239,7 +241,9 @@ def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) 
         # Python, whose packages hold the SDK), followed by its arguments.
         spec = parse_bot_spec(str(folder / program), name=name)
         spec = replace(spec, argv=(*spec.argv, *words[1:]))
-        return replace(spec, cwd=folder) if explicit_cwd else spec
+        spec = replace(spec, cwd=folder) if explicit_cwd else spec
+        _check_program(Path(spec.argv[0]), spec.cwd)
+        return spec
     resolved = shutil.which(program) if "/" not in program else None
     if resolved is None:
         candidate = folder / program
@@ -253,5 +257,45 @@ def _spec(words: list[str], folder: Path, name: str | None, explicit_cwd: bool) 
             args[i] = str((folder / word).resolve())
             script = script or Path(args[i])
     home = folder if explicit_cwd else (script.parent if script else folder)
+    _check_program(Path(resolved), home)
     stem = script.stem if script else Path(program).stem
     return BotSpec(name or stem, (resolved, *args), home)
+
+
+def _check_program(program: Path, home: Path) -> None:
+    """Raise ``BotSpecError`` for a program that is neither in the entrant's folder ``home`` nor a system program:
+    the sandbox would have to show the folder it lies in (for a ``bin`` folder, the one above it too), which may
+    hold anything of the host (``command = ["/home/me/bin/helper"]`` would show ``/home/me``)."""
+    if is_system_program(program) or _inside(program.resolve(), home.resolve()):
+        return
+    systems = ", ".join(p for p in SYSTEM_PATHS if Path(p).is_dir() and not Path(p).is_symlink())
+    raise BotSpecError(
+        f"program {program} is neither in the entrant's folder {home} nor a system program (under {systems}, or "
+        "the referee's own Python): keep the entrant's program in its folder"
+    )
+
+
+def _check_folders(path: Path, base: Path, specs: Sequence[BotSpec], claimed: Sequence[bool]) -> None:
+    """Refuse (``ManifestError``) an entrant whose folder is another entrant's, so that the sandbox would show it
+    that entrant's files: the same folder as another entrant when it runs no file of its own there (one-file
+    entrants sharing a folder, each running its own script in it, are fine: the sandbox covers each one's files from
+    the others), or a folder inside one that a single entrant names as its ``cwd`` (``claimed``) and shares with no
+    other (a folder shared by several entrants is nobody's own, and a subfolder of it may be another entrant's).
+    Symbolic links count where they lead. The manifest's own folder is nobody's (README: keep nothing there but the
+    manifest and the entrants)."""
+    folders = [spec.cwd.resolve() for spec in specs]
+    runs_own = [bool(program_files(spec)) for spec in specs]
+    sharing = Counter(folders)
+    for i, (spec, folder) in enumerate(zip(specs, folders, strict=True)):
+        for j, other in enumerate(folders):
+            if i == j or other == base:
+                continue
+            taken = folder == other and not runs_own[i] and (runs_own[j] or i > j)
+            nested = folder != other and claimed[j] and sharing[other] == 1 and _inside(folder, other)
+            if taken or nested:
+                raise ManifestError(
+                    f"manifest {path}: bot {i + 1} ({visible(spec.name)}): its folder {folder} is "
+                    + ("inside " if nested else "")
+                    + f"the folder of bot {j + 1} ({visible(specs[j].name)}), so it would see that entrant's files: "
+                    "give each entrant a folder of its own"
+                )

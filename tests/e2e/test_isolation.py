@@ -181,3 +181,26 @@ def test_results_in_a_bots_own_folder_are_refused_in_one_line(tmp_path: Path) ->
         assert done.returncode == status, done.stderr
         assert done.stderr.count("\n") == 1 and "would hold the game logs, and the bot could read them" in done.stderr
         assert not list(folder.glob("*.jsonl")) and not (folder / "results.sqlite").exists()
+
+
+@pytest.mark.parametrize("out", [".", "bots/.."])
+def test_a_results_folder_around_an_entrants_folder_is_refused_in_one_line(tmp_path: Path, out: str) -> None:
+    """``-o .`` in a contest whose entrant runs in ``bots/``: the results' own ``bots/`` folder of live stderr logs
+    would be that entrant's folder, and it could read every other bot's stderr as the games go. Refused before any
+    game, in one line (exit 2, as run's other option errors), nothing written."""
+    (tmp_path / "bots").mkdir()
+    for name in ("log_reader.py", "_base.py"):
+        shutil.copy(BOTS / name, tmp_path / "bots" / name)
+    shutil.copy(BOTS / "honest.py", tmp_path / "honest.py")
+    shutil.copy(BOTS / "_base.py", tmp_path / "_base.py")
+    (tmp_path / "bots.toml").write_text(
+        '[[bot]]\nname = "reader"\ncommand = "log_reader.py"\ncwd = "bots"\n[[bot]]\ncommand = "honest.py"\n'
+    )
+    args = ["run", "--manifest", "bots.toml", "-o", out, "--sandbox", "bwrap", "-n", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1
+    assert f"bot reader's folder {tmp_path / 'bots'} lies inside the results folder {tmp_path}" in done.stderr
+    assert not (tmp_path / "results.sqlite").exists() and not list((tmp_path / "bots").glob("*.log"))

@@ -166,3 +166,77 @@ def test_a_bot_file_name_longer_than_a_manifest_name_may_be_is_cut(tmp_path: Pat
     specs, notes = name_entrants([parse_bot_spec(str(tmp_path / f"{stem}.py")) for stem in long])
     assert [s.name for s in specs] == ["x" * NAME_MAX, "x" * NAME_MAX + "-2"]
     assert len(notes) == 2 and all(f"longer than {NAME_MAX} characters" in n for n in notes)
+
+
+def _helper(home: Path) -> Path:
+    """An executable outside the contest, in a ``bin`` folder of a home folder that holds a secret."""
+    (home / "bin").mkdir(parents=True)
+    (home / "deal-secret.txt").write_text("the organiser's secret\n")
+    helper = home / "bin" / "helper"
+    helper.write_text("#!/bin/sh\nexec ls -R ..\n")
+    helper.chmod(0o755)
+    return helper
+
+
+@pytest.mark.parametrize("form", ["list", "string", "relative"])
+def test_a_command_outside_the_contest_runs_only_if_it_is_a_system_program(tmp_path: Path, form: str) -> None:
+    """``command = ["<home>/bin/helper"]``: the sandbox would show the program's folder and, for a ``bin`` folder,
+    the one above it: the whole home folder with what the organiser keeps there. Refused in one line; a system
+    program (``/bin/sh``, the referee's own Python) is not."""
+    helper = _helper(tmp_path / "home")
+    contest = tmp_path / "contest"
+    (contest / "mine").mkdir(parents=True)
+    (contest / "mine" / "bot.sh").write_text("")
+    command = {
+        "list": f'["{helper}"]',
+        "string": f'"{helper} bot.sh"',
+        "relative": '"../../home/bin/helper"',
+    }[form]
+    (contest / "bots.toml").write_text(f'[[bot]]\nname = "m"\ncommand = {command}\ncwd = "mine"\n')
+    with pytest.raises(ManifestError) as refused:
+        load_manifest(contest / "bots.toml")
+    message = str(refused.value)
+    assert "\n" not in message and f"program {helper} is neither in the entrant's folder" in message
+    (contest / "other").mkdir()
+    (contest / "bots.toml").write_text(
+        '[[bot]]\nname = "sh"\ncommand = "/bin/sh bot.sh"\ncwd = "mine"\n'
+        f'[[bot]]\nname = "py"\ncommand = ["{sys.executable}", "-c", "pass"]\ncwd = "other"\n'
+    )
+    assert [s.name for s in load_manifest(contest / "bots.toml")] == ["sh", "py"]
+
+
+def test_a_cwd_in_another_entrants_folder_is_refused(tmp_path: Path) -> None:
+    """An entrant whose folder is another's (named directly, through a symbolic link in its own folder, or a folder
+    inside it) would see that entrant's other files: refused in one line naming both."""
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "bot.py").write_text("")
+    (tmp_path / "alice" / "strategy").mkdir()
+    (tmp_path / "mallory").mkdir()
+    (tmp_path / "mallory" / "peek").symlink_to(tmp_path / "alice")
+    alice = '[[bot]]\nname = "alice"\ncommand = "bot.py"\ncwd = "alice"\n'
+    for cwd in ("alice", "mallory/peek", "alice/strategy", "mallory/peek/strategy"):
+        (tmp_path / "bots.toml").write_text(
+            alice + f'[[bot]]\nname = "mallory"\ncommand = ["python3", "-c", "print(1)"]\ncwd = "{cwd}"\n'
+        )
+        with pytest.raises(ManifestError) as refused:
+            load_manifest(tmp_path / "bots.toml")
+        message = str(refused.value)
+        assert "\n" not in message and "bot 2 (mallory): its folder" in message
+        assert "the folder of bot 1 (alice), so it would see that entrant's files" in message
+
+
+def test_entrants_running_their_own_files_may_share_a_folder(tmp_path: Path) -> None:
+    """One-file entrants beside each other (each runs a file of its own there: the sandbox covers each one's files
+    from the others), copies of one bot with different arguments (examples/race), and a folder bot kept in a
+    subfolder of the one-file entrants' folder are no entrant's folder taken by another."""
+    bots = tmp_path / "bots"
+    (bots / "folderbot").mkdir(parents=True)
+    for name in ("a.py", "b.py", "greedy.py", "folderbot/bot.py"):
+        (bots / name).write_text("")
+    (tmp_path / "bots.toml").write_text(
+        '[[bot]]\ncommand = "bots/a.py"\n[[bot]]\ncommand = "bots/b.py"\n'
+        '[[bot]]\nname = "g1"\ncommand = "greedy.py --noise 0.1"\ncwd = "bots"\n'
+        '[[bot]]\nname = "g2"\ncommand = "greedy.py --noise 0.2"\ncwd = "bots"\n'
+        '[[bot]]\nname = "folderbot"\ncommand = "bot.py"\ncwd = "bots/folderbot"\n'
+    )
+    assert [s.name for s in load_manifest(tmp_path / "bots.toml")] == ["a", "b", "g1", "g2", "folderbot"]
