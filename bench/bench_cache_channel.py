@@ -14,8 +14,9 @@ that were really another seat's hand in that round of that game (from the game l
 Each attack runs on two schedules: one deal (``--games 1 --jobs 1``: the three rotations one after another, so
 the newest slot is always the previous rotation's) and three deals (``--games 3 --jobs 2``: the rotations of a
 deal with other deals between them, as the referee orders them). The attacker reads the newest slot of the round;
-``+id`` keeps a region of slots per deal as its game id tells it (the ids number a round robin's games in schedule
-order), so it reads the slot of its own deal.
+``+id`` keeps a region of slots per deal as its game id tells it (the ids a referee before issue 25 sent numbered a
+round robin's games in schedule order: now they tell nothing), ``+table`` a region per table (the names at it: one
+deal per table per ``--games``), so it reads the newest slot of its own table.
 
 Run: ``python bench/bench_cache_channel.py`` (about a minute; needs bwrap and libseccomp).
 """
@@ -23,6 +24,7 @@ Run: ``python bench/bench_cache_channel.py`` (about a minute; needs bwrap and li
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -39,9 +41,21 @@ SLOT = 5 * 16 * 4096
 LEARNED = re.compile(r"cache: learned (\S+) (\d) ([\d ]+)$")
 
 
-def trial(folder: Path, mode: str, keyed: bool, games: int, jobs: int, seed: int) -> tuple[int, int, int]:
-    """(right, wrong, games played) of one run; ``keyed``: the attacker keys its slots by the deal its game id
-    tells (CACHE_KEY=id)."""
+def logs_by_wire_id(games: Path) -> dict[str, Path]:
+    """The game logs of ``games`` by the id their bots were sent (the first ``send`` event's ``game``)."""
+    out = {}
+    for log in games.glob("*.jsonl"):
+        with open(log, encoding="utf-8") as f:
+            for line in f:
+                if '"event":"send"' in line:
+                    out[json.loads(line)["msg"]["game"]] = log
+                    break
+    return out
+
+
+def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -> tuple[int, int, int]:
+    """(right, wrong, games played) of one run; ``key``: how the attacker tells the deals apart (CACHE_KEY: "id",
+    "table", or "" for not at all)."""
     if folder.exists():
         shutil.rmtree(folder)
     attacker = folder / "attacker"
@@ -55,7 +69,7 @@ def trial(folder: Path, mode: str, keyed: bool, games: int, jobs: int, seed: int
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
     for name in ("honest.py", "_base.py"):
         shutil.copy(BOTS / name, folder)
-    env = f'CACHE_MODE = "{mode}"' + (', CACHE_KEY = "id"' if keyed else "")
+    env = f'CACHE_MODE = "{mode}"' + (f', CACHE_KEY = "{key}"' if key else "")
     (folder / "bots.toml").write_text(
         f'[[bot]]\nname = "attacker"\ncommand = "cache_signal.py"\ncwd = "attacker"\nenv = {{ {env} }}\n'
         '[[bot]]\nname = "a"\ncommand = "honest.py"\n[[bot]]\nname = "b"\ncommand = "honest.py"\n'
@@ -69,13 +83,14 @@ def trial(folder: Path, mode: str, keyed: bool, games: int, jobs: int, seed: int
         timeout=600,
     )
     results = folder / "results"
+    logs = logs_by_wire_id(results / "games")
     right = wrong = 0
     for log in (results / "bots").glob("attacker.*.log"):
         for match in map(LEARNED.match, log.read_text().splitlines()):
             if match is None:
                 continue
             game, round_, hand = match.groups()
-            header = read_header(results / "games" / f"{game}.jsonl")
+            header = read_header(logs[game])
             seats = header.deal[int(round_) - 1]
             others = [sorted(h) for seat, h in enumerate(seats) if header.names[seat] != "attacker"]
             if sorted(map(int, hand.split())) in others:
@@ -90,22 +105,18 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3, help="runs of each attack and schedule (default 3)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cache-channel-") as tmp:
-        print(f"{'attack':<16} {'schedule':<26} {'right':>6} {'wrong':>6} {'games':>6} {'right/game':>11}")
+        print(f"{'attack':<18} {'schedule':<26} {'right':>6} {'wrong':>6} {'games':>6} {'right/game':>11}")
         schedules = ((1, 1, "1 deal, rotations in a row"), (3, 2, "3 deals, --jobs 2"))
-        for mode, keyed in (
-            ("direct", False),
-            ("timing", False),
-            ("faultaround", False),
-            ("timing", True),
-            ("faultaround", True),
-        ):
-            for games, jobs, label in schedules[1:] if keyed else schedules:
+        attacks = [("direct", ""), ("timing", ""), ("faultaround", ""), ("timing", "id"), ("faultaround", "id")]
+        attacks += [("timing", "table"), ("faultaround", "table")]
+        for mode, key in attacks:
+            for games, jobs, label in schedules[1:] if key else schedules:
                 right = wrong = played = 0
                 for seed in range(1, args.seeds + 1):
-                    r, w, g = trial(Path(tmp) / "contest", mode, keyed, games, jobs, seed)
+                    r, w, g = trial(Path(tmp) / "contest", mode, key, games, jobs, seed)
                     right, wrong, played = right + r, wrong + w, played + g
-                name = mode + (" +id" if keyed else "")
-                print(f"{name:<16} {label:<26} {right:>6} {wrong:>6} {played:>6} {right / played:>11.2f}")
+                name = mode + (f" +{key}" if key else "")
+                print(f"{name:<18} {label:<26} {right:>6} {wrong:>6} {played:>6} {right / played:>11.2f}")
 
 
 if __name__ == "__main__":

@@ -151,10 +151,13 @@ async def _play(
 ) -> GameResult:
     import trio
 
-    from referee.runner import play_game
+    from referee.runner import opaque_game_id, play_game
 
     try:
-        return await play_game(entrants, game_id=game_id, ruleset=ruleset, seed=seed, deal=deal, log_path=log_path)
+        wire_id = opaque_game_id()  # the log keeps game_id; the bots see an id of the same form as a tournament's
+        return await play_game(
+            entrants, game_id=game_id, ruleset=ruleset, seed=seed, deal=deal, log_path=log_path, wire_id=wire_id
+        )
     finally:
         with trio.CancelScope(shield=True):
             async with trio.open_nursery() as nursery:

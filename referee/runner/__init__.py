@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from referee.runner.faults import FAULT_KINDS, Fault
     from referee.runner.game import GameResult, Participant, play_game
+    from referee.runner.game_ids import opaque_game_id
     from referee.runner.gamelog import read_log
     from referee.runner.human import HumanPlayer
     from referee.runner.logrecords import LogError
@@ -60,6 +61,7 @@ _WHERE: dict[str, str] = {
     "Verdict": "referee.runner.verify",
     "check_results_hidden": "referee.runner.sandbox",
     "entrant_paths": "referee.runner.sandbox",
+    "opaque_game_id": "referee.runner.game_ids",
     "parse_bot_spec": "referee.runner.spec",
     "play_game": "referee.runner.game",
     "read_log": "referee.runner.gamelog",
@@ -95,6 +97,7 @@ __all__ = [
     "Verdict",
     "check_results_hidden",
     "entrant_paths",
+    "opaque_game_id",
     "parse_bot_spec",
     "play_game",
     "read_log",

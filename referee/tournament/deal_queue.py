@@ -1,12 +1,14 @@
 """The order the games of a round are played in, and the queue that hands them to the lanes.
 
 ``rotation_order`` plays every deal's first seat rotation, then every deal's second, and so on, so that a bot
-process that stays up meets a deal again only at a new pass; ``DealQueue`` hands the games to the lanes so that two
+process that stays up meets a deal again only at a new pass (each pass in an order of its own from the secret, an
+entrant's two rotations of a deal kept apart by its other deals); ``DealQueue`` hands the games to the lanes so that two
 rotations of one deal never run at the same time, each lane preferring the games its bots have not been dealt.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
@@ -19,16 +21,73 @@ __all__ = ["DealQueue", "rotation_order"]
 
 def rotation_order(batches: Sequence[TableBatch]) -> list[TableBatch]:
     """The games of ``batches`` as one-game batches, rotation by rotation: the first seat rotation of every deal,
-    then the second of every deal, and so on (schedule order within a rotation).
+    then the second of every deal, and so on; within each pass the deals in an order of their own that no bot can
+    foresee (``_pass_key``: from the deal seeds, which come from the secret).
 
     Played in this order by bots that stay up, a bot process meets a deal again only when a new pass over the
     deals begins; ``PlayerPool.for_game`` restarts it then (never between the rotations of each deal). With
     several lanes, each lane prefers the games its own processes have not dealt yet (``DealQueue.take``), so
     at a pass boundary a lane first plays the deals the other lanes played in the pass before.
+
+    The rotations of a deal are also kept apart for each entrant: its processes play other deals between them
+    wherever it has another deal in the pass (``_spread``), and which deal comes back when is new in every pass. So
+    the processes of an entrant that pass what they were dealt to each other (through the page cache of a file
+    they all read, say) cannot tell which of the hands they kept is of the deal they play now (the ids the bots
+    see are opaque too: ``wire_id``).
     """
-    units = [TableBatch(b.batch, (g,)) for b in batches for g in b.games]
-    units.sort(key=lambda u: (u.games[0].rotation, u.batch))
+    passes: dict[int, list[TableBatch]] = {}
+    for b in batches:
+        for g in b.games:
+            passes.setdefault(g.rotation, []).append(TableBatch(b.batch, (g,)))
+    units: list[TableBatch] = []
+    last: dict[str, int] = {}  # entrant -> the deal of its latest game so far
+    for rotation in sorted(passes):
+        ordered = sorted(passes[rotation], key=_pass_key)
+        units += _spread(ordered, last)
     return units
+
+
+def _pass_key(unit: TableBatch) -> tuple[bytes, int]:
+    """Where a one-game unit goes in its pass: a hash of its deal seed and rotation (secret-derived, so unforeseeable
+    to bots, and different in every pass), then the batch (every deal seed is 0 without a secret)."""
+    game = unit.games[0]
+    digest = hashlib.blake2b(f"{game.seed}/{game.rotation}".encode(), digest_size=8).digest()
+    return digest, unit.batch
+
+
+def _spread(units: Sequence[TableBatch], last: dict[str, int]) -> list[TableBatch]:
+    """``units`` (one pass) in their order, but a unit that would give one of its entrants the deal of that entrant's
+    latest game (``last``, updated) waits until the entrant has played another deal, or until nothing else is left.
+    Only an entrant's first game of the pass can clash, so once every entrant has played the rest go as they come."""
+    out: list[TableBatch] = []
+    waiting: deque[TableBatch] = deque()
+    fresh = set(last)  # entrants whose latest game is of the previous pass
+
+    def clash(unit: TableBatch) -> bool:
+        return any(last.get(name) == unit.batch for name in unit.games[0].seats if name in fresh)
+
+    def take(unit: TableBatch) -> None:
+        out.append(unit)
+        for name in unit.games[0].seats:
+            last[name] = unit.batch
+            fresh.discard(name)
+
+    for i, unit in enumerate(units):
+        if not fresh and not waiting:
+            rest = units[i:]
+            out += rest
+            last.update((name, u.batch) for u in rest for name in u.games[0].seats)
+            return out
+        if clash(unit):
+            waiting.append(unit)
+            continue
+        take(unit)
+        while (ready := next((w for w in waiting if not clash(w)), None)) is not None:
+            waiting.remove(ready)
+            take(ready)
+    while waiting:
+        take(waiting.popleft())
+    return out
 
 
 class DealQueue:

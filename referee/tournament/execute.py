@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import trio
 
 from referee.engine import Ruleset
-from referee.runner import RunnerConfig, play_game
+from referee.runner import RunnerConfig, opaque_game_id, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.deal_queue import DealQueue, rotation_order
@@ -97,6 +97,7 @@ async def play_batch(
             ruleset=ruleset,
             seed=game.seed,
             log_path=None if name is None else games_dir / name,
+            wire_id=wire_id(game),
             **_COMPACT if logs is LogLevel.COMPACT else {},
         )
         played = PlayedGame(game, result, time.perf_counter() - start, pool.declared(game.seats))
@@ -109,6 +110,13 @@ async def play_batch(
 
 #: What ``play_batch`` adds to ``play_game``'s arguments for a compact log (a fake game function need not take it).
 _COMPACT = {"log_wire": False}
+
+
+def wire_id(game: ScheduledGame) -> str:
+    """The id the bots of ``game`` see: ``opaque_game_id`` of its deal seed (which comes from the secret) and seat
+    rotation, so that it tells nothing of the game's place in the schedule (the ids ``g000001``... number it, and
+    from the number a bot could tell which earlier game had its deal)."""
+    return opaque_game_id(f"referee-wire/1/{game.seed}/{game.rotation}".encode())
 
 
 def play_table(

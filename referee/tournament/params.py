@@ -18,7 +18,16 @@ from typing import Any
 
 from protocol import check_line_bound
 from referee.engine import RefereeError, Ruleset
-from referee.runner import BotSettings, BotSpec, ClockMode, Limits, RunnerConfig, SandboxMode, entrant_paths
+from referee.runner import (
+    BotSettings,
+    BotSpec,
+    ClockMode,
+    Limits,
+    RunnerConfig,
+    SandboxMode,
+    entrant_paths,
+    opaque_game_id,
+)
 from referee.settings import settings_fields
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.formats import FORMATS, format_options
@@ -141,7 +150,8 @@ class TournamentParams:
         """Raise ``RulesetError`` when a game of this tournament (the longest names at one table, the longest
         of ``game_ids``) could make the referee send a line over ``protocol.MAX_SENT_LINE`` bytes."""
         widest = sorted(self.names, key=lambda n: len(n.encode("utf-8")), reverse=True)[: self.table_size]
-        check_line_bound(self.game_ruleset(), widest, max(game_ids, key=len, default=""))
+        # The bots see an opaque id of fixed length in place of each game id (``execute.wire_id``).
+        check_line_bound(self.game_ruleset(), widest, max([*game_ids, opaque_game_id(b"")], key=len))
 
     def value(self, option: Option[Any]) -> Any:
         """The value of ``option``: a field of these parameters, or one of a format's options."""

@@ -21,8 +21,10 @@ CACHE_MODE picks the attack:
   kernel map the window's pages that are already cached, which ``/proc/self/pagemap`` shows.
 
 With CACHE_KEY=id the log has a region for each deal as the game id tells it (a round robin's ids number its games
-in schedule order), and the bot reads the newest slot of its own deal rather than the newest of all. A hand is 69
-bits (a bit per value 1..23 and copy 1..3); a slot adds one that marks it written and one for the round.
+in schedule order), and the bot reads the newest slot of its own deal rather than the newest of all; with
+CACHE_KEY=table, a region for each table (the names at it), which tells the deal when the table has only one.
+A hand is 69 bits (a bit per value 1..23 and copy 1..3); a slot adds one that marks it written and one for the
+round.
 """
 
 import ctypes
@@ -32,6 +34,7 @@ import os
 import struct
 import sys
 import time
+import zlib
 
 from protocol.sdk import run
 from referee.engine import Drop
@@ -39,7 +42,7 @@ from referee.engine import Drop
 PAGE = 4096
 WINDOW = 16  # pages a fault maps around the faulting one (the kernel's default fault_around_bytes, 64 KiB)
 BITS = 2 + 23 * 3  # marker, round, hand
-KEYS = 8 if os.environ.get("CACHE_KEY") == "id" else 1  # regions of the log, one per deal key
+KEYS = 8 if os.environ.get("CACHE_KEY") in ("id", "table") else 1  # regions of the log, one per deal key
 WINDOWS = -(-BITS // (WINDOW - 1))  # the first page of each window is the probe, not a bit
 SLOT = WINDOWS * WINDOW * PAGE
 MODE = os.environ.get("CACHE_MODE", "direct")
@@ -88,11 +91,15 @@ def decode(bits):
 
 
 def deal_key(game):
-    """The deal of the game, as far as the game id tells it (CACHE_KEY=id): a round robin's ids number its games in
-    schedule order, every rotation of a deal in a row, so the deal is the ordinal divided by the table's size; 0
-    for an id that is not a number."""
+    """The deal of the game, as far as the bot can tell it. CACHE_KEY=id: from the game id (a round robin's ids
+    number its games in schedule order, every rotation of a deal in a row, so the deal is the ordinal divided by the
+    table's size; 0 for an id that is not such a number). CACHE_KEY=table: from the names at the table (every deal
+    of one table shares a key). Otherwise 0: one log for every deal."""
+    how = os.environ.get("CACHE_KEY")
+    if how == "table":
+        return zlib.crc32(" ".join(sorted(game.names)).encode()) % KEYS
     digits = game.id.lstrip("g")
-    return (int(digits) - 1) // game.players % KEYS if digits.isdigit() else 0
+    return (int(digits) - 1) // game.players % KEYS if how == "id" and digits.isdigit() else 0
 
 
 # ------------------------------------------------------------------ readers: which of these pages are cached?

@@ -27,7 +27,9 @@ FORFEIT_COST = 15
 
 
 def known_difference(edge: float, noise: float = 3.0, base: float = 10.0, crash: frozenset[str] = frozenset()) -> Any:
-    async def play(players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path) -> FakeResult:
+    async def play(
+        players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path, wire_id: str = ""
+    ) -> FakeResult:
         await trio.lowlevel.checkpoint()
         deal = random.Random(seed)
         bases = [deal.gauss(20, base) for _ in players]

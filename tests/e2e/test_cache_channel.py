@@ -5,6 +5,7 @@ attack that needs no clock, with ``posix_fadvise`` to drop pages and ``mincore``
 from __future__ import annotations
 
 import ctypes
+import json
 import mmap
 import os
 import re
@@ -29,6 +30,18 @@ pytestmark = [
 PAGE = 4096
 SLOT = 5 * 16 * PAGE  # cache_signal.py: five windows of 16 pages a slot
 LEARNED = re.compile(r"cache: learned (\S+) (\d) ([\d ]+)$")
+
+
+def logs_by_wire_id(games: Path) -> dict[str, Path]:
+    """The game logs of ``games`` by the id their bots were sent (the first ``send`` event's ``game``)."""
+    out = {}
+    for log in games.glob("*.jsonl"):
+        with open(log, encoding="utf-8") as f:
+            for line in f:
+                if '"event":"send"' in line:
+                    out[json.loads(line)["msg"]["game"]] = log
+                    break
+    return out
 
 
 def _contest(tmp_path: Path, mode: str) -> Path:
@@ -91,8 +104,9 @@ def test_the_rotations_of_a_deal_pass_no_hand_through_the_page_cache(tmp_path: P
     said = "".join(p.read_text() for p in (results / "bots").glob("attacker.*.log"))
     learned = [m.groups() for m in map(LEARNED.match, said.splitlines()) if m]
     right = 0
+    logs = logs_by_wire_id(results / "games")
     for game, round_, hand in learned:
-        header = read_header(results / "games" / f"{game}.jsonl")
+        header = read_header(logs[game])
         others = [sorted(h) for seat, h in enumerate(header.deal[int(round_) - 1]) if header.names[seat] != "attacker"]
         right += sorted(map(int, hand.split())) in others
     assert right == 0 and learned == [], said

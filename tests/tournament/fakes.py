@@ -77,7 +77,7 @@ def make_factory(created: list[FakePlayer]) -> PlayerFactory:
 
 
 async def fake_play(
-    players: list[FakePlayer], *, game_id: str, ruleset: Ruleset, seed: int, log_path: Path
+    players: list[FakePlayer], *, game_id: str, ruleset: Ruleset, seed: int, log_path: Path, wire_id: str = ""
 ) -> FakeResult:
     """A real engine game where each player picks its first or last legal action; 'crash*' entrants forfeit."""
     n = len(players)

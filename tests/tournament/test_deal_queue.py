@@ -1,12 +1,19 @@
-"""``DealQueue``: which game a lane gets, and when a lane waits rather than start new bot processes."""
+"""``DealQueue``: which game a lane gets, and when a lane waits rather than start new bot processes; the order of the
+games (``rotation_order``) and the ids their bots see."""
 
 from __future__ import annotations
 
+import itertools
+import re
+
+import pytest
 import trio
 import trio.testing
 
-from referee.tournament.deal_queue import DealQueue
-from referee.tournament.schedule import ScheduledGame, TableBatch
+from referee.tournament.deal_queue import DealQueue, rotation_order
+from referee.tournament.deals import DealSecret
+from referee.tournament.execute import wire_id
+from referee.tournament.schedule import ScheduledGame, TableBatch, make_schedule
 
 
 def unit(deal: int, rotation: int) -> TableBatch:
@@ -71,3 +78,46 @@ def test_a_lane_takes_a_game_that_does_not_fit_when_many_are_left() -> None:
         assert other is not None and other.batch == 2
 
     trio.run(main)
+
+
+def _round_robin(entrants: int, table: int, repeats: int) -> list[TableBatch]:
+    names = [f"e{i}" for i in range(entrants)]
+    return make_schedule(names, table_size=table, repeats=repeats, seed=1, secret=DealSecret(b"\x07" * 32))
+
+
+def test_each_pass_over_the_deals_has_an_order_of_its_own_from_the_secret() -> None:
+    """The first rotation of every deal, then the second...; within a pass the deals neither in schedule order nor
+    in the previous pass's order (from which an entrant's processes could tell which earlier game had their deal),
+    and the same order in every run."""
+    batches = _round_robin(5, 3, 4)  # 10 tables x 4 deals, 3 rotations each
+    units = rotation_order(batches)
+    assert units == rotation_order(batches)
+    assert sorted(u.games[0].game_id for u in units) == sorted(g.game_id for b in batches for g in b.games)
+    passes = [[u.batch for u in units if u.games[0].rotation == r] for r in range(3)]
+    assert [u.games[0].rotation for u in units] == sorted(u.games[0].rotation for u in units)
+    assert all(sorted(p) == list(range(40)) for p in passes)
+    assert passes[0] != sorted(passes[0]) and passes[1] != passes[0] and passes[2] != passes[1]
+    other = make_schedule([f"e{i}" for i in range(5)], table_size=3, repeats=4, seed=1, secret=DealSecret(b"\x08" * 32))
+    assert [u.batch for u in rotation_order(other)] != [u.batch for u in units]  # another secret, another order
+
+
+@pytest.mark.parametrize(("entrants", "table", "repeats"), [(3, 3, 3), (4, 2, 2), (5, 3, 2), (3, 2, 1)])
+def test_an_entrants_rotations_of_a_deal_have_other_deals_between_them(entrants: int, table: int, repeats: int) -> None:
+    """Played in order, no entrant plays two rotations of one deal one after the other (its processes in between
+    play another deal): not even where one pass ends with a deal and the next would begin with it."""
+    for seed in range(20):
+        names = [f"e{i}" for i in range(entrants)]
+        secret = DealSecret(seed.to_bytes(32, "big"))
+        units = rotation_order(make_schedule(names, table_size=table, repeats=repeats, seed=seed, secret=secret))
+        for name in names:
+            deals = [u.batch for u in units if name in u.games[0].seats]
+            assert all(a != b for a, b in itertools.pairwise(deals)), (name, deals)
+
+
+def test_the_bots_are_sent_ids_that_tell_nothing_of_the_schedule() -> None:
+    """A game's id on the wire is ``g`` and 16 hex digits, from its secret deal seed and rotation: unlike the
+    schedule's ``g000001``..., two rotations of one deal get unrelated ids, and each id is the same in every run."""
+    games = [g for b in _round_robin(4, 4, 2) for g in b.games]
+    ids = [wire_id(g) for g in games]
+    assert all(re.fullmatch(r"g[0-9a-f]{16}", i) for i in ids) and len(set(ids)) == len(ids)
+    assert ids == [wire_id(g) for g in games] and ids[0] != games[0].game_id
