@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "replay": "referee.cli.log_cmd:replay_cmd",
     "verify": "referee.cli.log_cmd:verify_cmd",
     "verify-deals": "referee.cli.deals_cmd:verify_deals_cmd",
+    "audit": "referee.cli.deals_cmd:audit_cmd",
     "protocol": "referee.cli.protocol_cmd:protocol_group",
     "ladder": "referee.cli.ladder_cmd:ladder_group",
 }

@@ -1,11 +1,16 @@
-"""``referee verify-deals RESULTS``: re-derive every deal of a tournament from its revealed secret."""
+"""``referee verify-deals RESULTS``: re-derive every deal of a tournament from its revealed secret; ``referee audit
+RESULTS``: check every stored game against the results' hash chain."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from referee.tournament.chain import ChainAudit
 
 
 @click.command("verify-deals")
@@ -32,7 +37,7 @@ def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | 
     from referee.ladder.deal_check import is_ladder
     from referee.runner.safe_text import visible
     from referee.tournament import DealSecret, DealSecretError, StoreError
-    from referee.tournament.deal_check import check_deals
+    from referee.tournament.deal_check import audit_results, check_deals
 
     if is_ladder(results):
         if commitment is not None or secret_file is not None:
@@ -46,16 +51,27 @@ def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | 
     except (DealSecretError, StoreError) as exc:
         click.echo(f"referee verify-deals: error: {visible(str(exc))}", err=True)
         sys.exit(2)
-    for line in check.problems:
+    try:
+        chain: ChainAudit | None = audit_results(results)
+    except StoreError:
+        chain = None  # begun by a referee without the chain: the deals can still be checked
+    problems = [*check.problems, *(chain.problems if chain is not None else ())]
+    for line in problems:
         click.echo(f"{results}: DISAGREES: {visible(line)}")
-    if check.more:
-        click.echo(f"{results}: ... and {check.more} more disagreement(s)")
-    if not check.ok:
+    more = check.more + (chain.more if chain is not None else 0)
+    if more:
+        click.echo(f"{results}: ... and {more} more disagreement(s)")
+    if problems:
         sys.exit(1)
     note = "" if check.revealed else " (the tournament has not revealed it yet: it is unfinished)"
+    chained = (
+        "; no hash chain (begun by an older referee)"
+        if chain is None
+        else f"; the stored games match their hash chain (head {chain.head})"
+    )
     click.echo(
         f"{results}: verified: the secret {check.secret} hashes to the commitment {check.commitment}{note}; "
-        f"all {check.games} games of {check.deals} deals were dealt from it"
+        f"all {check.games} games of {check.deals} deals were dealt from it{chained}"
     )
 
 
@@ -87,3 +103,34 @@ def _verify_ladder(directory: Path) -> None:
         bad = bad or not e.check.ok
     if bad:
         sys.exit(1)
+
+
+@click.command("audit")
+@click.argument("results", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--head", metavar="HEX", help="The chain head as it was published when the tournament ended.")
+def audit_cmd(results: Path, head: str | None) -> None:
+    """Check every stored game of RESULTS against the results' hash chain.
+
+    Each game was linked, as it was stored, to the ones before it: SHA-256 of its rows (scores, ranks, seats,
+    faults, replay) and of its game log, chained in storage order. Names every game whose results or log changed
+    since, every game that is missing and every game that was added (with --head, the head printed when the
+    tournament ended: also every game after it, and a chain rewritten after an edit). Exits with status 1 on any.
+    """
+    from referee.runner.safe_text import visible
+    from referee.tournament import StoreError
+    from referee.tournament.deal_check import audit_results
+
+    try:
+        found = audit_results(results, head)
+    except StoreError as exc:
+        click.echo(f"referee audit: error: {visible(str(exc))}", err=True)
+        sys.exit(2)
+    for line in found.problems:
+        click.echo(f"{results}: DIFFERS: {visible(line)}")
+    if found.more:
+        click.echo(f"{results}: ... and {found.more} more")
+    if not found.ok:
+        sys.exit(1)
+    against = ", the published head" if head is not None else ""
+    matched = f"all {found.games} stored games match their hash chain (head {found.head}{against})"
+    click.echo(f"{results}: audited: {matched}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -98,6 +98,7 @@ class GameResult:
     seed: int | None
     deal: Deal
     replay: dict[str, Any] | None = None
+    log_sha256: str | None = None  # SHA-256 of the log's bytes, as written (the results' hash chain links it)
 
     def to_json(self) -> dict[str, Any]:
         """The summary object of ``referee play --json``: the game id, the names and the seed (None for a deal
@@ -123,10 +124,14 @@ async def play_game(
     deal: Deal | None = None,
     log_path: Path | None = None,
     log_wire: bool = True,
+    wire_id: str | None = None,
 ) -> GameResult:
     """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn. The game's
     log goes to ``log_path`` (none: None; compressed when it ends in ``.zst``), every message and reply in it unless
     ``log_wire`` is False (a compact log: the applied moves, faults and result).
+
+    ``game_id`` names the game in its log and result; the bots see ``wire_id`` instead (default ``game_id``), so that
+    a tournament's ids, which number its schedule, tell a bot nothing of which deal it plays (``opaque_game_id``).
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
     ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
@@ -142,7 +147,7 @@ async def play_game(
     # deadline and the times in its log lines come from the same readings.
     clock = trio.lowlevel.current_clock().current_time
     with GameLogWriter(log_path, clock, wire=log_wire) as log:
-        game = _Game(list(players), state, game_id, log, clock)
+        game = _Game(list(players), state, game_id, log, clock, wire_id or game_id)
         await game.run()
         final = game.state
         assert final.scores is not None and final.ranks is not None
@@ -159,12 +164,18 @@ async def play_game(
             replay=game.replay.replay(),
         )
         log.result(ResultEvent(log.ms(), result.scores, result.ranks, result.forfeits, result.faults))
-    return result
+    return replace(result, log_sha256=log.sha256)  # of the whole log, once closed
 
 
 class _Game:
     def __init__(
-        self, players: list[Participant], state: State, game_id: str, log: GameLogWriter, clock: Callable[[], float]
+        self,
+        players: list[Participant],
+        state: State,
+        game_id: str,
+        log: GameLogWriter,
+        clock: Callable[[], float],
+        wire_id: str,
     ) -> None:
         self.players = players
         self.clock = clock
@@ -172,6 +183,7 @@ class _Game:
         self.state = state
         self.replay = ReplayRecorder(state)  # told of every later state
         self.game_id = game_id
+        self.wire_id = wire_id  # the id the bots see
         self.log = log
         self.faults: list[Fault] = []
         self.out: set[int] = set()  # seats whose process was ended in this game: no more messages
@@ -180,7 +192,7 @@ class _Game:
         self.current_round = 0  # 1-based round faults are recorded in; 0 during start-up
         self.referee_discards: set[tuple[int, int]] = set()  # (round index, seat) already logged
         self.dealt = 0  # the last round (1-based) whose deal messages went out
-        self.wire = GameWire(game_id, self.names)  # the lines of deal, turn, round_end, game_end
+        self.wire = GameWire(wire_id, self.names)  # the lines of deal, turn, round_end, game_end
         # What each seat's requests need, read once (a participant's settings do not change during a game).
         self.move: list[float | None] = [p.move_time for p in players]
         # --clock cpu: the bot is charged the CPU time its processes use for the reply, and may take up to
@@ -407,7 +419,7 @@ class _Game:
         self.faults.append(fault)
         self.log.record(FaultEvent(self.log.ms(), fault))
         self.out.add(seat)
-        await self.players[seat].end(f"{kind.replace('_', ' ')}: {detail}; you forfeit game {self.game_id}")
+        await self.players[seat].end(f"{kind.replace('_', ' ')}: {detail}; you forfeit game {self.wire_id}")
         if state.is_over or state.forfeited[seat]:
             self.log.record(ForfeitEvent(self.log.ms(), seat, False))
             return

@@ -22,6 +22,7 @@ gets them back from its parser); this module writes and reads the file.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -109,6 +110,7 @@ class GameLogWriter:
         self._size = 0  # about the bytes in _out: the lines of messages and replies, the bulk of a log
         self._clock = clock
         self._t0 = clock()
+        self._digest = hashlib.sha256()  # of the log's bytes as written, uncompressed: the results' hash chain links it
         if path is not None:
             try:
                 self._fd = os.open(path, _CREATE, 0o666)
@@ -134,6 +136,7 @@ class GameLogWriter:
     def _spill(self) -> None:
         """Write the lines held (the file is open)."""
         joined = b"".join(self._out)
+        self._digest.update(joined)
         self._out.clear()
         self._size = 0
         self._write(joined if self._packer is None else self._packer.pack(joined))
@@ -254,6 +257,12 @@ class GameLogWriter:
             f'{{"event":"round_end","t":{self._now()},"round":{record.round},"discards":[{discards}],'
             f'"table":[{table}]}}\n'.encode()
         )
+
+    @property
+    def sha256(self) -> str | None:
+        """SHA-256 (hex) of the log's content as written so far, uncompressed (all of it once closed); None without
+        a file."""
+        return None if self.path is None else self._digest.hexdigest()
 
     def close(self) -> None:
         """Write the lines held and close the file (once; a failed write still closes it, and raises)."""

@@ -60,6 +60,7 @@ __all__ = [
     "RWF_NOWAIT",
     "SOCKET_FAMILIES",
     "VOID_CALLS",
+    "compile_filter",
     "filter_fd",
     "filter_problem",
     "filter_program",
@@ -139,19 +140,32 @@ def _build() -> None:
         return
     _built = True
     try:
-        import pyseccomp as sc
+        _program = compile_filter()
+    except Exception as exc:  # no pyseccomp, no libseccomp.so.2, or an unknown architecture
+        _problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
-        rules = sc.SyscallFilter(defaction=sc.ALLOW)
-        if sc.system_arch() == sc.Arch.X86_64:
-            # 32-bit (int 0x80) and x32 system calls of a 64-bit process are filtered by the same rules; any other
-            # architecture gets libseccomp's default for a foreign one (the process is killed).
-            for arch in (sc.Arch.X86, sc.Arch.X32):
-                rules.add_arch(arch)
-        deny, void = sc.ERRNO(errno.EPERM), sc.ERRNO(0)  # ERRNO(0): return 0 without running the call
-        for call in REFUSED_CALLS:
+
+def compile_filter(*, page_cache: bool = True) -> bytes:
+    """The filter as a BPF program; ``page_cache=False`` leaves out the page-cache and memfd rules (for
+    ``bench/bench_security.py``, which measures what they cost). Raises what libseccomp raises where it is
+    missing or the architecture is unknown (``filter_problem`` says why)."""
+    import pyseccomp as sc
+
+    rules = sc.SyscallFilter(defaction=sc.ALLOW)
+    if sc.system_arch() == sc.Arch.X86_64:
+        # 32-bit (int 0x80) and x32 system calls of a 64-bit process are filtered by the same rules; any other
+        # architecture gets libseccomp's default for a foreign one (the process is killed).
+        for arch in (sc.Arch.X86, sc.Arch.X32):
+            rules.add_arch(arch)
+    deny, void = sc.ERRNO(errno.EPERM), sc.ERRNO(0)  # ERRNO(0): return 0 without running the call
+    cache_calls = {"process_madvise", "fadvise64", "fadvise64_64"}
+    for call in REFUSED_CALLS:
+        if page_cache or call not in cache_calls:
             _add(rules, deny, call)
-        for call in VOID_CALLS:
+    for call in VOID_CALLS:
+        if page_cache or call not in cache_calls:
             _add(rules, void, call)
+    if page_cache:
         for call in ABSENT_CALLS:
             _add(rules, sc.ERRNO(errno.ENOSYS), call)
         for advice in MADVISE_VOID:
@@ -159,28 +173,26 @@ def _build() -> None:
         for call in ("preadv2", "pwritev2"):
             # The flags are the sixth argument on every architecture of the filter.
             rules.add_rule(sc.ERRNO(errno.EOPNOTSUPP), call, sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT))
-        for call in ("fcntl", "fcntl64"):
-            for action, commands in ((deny, FCNTL_REFUSED), (void, FCNTL_VOID)):
-                for command in commands:
-                    # The kernel reads the command as a 32-bit int: compare only those bits, so that high bits set
-                    # by the caller cannot slip a lock command past the filter.
-                    try:
-                        rules.add_rule(action, call, sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, command))
-                    except OSError:
-                        if call == "fcntl":
-                            raise
-                        break  # no fcntl64 on any architecture of the filter (a 64-bit-only machine)
-        no_family = sc.ERRNO(errno.EAFNOSUPPORT)
-        for family in range(_FAMILY_END):
-            if family not in SOCKET_FAMILIES:
-                rules.add_rule(no_family, "socket", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, family))
-        rules.add_rule(no_family, "socketcall", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, _SYS_SOCKET))
-        with tempfile.TemporaryFile() as out:
-            rules.export_bpf(out)
-            out.seek(0)
-            _program = out.read()
-    except Exception as exc:  # no pyseccomp, no libseccomp.so.2, or an unknown architecture
-        _problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    for call in ("fcntl", "fcntl64"):
+        for action, commands in ((deny, FCNTL_REFUSED), (void, FCNTL_VOID)):
+            for command in commands:
+                # The kernel reads the command as a 32-bit int: compare only those bits, so that high bits set
+                # by the caller cannot slip a lock command past the filter.
+                try:
+                    rules.add_rule(action, call, sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, command))
+                except OSError:
+                    if call == "fcntl":
+                        raise
+                    break  # no fcntl64 on any architecture of the filter (a 64-bit-only machine)
+    no_family = sc.ERRNO(errno.EAFNOSUPPORT)
+    for family in range(_FAMILY_END):
+        if family not in SOCKET_FAMILIES:
+            rules.add_rule(no_family, "socket", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, family))
+    rules.add_rule(no_family, "socketcall", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, _SYS_SOCKET))
+    with tempfile.TemporaryFile() as out:
+        rules.export_bpf(out)
+        out.seek(0)
+        return out.read()
 
 
 #: Numbers of calls that a libseccomp older than the kernel may not know by name (the same on every architecture).

@@ -14,13 +14,14 @@ from pathlib import Path
 from referee.engine import RulesetError, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
+from referee.tournament.chain import ChainAudit
 from referee.tournament.deals import DealSecret
 from referee.tournament.formats import schedule_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduleError, TableBatch
 from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
-__all__ = ["DealCheck", "check_deals"]
+__all__ = ["DealCheck", "audit_results", "check_deals"]
 
 #: Disagreements listed one by one; beyond this many only their number is given.
 MAX_LISTED = 20
@@ -115,3 +116,12 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
             check.problem(f"{game_id}: {path} holds a deal that is not the deal of seed {seed}")
     check.deals = len(deals)
     return check
+
+
+def audit_results(directory: Path, head: str | None = None) -> ChainAudit:
+    """Check the stored games of ``directory`` against their hash chain (``ResultsStore.audit_chain``): every game
+    whose rows or log changed since it was stored, every game missing, every game added (after ``head``, the head as
+    it was published). Raises ``StoreError`` when the folder holds no tournament, or one begun without a chain."""
+    with ResultsStore(directory, read_only=True) as store, store.snapshot():
+        store.tournament()
+        return store.audit_chain(head.strip().lower() if head is not None else None)

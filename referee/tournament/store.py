@@ -17,6 +17,8 @@ Schema (version 1)::
         deal_commitment SHA-256 of the deal secret, hex: published before the first game
         deal_secret     the deal secret, hex (the results folder is hidden from bots; revealed when it ends)
         revealed_at     ISO 8601 UTC time the last game finished and the secret was revealed (absent before)
+        chain_scheme    how the games are chained ("sha256/v1", see referee.tournament.chain)
+        chain_head      the last link of the chain, stored (and printed) with the revealed secret
         compare         (a ``referee compare`` folder only) JSON of its test's settings
     entrants(name TEXT PRIMARY KEY,          -- unique tournament name (file stem or manifest name, deduplicated)
              position INTEGER UNIQUE,        -- 0-based order given on the command line / in the manifest
@@ -46,13 +48,22 @@ Schema (version 1)::
             replay TEXT NOT NULL)            -- the game's compact replay for the report (referee.runner.replay),
                                              -- JSON, recorded as the game was played; committed with its game
 
+    chain(position INTEGER PRIMARY KEY,      -- 1, 2, ...: the order the games were stored in
+          game_id TEXT UNIQUE NOT NULL,      -- the game (its rows may be gone: the audit says so)
+          record TEXT NOT NULL,              -- SHA-256 of the game's rows as stored (``game_record``), hex
+          log TEXT NOT NULL,                 -- SHA-256 of its game log's bytes, hex ("-": no log)
+          link TEXT NOT NULL)                -- SHA-256 of the previous link, record and log (referee.tournament.chain)
+
 ``replays`` came after version 1 without changing it: an older referee ignores the table, and a database without
 it (or a game without a row, stored by an older referee) has its replays re-run from the game logs by the report.
+So did ``chain`` (with the meta keys ``chain_scheme``, and ``chain_head`` once revealed): a tournament begun by an
+older referee has none, and ``referee audit`` says so.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -65,6 +76,17 @@ from urllib.parse import quote
 
 from referee.engine import RefereeError
 from referee.runner.layout import DB_NAME
+from referee.tournament.chain import (
+    CHAIN_SCHEME,
+    NO_LOG,
+    ChainAudit,
+    ChainEntry,
+    audit,
+    canonical,
+    digest,
+    genesis,
+    link,
+)
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame
@@ -82,6 +104,9 @@ __all__ = [
     "StoredFault",
     "StoredGame",
     "deals_record",
+    "game_record",
+    "log_digest",
+    "record_digest",
     "seat_rows",
 ]
 
@@ -107,6 +132,9 @@ CREATE TABLE IF NOT EXISTS faults(
     detail TEXT NOT NULL, line TEXT);
 CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
 CREATE TABLE IF NOT EXISTS replays(game_id TEXT PRIMARY KEY REFERENCES games(game_id), replay TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chain(
+    position INTEGER PRIMARY KEY, game_id TEXT UNIQUE NOT NULL, record TEXT NOT NULL, log TEXT NOT NULL,
+    link TEXT NOT NULL);
 """
 
 
@@ -216,13 +244,48 @@ def seat_rows(seats: Sequence[str], result: GameResultLike) -> tuple[SeatRow, ..
 
 
 def deals_record(meta: Mapping[str, str]) -> dict[str, str | None]:
-    """The deals entry of standings.json from the ``meta`` table (see ``ResultsStore.deals``)."""
+    """The deals entry of standings.json from the ``meta`` table (see ``ResultsStore.deals``), with the head of the
+    results' hash chain once revealed (``chain_head``: ``referee audit --head`` checks the results against it)."""
     revealed = meta.get("revealed_at")
     return {
         "scheme": meta.get("deal_scheme"),
         "commitment": meta.get("deal_commitment"),
         "secret": meta.get("deal_secret") if revealed else None,
+        "chain_head": meta.get("chain_head") if revealed else None,
     }
+
+
+def record_digest(
+    game: Sequence[Any], seats: Sequence[Sequence[Any]], faults: Sequence[Sequence[Any]], replay: str | None
+) -> str:
+    """SHA-256 (hex) of one game's rows (its ``games`` row, its ``seats`` rows by seat, its ``faults`` rows in order,
+    its replay), as canonical JSON: what the hash chain links for the game's result."""
+    rows = {"game": list(game), "seats": [list(r) for r in seats], "faults": [list(r) for r in faults]}
+    return digest(canonical({**rows, "replay": replay}))
+
+
+def game_record(db: sqlite3.Connection, game_id: str) -> str | None:
+    """``record_digest`` of one game as the store holds it now (what ``record_game`` linked when it stored it, unless
+    someone changed it since); None when the game has no ``games`` row."""
+    game = db.execute("SELECT * FROM games WHERE game_id = ?", (game_id,)).fetchone()
+    if game is None:
+        return None
+    seats = db.execute("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
+    faults = db.execute("SELECT * FROM faults WHERE game_id = ? ORDER BY rowid", (game_id,)).fetchall()
+    replay = db.execute("SELECT replay FROM replays WHERE game_id = ?", (game_id,)).fetchone()
+    return record_digest(game, seats, faults, None if replay is None else replay[0])
+
+
+def log_digest(path: Path | None) -> str | None:
+    """SHA-256 (hex) of a game log's bytes; ``NO_LOG`` for a game stored without one (``path`` None), None when the
+    file cannot be read (gone)."""
+    if path is None:
+        return NO_LOG
+    try:
+        with open(path, "rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _now() -> str:
@@ -245,6 +308,7 @@ class ResultsStore:
         self._prefix = str(self.directory) + os.sep
         #: entrant -> the (name, version) its bot declared, as this store last wrote it (record_game)
         self._declared: dict[str, tuple[str | None, str | None]] = {}
+        self._chain_start: str | None = None  # the chain's genesis ("" without a chain), once read
         self.read_only = read_only
         if (read_only or not create) and not self.path.exists():
             raise StoreError(f"{self.directory} holds no tournament ({DB_NAME} not found)")
@@ -352,6 +416,7 @@ class ResultsStore:
             db.execute("INSERT INTO meta VALUES ('deal_scheme', ?)", (DEAL_SCHEME,))
             db.execute("INSERT INTO meta VALUES ('deal_commitment', ?)", (secret.commitment,))
             db.execute("INSERT INTO meta VALUES ('deal_secret', ?)", (secret.hex,))
+            db.execute("INSERT INTO meta VALUES ('chain_scheme', ?)", (CHAIN_SCHEME,))
             db.executemany(
                 "INSERT INTO entrants(name, position, argv, cwd, env) VALUES (?, ?, ?, ?, ?)",
                 [
@@ -388,9 +453,54 @@ class ResultsStore:
         return deals_record(self.meta())
 
     def mark_revealed(self) -> None:
-        """Record that every game has finished, so the deal secret is revealed (kept if already recorded)."""
+        """Record that every game has finished, so the deal secret is revealed (kept if already recorded), with the
+        head of the hash chain as it stands (``chain_head``)."""
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('revealed_at', ?)", (_now(),))
+            head = self._head(db)
+            if head is not None:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('chain_head', ?)", (head[1],))
+
+    def chain_head(self) -> str | None:
+        """The last link of the results' hash chain (its genesis before the first game), or None for a tournament
+        begun without a chain (by an older referee)."""
+        head = self._head(self._db)
+        return None if head is None else head[1]
+
+    def _genesis(self, db: sqlite3.Connection) -> str | None:
+        """The chain's first link, from the deal commitment and the parameters; None without ``chain_scheme``."""
+        keys = "('chain_scheme', 'deal_commitment', 'params')"
+        meta = dict(db.execute(f"SELECT key, value FROM meta WHERE key IN {keys}"))
+        if meta.get("chain_scheme") != CHAIN_SCHEME:
+            return None
+        return genesis(meta.get("deal_commitment", ""), meta.get("params", ""))
+
+    def _head(self, db: sqlite3.Connection) -> tuple[int, str] | None:
+        """(position, link) of the last chained game ((0, genesis) before any); None without a chain."""
+        if self._chain_start is None:
+            self._chain_start = self._genesis(db) or ""
+        if not self._chain_start:
+            return None
+        row = db.execute("SELECT position, link FROM chain ORDER BY position DESC LIMIT 1").fetchone()
+        return (0, self._chain_start) if row is None else (int(row[0]), str(row[1]))
+
+    def audit_chain(self, head: str | None = None) -> ChainAudit:
+        """Check the stored games against the hash chain (``chain.audit``): every game whose rows or log differ from
+        what was chained when it was stored, every game missing, every game added (after the published ``head``, when
+        given). Raises ``StoreError`` for a tournament begun without a chain."""
+        first = self._genesis(self._db)
+        if first is None:
+            raise StoreError(f"{self.path} holds a tournament begun without a hash chain (by an older referee)")
+        chained = {g: (p, r, lg, lk) for p, g, r, lg, lk in self._db.execute("SELECT * FROM chain ORDER BY position")}
+        paths = dict(self._db.execute("SELECT game_id, log_path FROM games").fetchall())
+        entries = []
+        for key in [*chained, *sorted(set(paths) - set(chained))]:
+            position, record, log, link_ = chained.get(key, (None, None, None, None))
+            stored = paths.get(key, False)
+            log_path = None if stored is None or stored is False else self.directory / stored
+            now_log = None if stored is False else log_digest(log_path)
+            entries.append(ChainEntry(key, position, record, log, link_, game_record(self._db, key), now_log))
+        return audit(first, entries, head)
 
     def set_meta(self, key: str, value: str) -> None:
         """Store (or replace) a value of the meta table."""
@@ -430,51 +540,59 @@ class ResultsStore:
         log_path = None if result.log_path is None else self._relative(result.log_path)
         # the entrants table already holds what this store wrote last: only a bot that said something new is updated
         changed = [(n, said) for n, said in (declared or {}).items() if self._declared.get(n) != said]
+        row: tuple[Any, ...] = (game.game_id, game.ordinal, game.batch, game.repeat, game.rotation, len(game.seats))
+        row += (game.seed, log_path, float(duration), _now())
+        seat_values = [
+            (game.game_id, seat, r.entrant, r.score, r.rank, int(r.forfeit_kind is not None))
+            for seat, r in enumerate(seat_rows(game.seats, result))
+        ]
+        fault_values = [
+            (game.game_id, f.seat, game.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line) for f in result.faults
+        ]
+        replay = result.replay
+        replay_text = None if replay is None else json.dumps(replay, separators=(",", ":"))
         with self._transaction() as db:
-            cur = db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    game.game_id,
-                    game.ordinal,
-                    game.batch,
-                    game.repeat,
-                    game.rotation,
-                    len(game.seats),
-                    game.seed,
-                    log_path,
-                    duration,
-                    _now(),
-                ),
-            )
+            cur = db.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
             if cur.rowcount == 0:
                 return
-            db.executemany(
-                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (game.game_id, seat, r.entrant, r.score, r.rank, r.forfeit_kind is not None)
-                    for seat, r in enumerate(seat_rows(game.seats, result))
-                ],
-            )
+            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)", seat_values)
             if changed:
                 db.executemany(
                     "UPDATE entrants SET declared_name = ?, declared_version = ? WHERE name = ?",
                     [(said, version, name) for name, (said, version) in changed],
                 )
-            if result.faults:
-                db.executemany(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (game.game_id, f.seat, game.seats[f.seat], f.kind, f.round, f.turn, f.detail, f.line)
-                        for f in result.faults
-                    ],
-                )
-            replay = result.replay
-            if replay is not None:  # a row left by a game whose games row was deleted by hand is that game's: replaced
-                db.execute(
-                    "INSERT OR REPLACE INTO replays VALUES (?, ?)",
-                    (game.game_id, json.dumps(replay, separators=(",", ":"))),
-                )
+            if fault_values:
+                db.executemany("INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)", fault_values)
+            if replay_text is not None:  # a row left by a game whose games row was deleted by hand is its: replaced
+                db.execute("INSERT OR REPLACE INTO replays VALUES (?, ?)", (game.game_id, replay_text))
+            if self._head(db) is not None:
+                path = None if result.log_path is None else Path(os.fspath(result.log_path))
+                self._chain(db, game.game_id, row, seat_values, fault_values, replay_text, result, path)
         self._declared.update(changed)
+
+    def _chain(
+        self,
+        db: sqlite3.Connection,
+        game_id: str,
+        row: tuple[Any, ...],
+        seats: list[tuple[Any, ...]],
+        faults: list[tuple[Any, ...]],
+        replay: str | None,
+        result: GameResultLike,
+        log_path: Path | None,
+    ) -> None:
+        """Link the game just stored (in the same transaction) onto the hash chain: its rows as written (as
+        ``game_record`` reads them back) and its log (the digest the runner took as it wrote it, else read)."""
+        head = self._head(db)
+        assert head is not None
+        record = record_digest(row, seats, faults, replay)
+        written = getattr(result, "log_sha256", None)
+        log = (written if log_path is not None and written else log_digest(log_path)) or NO_LOG
+        position, previous = head
+        db.execute(
+            "INSERT OR REPLACE INTO chain VALUES (?, ?, ?, ?, ?)",
+            (position + 1, game_id, record, log, link(previous, record, log)),
+        )
 
     def _relative(self, path: Any) -> str:
         """A game log's path as stored: relative to the results folder when inside it (``games/<id>.jsonl``)."""
