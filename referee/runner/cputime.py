@@ -1,12 +1,13 @@
-"""The CPU time a bot's processes have used, for ``--clock cpu``: a loaded machine does not cost a bot time.
+"""The CPU time of a bot's process tree from ``/proc``: the fallback of ``BotProcess.cpu_seconds``.
 
-Where the runner may make cgroups (root) on a v1 hierarchy, each bot start gets a cpuacct cgroup and its
-``cpuacct.usage`` is read instead (``BotProcess.cpu_seconds``). Otherwise, from the bot's pids cgroup when the
-runner made one: ``cpu.stat`` (``usage_usec``, microseconds, every process
-that ever ran in it) on a unified cgroup hierarchy; on a v1 hierarchy, the processes the cgroup lists. Without a
-cgroup, the bot's process tree from its first process (``/proc/<pid>/task/<pid>/children``). For listed
-processes the figure is ``utime + stime + cutime + cstime`` of ``/proc/<pid>/stat``: the kernel counts it in
-clock ticks (usually 10 ms), and a process that exited counts once its parent in the tree has reaped it.
+Under ``--clock cpu`` every bot start has a cgroup of its own (``referee.runner.cpu_cgroup``), which counts every
+process the bot ever starts; the referee refuses the clock where it cannot make one. This walk is only what is left
+when that cgroup cannot be read (gone), and for the pids cgroup's figures: ``cpu.stat`` (``usage_usec``) of the
+bot's pids cgroup on a unified hierarchy; on a v1 hierarchy, the processes the cgroup lists. Without a cgroup, the
+bot's process tree from its first process (``/proc/<pid>/task/<pid>/children``: the main thread's children only, at
+most ``_MAX_TREE`` processes, so a bot can hide work from it). For listed processes the figure is
+``utime + stime + cutime + cstime`` of ``/proc/<pid>/stat``: the kernel counts it in clock ticks (usually 10 ms),
+and a process that exited counts once its parent in the tree has reaped it.
 """
 
 from __future__ import annotations

@@ -13,22 +13,22 @@ import itertools
 import os
 import resource
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from referee.runner.config import Limits
 
 _CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-#: cgroup v1 hierarchies of the cpuacct controller (``--clock cpu``: the CPU time of every process of a bot).
-_CPU_ROOTS = (Path("/sys/fs/cgroup/cpuacct"), Path("/sys/fs/cgroup/cpu,cpuacct"))
-_usable_cpu_root: Path | bool | None = False
 _counter = itertools.count()
 _usable_root: Path | bool | None = False  # False: not probed yet
 
 
-def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroup: Path | None = None) -> Callable[[], None]:
-    """A function for the child between fork and exec: die with the parent thread, join ``cgroup`` (and
-    ``cpu_cgroup``), set the rlimits, reset signals.
+def preexec(
+    limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroups: Sequence[Path] = ()
+) -> Callable[[], None]:
+    """A function for the child between fork and exec: die with the parent thread, join ``cgroup`` and the
+    ``--clock cpu`` cgroups ``cpu_cgroups``, set the rlimits, reset signals. Failing to join a CPU cgroup fails the
+    start (raises: ``Popen`` raises ``SubprocessError``): a bot outside it would be charged nothing.
 
     ``nproc``: also set RLIMIT_NPROC. Only inside bubblewrap does the kernel count it per sandbox (its own user
     namespace); outside, it counts every process of the user, so a bare bot could not even start threads.
@@ -45,7 +45,8 @@ def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroup: Pat
     if limits.file_size is not None:
         pairs.append((resource.RLIMIT_FSIZE, limits.file_size))
     pairs.append((resource.RLIMIT_CORE, 0))
-    joins = [str(c / "cgroup.procs") for c in (cgroup, cpu_cgroup) if c is not None]
+    joins = [] if cgroup is None else [str(cgroup / "cgroup.procs")]
+    must = [str(c / "cgroup.procs") for c in cpu_cgroups]
     prctl = _prctl()
 
     def run() -> None:
@@ -54,6 +55,9 @@ def preexec(limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroup: Pat
             prctl(1, signal.SIGKILL, 0, 0, 0)
         for procs in joins:
             with contextlib.suppress(OSError), open(procs, "w") as f:
+                f.write("0")
+        for procs in must:
+            with open(procs, "w") as f:
                 f.write("0")
         for which, value in pairs:
             _soft, hard = resource.getrlimit(which)
@@ -127,26 +131,6 @@ def make_cgroup(limits: Limits) -> Path | None:
     except OSError:
         with contextlib.suppress(OSError):
             path.rmdir()
-        return None
-    return path
-
-
-def make_cpu_cgroup() -> Path | None:
-    """A fresh cpuacct cgroup (cgroup v1) whose ``cpuacct.usage`` counts the CPU nanoseconds of every process
-    that joins it, or None where there is none to be had (a unified hierarchy keeps ``cpu.stat`` in the pids
-    cgroup instead; without root, no cgroup at all)."""
-    global _usable_cpu_root
-    if _usable_cpu_root is False:
-        _usable_cpu_root = next((r for r in _CPU_ROOTS if (r / "cpuacct.usage").exists()), None)
-        if _usable_cpu_root is not None:
-            _sweep(_usable_cpu_root)
-    root = _usable_cpu_root
-    if not isinstance(root, Path):
-        return None
-    path = root / f"referee-{os.getpid()}-{next(_counter)}"
-    try:
-        path.mkdir()
-    except OSError:
         return None
     return path
 

@@ -22,6 +22,7 @@ import trio
 from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
 from referee.runner.config import Limits, RunnerConfig, SandboxMode
+from referee.runner.cpu_cgroup import CpuCgroup, make_cpu_cgroup
 from referee.runner.cputime import cpu_seconds
 from referee.runner.errors import BotCrashed, BotTimeout
 from referee.runner.exits import describe_exit
@@ -82,7 +83,7 @@ class BotProcess:
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
         self._poller.register(self._stdout_fd, select.POLLIN)
         self.mark: str | None = None  # the REFEREE_BOT tag of this start's processes
-        self.cpu_cgroup: Path | None = None  # --clock cpu: a cpuacct cgroup of every process of this start
+        self.cpu_cgroup: CpuCgroup | None = None  # --clock cpu: the cgroup of every process of this start
         self._cpu_fd: int | None = None
         self.exited = False
         self.closed = False
@@ -100,6 +101,7 @@ class BotProcess:
         mark = limits_mod.new_mark()
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
+        cpu_cgroup = make_cpu_cgroup() if config.clock == "cpu" else None  # raises BotSpecError where there is none
         seccomp = filter_fd() if mode == "bwrap" and seccomp_usable() else None
         argv = bot_argv(
             spec,
@@ -112,8 +114,8 @@ class BotProcess:
             writable=config.writable_folder,
         )
         cgroup = limits_mod.make_cgroup(config.limits)
-        cpu_cgroup = limits_mod.make_cpu_cgroup() if config.clock == "cpu" else None
-        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroup=cpu_cgroup)
+        joins = () if cpu_cgroup is None else cpu_cgroup.joins
+        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroups=joins)
 
         def launch() -> subprocess.Popen[bytes]:
             return subprocess.Popen(
@@ -133,9 +135,10 @@ class BotProcess:
         try:
             popen = await run_in_starter(launch)
         except (OSError, subprocess.SubprocessError) as exc:
-            for made in (cgroup, cpu_cgroup):
-                if made is not None:
-                    limits_mod.remove_cgroup(made)
+            if cgroup is not None:
+                limits_mod.remove_cgroup(cgroup)
+            if cpu_cgroup is not None:
+                cpu_cgroup.remove()
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
         finally:
@@ -153,15 +156,15 @@ class BotProcess:
         return bot
 
     def cpu_seconds(self) -> float:
-        """CPU seconds the bot's processes have used so far: from its cpuacct cgroup (one read of an open file),
-        else as ``referee.runner.cputime`` finds them."""
+        """CPU seconds the bot's processes have used so far: from its CPU cgroup (one read of an open file), else
+        as ``referee.runner.cputime`` finds them (the cgroup gone, or no ``--clock cpu``)."""
         if self.cpu_cgroup is not None and not self.closed:
             try:
                 if self._cpu_fd is None:
-                    self._cpu_fd = os.open(self.cpu_cgroup / "cpuacct.usage", os.O_RDONLY | os.O_CLOEXEC)
-                return int(os.pread(self._cpu_fd, 32, 0)) / 1e9
+                    self._cpu_fd = os.open(self.cpu_cgroup.usage, os.O_RDONLY | os.O_CLOEXEC)
+                return self.cpu_cgroup.seconds(self._cpu_fd)
             except (OSError, ValueError):
-                self.cpu_cgroup = None
+                pass
         return cpu_seconds(self.pid, self.cgroup)
 
     # ------------------------------------------------------------------------------------------- output
@@ -425,6 +428,8 @@ class BotProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
         if sig == signal.SIGKILL:
+            if self.cpu_cgroup is not None:
+                self.cpu_cgroup.kill()
             if self.cgroup is not None:
                 limits_mod.kill_cgroup(self.cgroup)
             elif self.mode == "none" and self.mark is not None:
@@ -446,12 +451,16 @@ class BotProcess:
         if self._cpu_fd is not None:
             os.close(self._cpu_fd)
             self._cpu_fd = None
-        for cgroup in (self.cgroup, self.cpu_cgroup):
-            if cgroup is None:
-                continue
+        if self.cgroup is not None:
             for _ in range(100):
-                limits_mod.kill_cgroup(cgroup)
-                if limits_mod.remove_cgroup(cgroup):
+                limits_mod.kill_cgroup(self.cgroup)
+                if limits_mod.remove_cgroup(self.cgroup):
+                    break
+                await trio.sleep(0.02)
+        if self.cpu_cgroup is not None:
+            for _ in range(100):
+                self.cpu_cgroup.kill()
+                if self.cpu_cgroup.remove():
                     break
                 await trio.sleep(0.02)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from referee.runner.config import RunnerConfig, SandboxMode
+from referee.runner.cpu_cgroup import check_clock
 from referee.runner.errors import BotSpecError
 from referee.runner.layout import DB_NAME, PLAY_LOGS_DIR
 from referee.runner.spec import BotSpec, is_file
@@ -437,7 +438,9 @@ def entrant_paths(specs: Iterable[BotSpec]) -> tuple[str, ...]:
 def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig, *, nested: bool = False) -> None:
     """Before any game: raise ``BotSpecError`` when the sandbox will be used and a bot's own folder is one of
     ``config.hidden`` (see ``check_hidden``), or with ``nested`` (a results folder, which holds its own folders of
-    logs) lies inside one; also raises it when ``--sandbox bwrap`` cannot be had."""
+    logs) lies inside one; also raises it when ``--sandbox bwrap`` cannot be had, and for ``--clock cpu`` where no
+    CPU cgroup per bot can be made (``cpu_cgroup.check_clock``)."""
+    check_clock(config)
     if resolve_mode(config) == SandboxMode.BWRAP:
         for spec in specs:
             check_hidden(spec, config.hidden, nested=nested)
