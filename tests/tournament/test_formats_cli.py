@@ -48,7 +48,10 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
 
     resumed = referee("run", "--resume", part)
     assert resumed.returncode == 0, resumed.stderr
-    assert json.loads((part / "standings.json").read_text()) == expected
+    again = json.loads((part / "standings.json").read_text())
+    # The chain's head hashes the game logs (their timings) in storage order: another run, another head.
+    assert again["deals"].pop("chain_head") is not None and expected["deals"].pop("chain_head") is not None
+    assert again == expected
     with ResultsStore(part, create=False) as store:
         params = store.params()
         assert params is not None
