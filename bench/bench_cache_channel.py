@@ -24,33 +24,16 @@ Run: ``python bench/bench_cache_channel.py`` (about a minute; needs bwrap and li
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from referee.runner.gamelog import read_header
-
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ROOT / "tests" / "bots"
-SLOT = 5 * 16 * 4096
-LEARNED = re.compile(r"cache: learned (\S+) (\d) ([\d ]+)$")
+sys.path.insert(0, str(ROOT))
 
-
-def logs_by_wire_id(games: Path) -> dict[str, Path]:
-    """The game logs of ``games`` by the id their bots were sent (the first ``send`` event's ``game``)."""
-    out = {}
-    for log in games.glob("*.jsonl"):
-        with open(log, encoding="utf-8") as f:
-            for line in f:
-                if '"event":"send"' in line:
-                    out[json.loads(line)["msg"]["game"]] = log
-                    break
-    return out
+from tests.e2e.cache_attack import contest, learned  # noqa: E402
 
 
 def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -> tuple[int, int, int]:
@@ -58,22 +41,7 @@ def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -
     "table", or "" for not at all)."""
     if folder.exists():
         shutil.rmtree(folder)
-    attacker = folder / "attacker"
-    attacker.mkdir(parents=True)
-    shutil.copy(BOTS / "cache_signal.py", attacker)
-    medium = attacker / "cache_medium.bin"
-    with open(medium, "wb") as f:
-        f.write(os.urandom(48 * SLOT))
-        f.flush()
-        os.fsync(f.fileno())
-        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-    for name in ("honest.py", "_base.py"):
-        shutil.copy(BOTS / name, folder)
-    env = f'CACHE_MODE = "{mode}"' + (f', CACHE_KEY = "{key}"' if key else "")
-    (folder / "bots.toml").write_text(
-        f'[[bot]]\nname = "attacker"\ncommand = "cache_signal.py"\ncwd = "attacker"\nenv = {{ {env} }}\n'
-        '[[bot]]\nname = "a"\ncommand = "honest.py"\n[[bot]]\nname = "b"\ncommand = "honest.py"\n'
-    )
+    contest(folder, 48, CACHE_MODE=mode, **({"CACHE_KEY": key} if key else {}))
     args = ["--manifest", "bots.toml", "--games", str(games), "--jobs", str(jobs), "--seed", str(seed)]
     subprocess.run(
         [sys.executable, "-m", "referee", "run", *args, "--sandbox", "bwrap", "-o", "results"],
@@ -82,22 +50,8 @@ def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -
         check=True,
         timeout=600,
     )
-    results = folder / "results"
-    logs = logs_by_wire_id(results / "games")
-    right = wrong = 0
-    for log in (results / "bots").glob("attacker.*.log"):
-        for match in map(LEARNED.match, log.read_text().splitlines()):
-            if match is None:
-                continue
-            game, round_, hand = match.groups()
-            header = read_header(logs[game])
-            seats = header.deal[int(round_) - 1]
-            others = [sorted(h) for seat, h in enumerate(seats) if header.names[seat] != "attacker"]
-            if sorted(map(int, hand.split())) in others:
-                right += 1
-            else:
-                wrong += 1
-    return right, wrong, len(list((results / "games").glob("*.jsonl")))
+    right, wrong, _ = learned(folder / "results")
+    return right, wrong, len(list((folder / "results" / "games").glob("*.jsonl")))
 
 
 def main() -> None:

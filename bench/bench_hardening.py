@@ -23,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,23 +86,39 @@ async def measure(folder: Path, starts: int, moves: int, blocks: int) -> dict[st
     spec = parse_bot_spec(str(folder / "bot.py"))
     others = [parse_bot_spec(str(p)) for p in sorted(folder.glob("entrant*.py"))]
     config = RunnerConfig(sandbox="bwrap", entrants=entrant_paths([spec, *others]))
-    got: dict[str, list[float]] = {k: [] for k in ("start hardened", "start plain", "start ratio")}
-    got.update({k: [] for k in ("move hardened", "move plain", "move ratio")})
+    return await pairs(spec, config, starts, moves, blocks, plain, new="hardened", old="plain")
+
+
+async def pairs(
+    spec: Any,
+    config: RunnerConfig,
+    starts: int,
+    moves: int,
+    blocks: int,
+    before: Callable[[], contextlib.AbstractContextManager[None]],
+    *,
+    new: str,
+    old: str,
+) -> dict[str, list[float]]:
+    """Seconds per bot start and per round trip of ``spec`` as the runner starts it (``new``) and as it starts it
+    inside ``before()`` (``old``), measured in pairs back to back (which goes first alternates); with the ratio of
+    each pair (``start ratio``, ``move ratio``)."""
+    got: dict[str, list[float]] = {f"{what} {name}": [] for what in ("start", "move") for name in (new, old, "ratio")}
     await start_once(spec, config)  # warm caches
     for i in range(starts):
         pair = {}
-        for name in ("hardened", "plain") if i % 2 else ("plain", "hardened"):
-            with plain() if name == "plain" else contextlib.nullcontext():
+        for name in (new, old) if i % 2 else (old, new):
+            with before() if name == old else contextlib.nullcontext():
                 pair[name] = await start_once(spec, config)
-        got["start hardened"].append(pair["hardened"])
-        got["start plain"].append(pair["plain"])
-        got["start ratio"].append(pair["hardened"] / pair["plain"])
+        got[f"start {new}"].append(pair[new])
+        got[f"start {old}"].append(pair[old])
+        got["start ratio"].append(pair[new] / pair[old])
     line = turn_line()
-    players = {"hardened": Player(spec, config)}
-    await players["hardened"].ensure_started()
-    with plain():
-        players["plain"] = Player(spec, config)
-        await players["plain"].ensure_started()
+    players = {new: Player(spec, config)}
+    await players[new].ensure_started()
+    with before():
+        players[old] = Player(spec, config)
+        await players[old].ensure_started()
     try:
         for p in players.values():
             assert p.ready, p.startup_fault
@@ -110,11 +126,11 @@ async def measure(folder: Path, starts: int, moves: int, blocks: int) -> dict[st
         per = max(1, moves // blocks)
         for i in range(blocks):
             pair = {}
-            for name in ("hardened", "plain") if i % 2 else ("plain", "hardened"):
+            for name in (new, old) if i % 2 else (old, new):
                 pair[name] = (await runner_block(players[name], line, per))[0]
-            got["move hardened"].append(pair["hardened"])
-            got["move plain"].append(pair["plain"])
-            got["move ratio"].append(pair["hardened"] / pair["plain"])
+            got[f"move {new}"].append(pair[new])
+            got[f"move {old}"].append(pair[old])
+            got["move ratio"].append(pair[new] / pair[old])
     finally:
         for p in players.values():
             await p.aclose()

@@ -29,7 +29,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import trio
-from bench_runner import BOT, runner_block, turn_line
+from bench_hardening import pairs
+from bench_runner import BOT
 
 from referee.runner import Player, RunnerConfig, parse_bot_spec, play_game
 from referee.runner import process as process_mod
@@ -59,43 +60,11 @@ def without_cache_rules() -> Iterator[None]:
         process_mod.filter_fd = _filter_fd
 
 
-async def start_once(spec: object, config: RunnerConfig) -> float:
-    player = Player(spec, config)  # type: ignore[arg-type]
-    start = time.perf_counter()
-    await player.ensure_started()
-    took = time.perf_counter() - start
-    assert player.ready, player.startup_fault
-    await player.aclose()
-    return took
-
-
 async def sandbox_ratios(folder: Path, starts: int, moves: int, blocks: int) -> dict[str, list[float]]:
     spec = parse_bot_spec(str(folder / "bot.py"))
-    config = RunnerConfig(sandbox="bwrap")
-    got: dict[str, list[float]] = {"start new": [], "start old": [], "move new": [], "move old": []}
-    await start_once(spec, config)  # warm caches
-    for i in range(starts):
-        for name in ("new", "old") if i % 2 else ("old", "new"):
-            with without_cache_rules() if name == "old" else contextlib.nullcontext():
-                got[f"start {name}"].append(await start_once(spec, config))
-    line = turn_line()
-    players = {"new": Player(spec, config)}
-    await players["new"].ensure_started()
-    with without_cache_rules():
-        players["old"] = Player(spec, config)
-        await players["old"].ensure_started()
-    try:
-        for p in players.values():
-            assert p.ready, p.startup_fault
-            await runner_block(p, line, 200)
-        per = max(1, moves // blocks)
-        for i in range(blocks):
-            for name in ("new", "old") if i % 2 else ("old", "new"):
-                got[f"move {name}"].append((await runner_block(players[name], line, per))[0])
-    finally:
-        for p in players.values():
-            await p.aclose()
-    return got
+    return await pairs(
+        spec, RunnerConfig(sandbox="bwrap"), starts, moves, blocks, without_cache_rules, new="new", old="old"
+    )
 
 
 async def store_ratios(folder: Path, games: int, blocks: int) -> dict[str, list[float]]:
@@ -164,8 +133,7 @@ def main() -> None:
             (folder / "bot" / "bot.py").write_text(BOT)
             got = trio.run(sandbox_ratios, folder / "bot", args.starts, args.moves, args.blocks)
             for what, unit in (("start", 1e3), ("move", 1e6)):
-                new, old = got[f"{what} new"], got[f"{what} old"]
-                ratios = [n / o for n, o in zip(new, old, strict=True)]
+                new, old, ratios = got[f"{what} new"], got[f"{what} old"], got[f"{what} ratio"]
                 rows.append(
                     (what, statistics.median(new) * unit, statistics.median(old) * unit, statistics.median(ratios))
                 )

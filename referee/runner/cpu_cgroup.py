@@ -33,6 +33,7 @@ from pathlib import Path
 
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
+from referee.runner.limits import sweep
 
 __all__ = ["CpuCgroup", "check_clock", "cpu_cgroup_problem", "make_cpu_cgroup"]
 
@@ -158,23 +159,14 @@ def _parents() -> _Parents | str:
             made = _make(candidate)
             if isinstance(made, CpuCgroup):
                 made.remove()
-                _sweep(candidate)
+                for folder in candidate.folders:
+                    sweep(folder, "referee-cpu-")
                 _probed = candidate
                 break
             reasons.append(made)
         else:
             _probed = "; ".join(reasons)
     return _probed
-
-
-def _sweep(parents: _Parents) -> None:
-    """Remove empty bot cgroups left by referee processes that no longer run (killed before cleaning up)."""
-    for folder in parents.folders:
-        for path in folder.glob("referee-cpu-*-*"):
-            owner = path.name.split("-")[2]
-            if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # refused while a process is still in it
 
 
 def _make(parents: _Parents) -> CpuCgroup | str:

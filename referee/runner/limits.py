@@ -105,15 +105,16 @@ def _cgroup_root() -> Path | None:
             probe.rmdir()
         if ok:
             _usable_root = root
-            _sweep(root)
+            sweep(root)
             break
     return _usable_root
 
 
-def _sweep(root: Path) -> None:
-    """Remove empty bot cgroups left by referee processes that no longer run (killed before cleaning up)."""
-    for path in root.glob("referee-*-*"):
-        owner = path.name.split("-")[1]
+def sweep(root: Path, prefix: str = "referee-") -> None:
+    """Remove empty bot cgroups (``<prefix><pid>-<n>``) left in ``root`` by referee processes that no longer run
+    (killed before cleaning up)."""
+    for path in root.glob(f"{prefix}*-*"):
+        owner = path.name[len(prefix) :].split("-")[0]
         if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
             with contextlib.suppress(OSError):
                 path.rmdir()  # refused while a process is still in it

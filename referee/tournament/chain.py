@@ -25,6 +25,7 @@ __all__ = [
     "NO_LOG",
     "ChainAudit",
     "ChainEntry",
+    "Findings",
     "audit",
     "canonical",
     "digest",
@@ -77,13 +78,11 @@ class ChainEntry:
 
 
 @dataclass(slots=True)
-class ChainAudit:
-    """What ``audit`` found: the head it re-derived, how many games it checked, and one line per problem."""
+class Findings:
+    """Problems found, one line each: the first ``MAX_LISTED`` kept, the rest only counted (``more``)."""
 
-    head: str
-    games: int = 0
-    problems: list[str] = field(default_factory=list)
-    more: int = 0
+    problems: list[str] = field(default_factory=list, kw_only=True)
+    more: int = field(default=0, kw_only=True)
 
     @property
     def ok(self) -> bool:
@@ -94,6 +93,14 @@ class ChainAudit:
             self.problems.append(text)
         else:
             self.more += 1
+
+
+@dataclass(slots=True)
+class ChainAudit(Findings):
+    """What ``audit`` found: the head it re-derived, how many games it checked, and one line per problem."""
+
+    head: str
+    games: int = 0
 
 
 def audit(first: str, entries: Sequence[ChainEntry], head: str | None = None) -> ChainAudit:

@@ -8,13 +8,13 @@ stored game the batch, seats and deal seed it has, and each game log must hold t
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from referee.engine import RulesetError, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
-from referee.tournament.chain import ChainAudit
+from referee.tournament.chain import ChainAudit, Findings
 from referee.tournament.deals import DealSecret
 from referee.tournament.formats import schedule_of
 from referee.tournament.params import TournamentParams
@@ -23,12 +23,9 @@ from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
 __all__ = ["DealCheck", "audit_results", "check_deals"]
 
-#: Disagreements listed one by one; beyond this many only their number is given.
-MAX_LISTED = 20
-
 
 @dataclass(slots=True)
-class DealCheck:
+class DealCheck(Findings):
     """The outcome: ``problems`` (one line each, empty when every deal checks), the commitment and the secret
     checked, how many games and deals were re-derived, and whether the tournament had revealed its secret."""
 
@@ -37,18 +34,6 @@ class DealCheck:
     revealed: bool
     games: int = 0
     deals: int = 0
-    problems: list[str] = field(default_factory=list)
-    more: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def problem(self, text: str) -> None:
-        if len(self.problems) < MAX_LISTED:
-            self.problems.append(text)
-        else:
-            self.more += 1
 
 
 def _schedule(

@@ -105,5 +105,5 @@ def test_stale_cgroups_of_dead_referees_are_swept() -> None:
     root = probe.parent
     stale = root / "referee-4194999-0"  # above any pid_max: its referee cannot be running
     stale.mkdir()
-    limits._sweep(root)
+    limits.sweep(root)
     assert not stale.exists()
