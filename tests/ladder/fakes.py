@@ -94,7 +94,7 @@ class Fakes:
         return player
 
     async def play(
-        self, players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path
+        self, players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path, wire_id: str = ""
     ) -> FakeResult:
         if self.delay:
             await trio.sleep(self.delay)

@@ -109,7 +109,7 @@ class _Flaky(Fakes):
         super().__init__()
         self.failed: set[str] = set()
 
-    async def play(self, players, *, game_id, ruleset, seed, log_path):  # type: ignore[no-untyped-def]
+    async def play(self, players, *, game_id, ruleset, seed, log_path, wire_id=""):  # type: ignore[no-untyped-def]
         if game_id == "5.0" and game_id not in self.failed:
             self.failed.add(game_id)
             raise OSError(28, "No space left on device")
