@@ -128,7 +128,12 @@ def test_interrupted_run_resumes_to_the_same_standings(tmp_path: Path) -> None:
     stopped_at = part.game_count()
     assert 13 <= stopped_at < 40
     # Unfinished: only the commitment is shown; the secret would give the remaining deals away.
-    assert part.deals() == {"scheme": "hmac-sha256/v1", "commitment": SECRET.commitment, "secret": None}
+    assert part.deals() == {
+        "scheme": "hmac-sha256/v1",
+        "commitment": SECRET.commitment,
+        "secret": None,
+        "chain_head": None,
+    }
     part.close()
     again, params3 = start(tmp_path / "part", names)
     assert params3 == params2
