@@ -51,7 +51,7 @@ def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -
         timeout=600,
     )
     right, wrong, _ = learned(folder / "results")
-    return right, wrong, len(list((folder / "results" / "games").glob("*.jsonl")))
+    return right, wrong, len(list((folder / "results" / "games").glob("*.jsonl*")))
 
 
 def main() -> None:

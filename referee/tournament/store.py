@@ -63,7 +63,6 @@ older referee has none, and ``referee audit`` says so.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -277,14 +276,16 @@ def game_record(db: sqlite3.Connection, game_id: str) -> str | None:
 
 
 def log_digest(path: Path | None) -> str | None:
-    """SHA-256 (hex) of a game log's bytes; ``NO_LOG`` for a game stored without one (``path`` None), None when the
-    file cannot be read (gone)."""
+    """SHA-256 (hex) of a game log's content, uncompressed (``gamelog.log_content``: the bytes the runner's writer
+    hashed as it wrote them, however the file is stored); ``NO_LOG`` for a game stored without one (``path`` None),
+    None when the file is gone or cannot be read."""
+    from referee.runner.gamelog import LogError, log_content  # only an audit, or a result without its digest
+
     if path is None:
         return NO_LOG
     try:
-        with open(path, "rb") as f:
-            return hashlib.file_digest(f, "sha256").hexdigest()
-    except OSError:
+        return digest(log_content(path))
+    except LogError:
         return None
 
 

@@ -10,7 +10,7 @@ import re
 import shutil
 from pathlib import Path
 
-from referee.runner.gamelog import read_header
+from referee.runner.gamelog import log_content, read_header
 
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 PAGE = 4096
@@ -42,14 +42,14 @@ def contest(folder: Path, slots: int, **env: str) -> Path:
 
 
 def logs_by_wire_id(games: Path) -> dict[str, Path]:
-    """The game logs of ``games`` by the id their bots were sent (the first ``send`` event's ``game``)."""
+    """The game logs of ``games`` (plain or compressed, with their wire lines: ``--logs full``) by the id their bots
+    were sent (the first ``send`` event's ``game``)."""
     out = {}
-    for log in games.glob("*.jsonl"):
-        with open(log, encoding="utf-8") as f:
-            for line in f:
-                if '"event":"send"' in line:
-                    out[json.loads(line)["msg"]["game"]] = log
-                    break
+    for log in games.glob("*.jsonl*"):
+        for line in log_content(log).decode().splitlines():
+            if '"event":"send"' in line:
+                out[json.loads(line)["msg"]["game"]] = log
+                break
     return out
 
 

@@ -66,4 +66,4 @@ def test_the_rotations_of_a_deal_pass_no_hand_through_the_page_cache(tmp_path: P
         assert f"cache: reader {reader} refused ({error})" in said
     assert "cache: eraser fadvise returned 0" in said
     assert all(_residency(medium, probes))  # what the eraser was to drop is still cached
-    assert len(list((tmp_path / "results" / "games").glob("*.jsonl"))) == 3
+    assert len(list((tmp_path / "results" / "games").glob("*.jsonl*"))) == 3

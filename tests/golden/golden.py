@@ -104,6 +104,21 @@ def run_tournament(work: Path, env: dict[str, str] | None = None) -> Path:
     return out
 
 
+def _content(path: Path) -> bytes:
+    """A game log's content, decompressed (with the referee under test, or plain text with an older one)."""
+    try:
+        from referee.runner.gamelog import log_content
+    except ImportError:
+        return path.read_bytes()
+    return log_content(path)
+
+
+def _plain(name: str) -> str:
+    """A game log's name as the referee at 8afb408 wrote it (``.jsonl``: logs are written compressed now,
+    ``.jsonl.zst``, with the same content)."""
+    return name.removesuffix(".zst")
+
+
 def _clean(value: Any, root: str) -> Any:
     if isinstance(value, str):
         return value.replace(root, "<DIR>")
@@ -137,17 +152,19 @@ def snapshot(results: Path, root: Path) -> dict[str, Any]:
                         for key, default in _NEWER_DEFAULTS.items():
                             if record["value"].get(key) == default:
                                 del record["value"][key]
+                if table == "games" and record.get("log_path"):
+                    record["log_path"] = _plain(record["log_path"])
                 rows.append(_clean(record, top))
             tables[table] = rows
     finally:
         db.close()
     logs: dict[str, Any] = {}
-    for path in sorted((results / "games").glob("*.jsonl")):
+    for path in sorted((results / "games").glob("*.jsonl*")):
         # The deal goes to every seat at once, so the order of send/recv lines across seats varies from run to run;
         # each seat's own exchange is in a fixed order, and so is every other event.
         events: list[Any] = []
         wire: dict[str, list[Any]] = {}
-        for line in path.read_text(encoding="utf-8").split("\n"):
+        for line in _content(path).decode("utf-8").split("\n"):
             if line:
                 event = _clean({k: v for k, v in json.loads(line).items() if k not in _TIMINGS}, top)
                 if event["event"] == "send":
@@ -157,7 +174,7 @@ def snapshot(results: Path, root: Path) -> dict[str, Any]:
                     wire.setdefault(str(event["seat"]), []).append(event)
                 else:
                     events.append(event)
-        logs[path.name] = {"events": events, "wire": wire}
+        logs[_plain(path.name)] = {"events": events, "wire": wire}
     return {"tables": tables, "logs": logs}
 
 
