@@ -183,7 +183,9 @@ class ServeSection(_Section):
     """[serve]: what referee ladder serve uses of the machine."""
 
     jobs: int = Field(default=2, ge=1, description="tables played at once")
-    max_processes: int = Field(default=64, ge=1, description="live bot processes kept across blocks, at most")
+    max_processes: int = Field(
+        default=128, ge=1, description="live bot processes kept across blocks, at most (a Python bot: about 25 MiB)"
+    )
 
 
 class LadderConfig(_Section):

@@ -47,6 +47,7 @@ class FieldTracker:
         self.met: Counter[tuple[int, int]] = Counter()
         self.today: Counter[int] = Counter()  # entrant -> blocks today
         self.day = -1
+        self._gone: set[int] = set()
 
     def load(self, now: float) -> None:
         """Read the field, today's block counts, the pairs' meetings and each version's last block."""
@@ -67,7 +68,7 @@ class FieldTracker:
         active = {v.id: v for v in self.store.active_versions() if v.entrant_id in playing}
         for vid in list(self.field):
             if vid not in active:
-                del self.field[vid]
+                self._leave(vid)
         for vid, v in active.items():
             entry = self.field.get(vid)
             if entry is None:
@@ -95,7 +96,17 @@ class FieldTracker:
             mu, sigma = (v.mu, v.sigma) if v.mu is not None and v.sigma is not None else self.prior
             waited = now - e.since
             out.append(
-                Candidate(vid, v.entrant_id, mu, sigma, self.today[v.entrant_id], waited, v.placement_left, vid in hot)
+                Candidate(
+                    vid,
+                    v.entrant_id,
+                    mu,
+                    sigma,
+                    self.today[v.entrant_id],
+                    waited,
+                    v.placement_left,
+                    vid in hot,
+                    v.games,
+                )
             )
         return out
 
@@ -134,4 +145,13 @@ class FieldTracker:
             if fresh.active:
                 self.field[vid].version = fresh
             else:
-                del self.field[vid]
+                self._leave(vid)
+
+    def _leave(self, vid: int) -> None:
+        """A version leaves the field; its pairs' meetings are dropped now and then (so memory stays flat)."""
+        del self.field[vid]
+        self._gone.add(vid)
+        if len(self._gone) >= 64:
+            gone = self._gone
+            self.met = Counter({k: n for k, n in self.met.items() if k[0] not in gone and k[1] not in gone})
+            gone.clear()

@@ -48,6 +48,7 @@ class Candidate:
     waited: float  # seconds since its last block ended (or since it became active)
     placement_left: int
     warm: bool = False
+    games: int = 0  # games it has played (other rules than this one read it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -161,14 +161,15 @@ class LadderServer:
 
     # ------------------------------------------------------------------------------------------ blocks
 
-    def _choose(self) -> Block | None:
-        """The next block to play (a void one to replay first), recorded as in play; None when none can be made."""
+    def _choose(self, lane: int) -> Block | None:
+        """The next block for ``lane`` to play (a void one to replay first), recorded as in play; None when none can
+        be made. The versions with live processes in this lane are its warm ones: preferring them keeps a version's
+        processes in one lane, so that the lanes together need fewer."""
         replay = self._replay()
         if replay is not None:
             return replay
         now = self.clock()
-        warm = {vid for lane in self.warm for vid in lane}
-        candidates = self.field.candidates(now, warm)
+        candidates = self.field.candidates(now, self.warm[lane])
         choice = self.matchmaker.choose(candidates, set(self.field.busy), self.field.met, self.field.mean_today())
         if choice is None:
             return None
@@ -194,9 +195,9 @@ class LadderServer:
             return replayed
         return None
 
-    async def _next_block(self) -> Block:
+    async def _next_block(self, lane: int) -> Block:
         while True:
-            block = self._choose()
+            block = self._choose(lane)
             if block is not None:
                 return block
             await self._wait(self.options.poll)
@@ -208,7 +209,7 @@ class LadderServer:
         pool.max_live = max(self.keep * 2, self.config.serve.max_processes // self.jobs)
         try:
             while True:
-                block = await self._next_block()
+                block = await self._next_block(lane)
                 await pool.retire(self._active_keys())
                 await self._play(pool, lane, block)
         finally:

@@ -63,7 +63,6 @@ class Trace:
     blocks: int = 0
     games: int = 0
     max_wait: float = 0.0
-    waits: list[float] = field(default_factory=list)
     worst_share: float = 0.0  # max over blocks and entrants of today's blocks - (share_cap x mean + 1)
     placement_late: int = 0  # blocks chosen for a ranked seed while a free version was in placement
     choose_seconds: float = 0.0
@@ -133,8 +132,9 @@ class SimulatedLadder:
             self.field.refresh(self.now)
 
     def run(self, *, blocks: int | None = None, until: float | None = None, every: float | None = None,
-            on_tick: Callable[[SimulatedLadder], None] | None = None) -> Trace:  # fmt: skip
-        """Play until ``blocks`` blocks or simulated time ``until``; ``on_tick`` is called every ``every`` seconds."""
+            on_tick: Callable[[SimulatedLadder], None] | None = None, games: int | None = None) -> Trace:  # fmt: skip
+        """Play until ``blocks`` blocks, ``games`` games or simulated time ``until``; ``on_tick`` is called every
+        ``every`` simulated seconds."""
         self._submit_due()
         self.field.load(self.now)
         lanes: list[tuple[float, int, Block | None]] = [(self.now, lane, None) for lane in range(self.jobs)]
@@ -150,7 +150,11 @@ class SimulatedLadder:
             if block is not None:
                 self._finish(block)
             self._submit_due()
-            if (blocks is not None and self.trace.blocks >= blocks) or (until is not None and self.now >= until):
+            if (
+                (blocks is not None and self.trace.blocks >= blocks)
+                or (games is not None and self.trace.games >= games)
+                or (until is not None and self.now >= until)
+            ):
                 continue
             chosen = self._choose()
             if chosen is None:
@@ -179,9 +183,7 @@ class SimulatedLadder:
             self.trace.placement_late += 1
         self._check_share(choice.seats)
         for vid in choice.seats:
-            wait = by_id[vid].waited
-            self.trace.waits.append(wait)
-            self.trace.max_wait = max(self.trace.max_wait, wait)
+            self.trace.max_wait = max(self.trace.max_wait, by_id[vid].waited)
             self.trace.first_block.setdefault(vid, self.now)
         kind = BlockKind.PLACEMENT if by_id[choice.seed].placement_left > 0 else BlockKind.RANKED
         block = self.store.create_block(self.epoch, kind, choice.seats, lambda b: self.secret.seed(self.epoch, b))

@@ -3,6 +3,11 @@ sandbox), gets its placement and takes its rank; a broken one is kept out by the
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +94,59 @@ def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_take
         assert logs, "its stderr is kept for its author"
     assert any("random_bot#2 passed its gate" in line for line in lines), lines
     assert any("random_bot#2 finished its placement and is ranked" in line for line in lines), lines
+
+
+def _processes_under(folder: Path) -> list[str]:
+    """Command lines of running processes that name a path inside ``folder``."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if str(folder) in cmdline and int(proc.name) != os.getpid():
+            out.append(cmdline)
+    return out
+
+
+def test_sigterm_stops_serve_within_seconds_with_every_bot_closed(tmp_path: Path) -> None:
+    made, _ = Ladder.init(tmp_path / "lad")
+    one_size = SETTINGS.replace("table_sizes = [2, 3]", "table_sizes = [3]").replace("[1, 1]", "[1]")
+    made.layout.config.write_text(one_size)
+    made.close()
+    lad = tmp_path / "lad"
+    with Ladder.open(lad) as ladder:
+        for name in ("random_bot", "greedy", "heuristic"):
+            ladder.add_entrant(name)
+            v = ladder.submit(name, sample_folder(name, tmp_path / "src"))
+            ladder.store.set_version_state(v.id, VersionState.RANKED)  # admitted: they play at once
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "ladder", "serve", str(lad), "--no-web"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with Ladder.open(lad) as ladder:
+                playing = ladder.store.blocks(states=[BlockState.PLAYING])
+            if playing and len(_processes_under(lad / "versions")) >= 3:
+                break  # a block in play, its bots running
+            time.sleep(0.2)
+        assert _processes_under(lad / "versions"), "no bot was running when the stop came"
+        proc.send_signal(signal.SIGTERM)
+        start = time.monotonic()
+        _, err = proc.communicate(timeout=30)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert took < 10, f"serve took {took:.1f} s to stop"
+    assert b"every bot is closed" in err and b"Traceback" not in err, err
+    assert not _processes_under(lad / "versions"), "a bot outlived serve"
+    with Ladder.open(lad) as ladder:
+        assert not ladder.store.blocks(states=[BlockState.PLAYING])  # what was in play is void, to be replayed
+        assert ladder.store.blocks(states=[BlockState.VOID])
