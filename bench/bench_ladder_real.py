@@ -245,7 +245,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, help="a long run of this many minutes instead of the comparison")
     parser.add_argument("--submit-every", type=float, default=120.0, help="--minutes: seconds between submissions")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--max-processes", type=int, default=96)
+    parser.add_argument("--max-processes", type=int, default=0, help="[serve] max_processes (0: by memory)")
     parser.add_argument("--gate-games", type=int, default=8)
     parser.add_argument("--sandbox", default="auto")
     parser.add_argument("--seed", type=int, default=1)

@@ -8,6 +8,7 @@ that names the key. ``serve`` reads the file when it starts.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -184,8 +185,21 @@ class ServeSection(_Section):
 
     jobs: int = Field(default=2, ge=1, description="tables played at once")
     max_processes: int = Field(
-        default=128, ge=1, description="live bot processes kept across blocks, at most (a Python bot: about 25 MiB)"
+        default=0,
+        ge=0,
+        description="live bot processes kept across blocks, at most (0: one per 128 MiB of the machine's memory, "
+        "at most 512; a Python bot takes about 25 MiB)",
     )
+
+    def process_cap(self) -> int:
+        """``max_processes``, or for 0 one per 128 MiB of this machine's memory (at most 512, at least 16)."""
+        if self.max_processes:
+            return self.max_processes
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            memory = 8 * 1024**3
+        return max(16, min(512, memory // (128 * 1024**2)))
 
 
 class LadderConfig(_Section):

@@ -206,7 +206,7 @@ class LadderServer:
         pool = PlayerPool(
             self.specs, self.runner, self.ladder.layout.bots, lane, factory=self.options.factory, keep=self.keep
         )
-        pool.max_live = max(self.keep * 2, self.config.serve.max_processes // self.jobs)
+        pool.max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
         try:
             while True:
                 block = await self._next_block(lane)
