@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from functools import lru_cache
 
 from protocol.wire import GameWire
 from referee.engine import Drop, Pass, Play, Ruleset, RulesetError
@@ -28,6 +27,7 @@ from referee.engine.deck import HIGHEST
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.observation import Observation
 from referee.engine.state import PlayerView, RoundRecord, Status
+from referee.memo import Policy, memoized
 
 #: The longest line, newline included, the referee sends to a bot (the limit on a bot's reply lines is the
 #: same, ``protocol.MAX_LINE``).
@@ -89,7 +89,7 @@ def longest_line(ruleset: Ruleset, names: Sequence[str], game_id: str) -> int:
     return _longest_line(ruleset, tuple(names), game_id)
 
 
-@lru_cache(maxsize=64)
+@memoized("protocol.bounds.longest_line", 64, Policy.RENEW)
 def _longest_line(ruleset: Ruleset, names: tuple[str, ...], game_id: str) -> int:
     return max(map(len, widest_lines(ruleset, names, game_id)))
 

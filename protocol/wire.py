@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from referee.engine.actions import Drop, Pass, Play
 from referee.engine.events import DropEvent, PassEvent
+from referee.memo import Memo
 
 if TYPE_CHECKING:
     from referee.engine import Action, Event, Hand, Observation, PlayerView, RoundRecord
@@ -35,21 +36,13 @@ def _ints(values: Sequence[int]) -> str:
 #: Entries already encoded, by event. An entry is a function of its event alone, and a tournament's events repeat
 #: (a few thousand distinct ones); the three kinds of event are tuples of different lengths, so no two kinds are
 #: ever equal keys. Bounded: once full, further events are encoded each time.
-_ENTRIES: dict[Event, str] = {}
-_ENTRIES_MAX = 8192
+_ENTRIES: Memo[Event, str] = Memo("protocol.wire.ENTRIES", 8192)
 
 
 def history_entry(event: Event) -> str:
     """One ``history`` entry, as ``event_to_entry(event)`` encodes (false flags left out, as the models do)."""
     known = _ENTRIES.get(event)
-    return known if known is not None else _remember(_ENTRIES, event, _encode_entry(event))
-
-
-def _remember(cache: dict[_Key, str], key: _Key, text: str) -> str:
-    """``text``, kept in ``cache`` under ``key`` while the cache has room (``_ENTRIES_MAX``)."""
-    if len(cache) < _ENTRIES_MAX:
-        cache[key] = text
-    return text
+    return known if known is not None else _ENTRIES.keep(event, _encode_entry(event))
 
 
 def _encode_entry(event: Event) -> str:
@@ -69,14 +62,14 @@ def _encode_entry(event: Event) -> str:
 
 #: ``legal`` entries already encoded, by action (a game's moves come from a few hundred distinct ones; the three kinds
 #: of move are tuples of different lengths, so no two kinds are equal keys).
-_MOVES: dict[Action, str] = {}
+_MOVES: Memo[Action, str] = Memo("protocol.wire.MOVES", 8192)
 
 
 def legal_reply(action: Action) -> str:
     """One entry of a turn's ``legal`` list, as ``action_to_reply(action)`` encodes. Raises ``ValueError`` for
     a discard (not a move of a turn), as ``turn_message`` does."""
     known = _MOVES.get(action)
-    return known if known is not None else _remember(_MOVES, action, _encode_move(action))
+    return known if known is not None else _MOVES.keep(action, _encode_move(action))
 
 
 def _encode_move(action: Action) -> str:

@@ -12,10 +12,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("referee", "protocol")
 
-#: What each package may import of the project besides itself, ``referee.lazy`` and the ``referee`` package (its
-#: version), the README's arrows: the engine nothing; the protocol the engine; the runner both (and the bots'
-#: settings); the tournament the runner; the report, the check and the comparison what is below them; the ladder
-#: those; the web the ladder and the report. Nothing imports the CLI.
+#: What each package may import of the project besides itself, ``referee.lazy``, ``referee.memo`` (the caches)
+#: and the ``referee`` package (its version), the README's arrows: the engine nothing; the protocol the engine;
+#: the runner both (and the bots' settings); the tournament the runner; the report, the check and the comparison
+#: what is below them; the ladder those; the web the ladder and the report. Nothing imports the CLI.
 MAY_IMPORT: dict[str, set[str]] = {
     "engine": set(),
     "protocol": {"engine"},
@@ -146,7 +146,7 @@ def test_imports_go_one_way_between_the_packages() -> None:
         for module in sources()
         if _package(module) in MAY_IMPORT
         for other in sorted(imports(module))
-        if _package(other) not in {_package(module), "lazy", "referee", *MAY_IMPORT[_package(module)]}
+        if _package(other) not in {_package(module), "lazy", "memo", "referee", *MAY_IMPORT[_package(module)]}
     ]
     assert wrong == []
 
@@ -187,3 +187,31 @@ def test_every_error_class_is_in_the_catalogue() -> None:
         errors |= more
     missing = sorted(e for e in errors if not e.startswith("_") and e not in referee.errors.__all__)
     assert missing == [], f"add to referee/errors.py: {missing}"
+
+
+#: Module-level dicts that are no cache: the registry of formats and the registry of memos.
+REGISTRIES = {"referee.tournament.formats:FORMATS", "referee.memo:MEMOS"}
+
+
+def test_every_cache_is_a_memo() -> None:
+    """A module-level cache is a ``referee.memo.Memo`` (one owner, a stated bound and policy): no module-level
+    empty dict and no ``functools`` cache anywhere else."""
+    found = []
+    for module in sources():
+        for node in _tree(module).body:
+            target = (
+                node.target
+                if isinstance(node, ast.AnnAssign)
+                else node.targets[0]
+                if isinstance(node, ast.Assign)
+                else None
+            )
+            value = getattr(node, "value", None)
+            if target is not None and isinstance(value, ast.Dict) and not value.keys:
+                name = f"{module}:{ast.unparse(target)}"
+                if name not in REGISTRIES:
+                    found.append(name)
+        for node in ast.walk(_tree(module)):
+            if isinstance(node, ast.FunctionDef):
+                found += [f"{module}:{node.name}" for d in node.decorator_list if "cache" in ast.unparse(d)]
+    assert found == [], f"make these referee.memo.Memo (or @memoized): {found}"

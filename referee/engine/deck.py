@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 from typing import Any
 
 from referee.engine.cards import HIGHEST as HIGHEST
 from referee.engine.errors import DealError
 from referee.engine.ruleset import MAX_PLAYERS, MIN_PLAYERS, Ruleset
+from referee.memo import memoized
 
 #: The full deck, sorted: one 1, two 2s, three each of 3..23.
 DECK: tuple[int, ...] = (1, 2, 2, *(v for v in range(3, HIGHEST + 1) for _ in range(3)))
@@ -65,7 +65,7 @@ def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-@lru_cache(maxsize=128)
+@memoized("engine.deck.fisher_yates_steps", 128)
 def _fisher_yates_steps(length: int) -> tuple[tuple[int, int], ...]:
     """The shuffle's positions from the last down to 1, each with the bits a draw of a position up to it takes."""
     return tuple((i, (i + 1).bit_length()) for i in range(length - 1, 0, -1))

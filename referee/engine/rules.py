@@ -7,7 +7,6 @@ random state; a seeded deal comes from ``deck.seeded_deal``.
 from __future__ import annotations
 
 from bisect import bisect_left
-from functools import lru_cache
 from itertools import groupby
 from typing import Any
 
@@ -18,11 +17,13 @@ from referee.engine.errors import DealError, IllegalMove
 from referee.engine.events import DropEvent, Event, PassEvent, PlayEvent
 from referee.engine.ruleset import MAX_PLAYERS, STANDARD, Ruleset
 from referee.engine.state import Phase, RoundRecord, State, Status
+from referee.memo import Memo, Policy, memoized
 
 #: ``tuple.__new__``: makes a tuple subclass from its fields in order, skipping NamedTuple's Python-level __new__.
-#: A State is made so only on the two measured paths, a turn and a discard, each from one unpacking of the state
-#: into locals named as its fields and one tuple of those names in the same order (a test holds both to
-#: ``State._fields``); everywhere else a State is built by name.
+#: A State is made so only on the paths every game takes many times (a turn, a discard, a round's start and end),
+#: each from one unpacking of the state into locals named as its fields and one tuple of those names in the same
+#: order (tests/engine/test_state_fields.py holds both to ``State._fields``); everywhere else a State is built by
+#: name (``State(...)``, ``_with``).
 _tuple_new: Any = tuple.__new__
 
 # Module constants: an enum member read from its class costs a lookup in the enum's own machinery each time.
@@ -153,15 +154,14 @@ def turn_actions(
 #: The plays open to a player, by (last, chips held, bonus step): ``row[value][copies]`` is every play of that
 #: value by a player holding ``copies`` of it (up to the deck's copies), in (count, bonus) order. The Play values
 #: are immutable, so turn_actions shares them instead of building new ones on every call.
-_ROWS: dict[tuple[int, int, int], list[tuple[tuple[Play, ...], ...]]] = {}
+_ROWS: Memo[tuple[int, int, int], list[tuple[tuple[Play, ...], ...]]] = Memo("engine.rules.ROWS", 4096)
 
 
 def _row(last: int, chips: int, step: int) -> list[tuple[tuple[Play, ...], ...]]:
-    if chips > 64 or len(_ROWS) >= 4096:  # bounded: card values and chip counts of real rulesets are small
+    if chips > 64 or len(_ROWS) >= _ROWS.size:  # bounded: card values and chip counts of real rulesets are small
         return []  # turn_actions then lists the plays of each value held without a row
     row = [tuple(_value_plays(v, c, last, chips, step) for c in range(COPIES[v] + 1)) for v in range(HIGHEST + 1)]
-    _ROWS[(last, chips, step)] = row
-    return row
+    return _ROWS.keep((last, chips, step), row)
 
 
 def _value_plays(value: int, copies: int, last: int, chips: int, step: int) -> tuple[Play, ...]:
@@ -172,16 +172,16 @@ def _value_plays(value: int, copies: int, last: int, chips: int, step: int) -> t
         bonuses = range(key[2], chips + 1)
         plays = tuple(Play(value, count, b) for count in range(1, copies + 1) for b in bonuses)
         if chips <= 64:  # bounded: values, copies and chip counts of real rulesets are small
-            _PLAYS[key] = plays
+            _PLAYS.keep(key, plays)
     return plays
 
 
 #: The plays of one value, by (value, copies held, fewest chips needed, chips held), shared by every row that
 #: lists them: a playout touches (and counts references to) a few thousand Play values, not one set per row.
-_PLAYS: dict[tuple[int, int, int, int], tuple[Play, ...]] = {}
+_PLAYS: Memo[tuple[int, int, int, int], tuple[Play, ...]] = Memo("engine.rules.PLAYS", 1 << 16)
 
 
-@lru_cache(maxsize=8)
+@memoized("engine.rules.discard_actions", 64, Policy.RENEW)
 def _discard_actions(seat: int, hand: Hand, discard: int) -> tuple[Discard, ...]:
     """The Discard actions of one seat. Cached: a discard phase lists the same few hands after every discard."""
     return tuple(_tuple_new(Discard, (seat, cards)) for cards in discard_options(hand, discard))
@@ -476,46 +476,46 @@ def _forfeit_drop(state: State, seat: int) -> State:
 # --------------------------------------------------------------------------------------------- rounds
 
 
-def _start_round(state: State, r: int, rounds_done: tuple[RoundRecord, ...]) -> State:
-    """Round ``r`` (0-based) dealt, after the rounds ``rounds_done``: every seat playing, discards to make (a
-    forfeiter's made for it), chips and forfeits carried over from ``state``."""
-    ruleset, n, forfeited = state.ruleset, state.players, state.forfeited
-    hands = state.deal[r]
+def _start_round(state: State, r: int, done: tuple[RoundRecord, ...]) -> State:
+    """Round ``r`` (0-based) dealt, after the rounds ``done``: every seat playing, discards to make (a forfeiter's
+    made for it), chips and forfeits carried over from ``state``."""
+    # fmt: off
+    (ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+     status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks) = state
+    # fmt: on
+    hands = deal[r]
     need = ruleset.discard
-    discards: tuple[Hand | None, ...]
     if need == 0:
-        discards = ((),) * n
+        discards = ((),) * players
     elif True in forfeited:
         hands_l = list(hands)
-        discards_l: list[Hand | None] = [None] * n
-        for s in range(n):
+        discards_l: list[Hand | None] = [None] * players
+        for s in range(players):
             if forfeited[s]:
                 discards_l[s], hands_l[s] = _auto_discard(hands_l[s], need)
         hands, discards = tuple(hands_l), tuple(discards_l)
     else:
-        discards = (None,) * n
-    state = _with(
-        state,
-        phase=DISCARD_PHASE,
-        round=r,
-        hands=hands,
-        discards=discards,
-        status=(PLAYING,) * n,
-        to_move=-1,
-        last=None,
-        forced=False,
-        turns=0,
-        history=(),
-        rounds_done=rounds_done,
-    )
+        discards = (None,) * players
+    phase, round, status, to_move, last, forced, turns = DISCARD_PHASE, r, (PLAYING,) * players, -1, None, False, 0
+    history, rounds_done = (), done
+    # fmt: off
+    state = _tuple_new(State, (
+        ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+        status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks,
+    ))
+    # fmt: on
     if None not in discards:
         return _begin_play(state)
     return state
 
 
 def _begin_play(state: State) -> State:
-    if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens
-        return _with(state, phase=PLAY_PHASE, to_move=_holder_of_the_1(state.hands))
+    if True not in state.forfeited:  # nobody to drop: the holder of the 1 opens (_with, without its keywords)
+        items = list(state)
+        items[_PHASE] = PLAY_PHASE
+        items[_TO_MOVE] = _holder_of_the_1(state.hands)
+        opened: State = _tuple_new(State, items)
+        return opened
     state = _with(state, phase=PLAY_PHASE)
     opener_forfeited = -1
     for s in range(state.players):
@@ -550,18 +550,26 @@ def _end_round(state: State) -> State:
     """Record the round and start the next one (or score the game). A loop, not recursion: with every
     player forfeited, rounds end as soon as they begin."""
     while True:
-        ruleset, rnd, made = state.ruleset, state.round, state.discards
+        # fmt: off
+        (ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+         status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks) = state
+        # fmt: on
+        made = discards
         if None in made:
             made = tuple(d if d is not None else () for d in made)
-        record = _tuple_new(RoundRecord, (rnd + 1, state.deal[rnd], made, state.history, state.table()))
-        done = (*state.rounds_done, record)
-        if rnd + 1 >= ruleset.rounds:
-            scores = final_scores(state.penalty, state.bonus, ruleset)
-            ranks = rank(scores, state.forfeited)
-            return _with(
-                state, phase=OVER_PHASE, to_move=-1, forced=False, rounds_done=done, scores=scores, ranks=ranks
-            )
-        state = _start_round(state, rnd + 1, done)  # which resets the turn
+        rounds_done = (*rounds_done, _tuple_new(RoundRecord, (round + 1, deal[round], made, history, state.table())))
+        if round + 1 >= ruleset.rounds:
+            scores = final_scores(penalty, bonus, ruleset)
+            ranks = rank(scores, forfeited)
+            phase, to_move, forced = OVER_PHASE, -1, False
+            # fmt: off
+            over: State = _tuple_new(State, (
+                ruleset, players, deal, seed, phase, round, hands, discards, penalty, bonus,
+                status, forfeited, to_move, last, forced, turns, history, rounds_done, scores, ranks,
+            ))
+            # fmt: on
+            return over
+        state = _start_round(state, round + 1, rounds_done)  # which resets the turn
         if state.phase is not PLAY_PHASE or state.to_move >= 0:
             return state
 
@@ -589,6 +597,8 @@ def rank(scores: tuple[int, ...], forfeited: tuple[bool, ...]) -> tuple[int, ...
 
 #: The position of each field of State, for ``_with``.
 _AT: dict[str, int] = {name: i for i, name in enumerate(State._fields)}
+_PHASE = _AT["phase"]
+_TO_MOVE = _AT["to_move"]
 
 
 def _with(state: State, **changes: Any) -> State:

@@ -33,6 +33,7 @@ from referee.engine import (
     new_game,
     observation_for,
 )
+from referee.memo import Memo, Policy
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
@@ -431,17 +432,15 @@ class _Game:
 
 #: Values computed once per frozen reply object, keyed by ``id`` (the object is kept, so an id is never reused
 #: while its entry lives): the log's JSON of each hello, the engine action of each turn reply.
-_HELLOS: dict[int, tuple[object, str]] = {}
-_ACTIONS: dict[int, tuple[object, Play | Pass | Drop]] = {}
+_HELLOS: Memo[int, tuple[object, str]] = Memo("runner.game.HELLOS", 256, Policy.RENEW)
+_ACTIONS: Memo[int, tuple[object, Play | Pass | Drop]] = Memo("runner.game.ACTIONS", 4096, Policy.RENEW)
 
 
-def _once_per_object(cache: dict[int, tuple[object, _V]], obj: _K, make: Callable[[_K], _V], limit: int) -> _V:
-    """``make(obj)``, computed once per object while ``cache`` holds it (emptied when it reaches ``limit``)."""
+def _once_per_object(cache: Memo[int, tuple[object, _V]], obj: _K, make: Callable[[_K], _V]) -> _V:
+    """``make(obj)``, computed once per object while ``cache`` holds it (renewed when full)."""
     known = cache.get(id(obj))
     if known is None or known[0] is not obj:
-        if len(cache) >= limit:
-            cache.clear()
-        known = cache[id(obj)] = (obj, make(obj))
+        known = cache.keep(id(obj), (obj, make(obj)))
     return known[1]
 
 
@@ -450,7 +449,7 @@ def _hello_json(hello: HelloReply | None) -> str:
     reply object (a process's hello is logged in each of its games)."""
     if hello is None:
         return "null"
-    return _once_per_object(_HELLOS, hello, _dump_hello, 256)
+    return _once_per_object(_HELLOS, hello, _dump_hello)
 
 
 def _dump_hello(hello: HelloReply) -> str:
@@ -459,7 +458,7 @@ def _dump_hello(hello: HelloReply) -> str:
 
 def _action_of(reply: PlayReply | PassReply | DropReply) -> Play | Pass | Drop:
     """``reply_to_action(reply)``, once per reply object (the parse cache hands out the same reply for a line)."""
-    return _once_per_object(_ACTIONS, reply, reply_to_action, 4096)
+    return _once_per_object(_ACTIONS, reply, reply_to_action)
 
 
 def _cpu_now(p: Participant) -> float | None:

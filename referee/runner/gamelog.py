@@ -34,6 +34,7 @@ from typing import Any, BinaryIO, Protocol
 from protocol import MAX_LINE
 from protocol.wire import history_entry, legal_reply
 from referee.engine import Event, RoundRecord, Ruleset, State, TurnAction
+from referee.memo import Memo, Policy
 from referee.runner.logfile import DECODE_ERRORS, LogPacker, open_log
 from referee.runner.logrecords import (
     LogError,
@@ -76,9 +77,8 @@ _encode_text: Callable[[str], str] = json.encoder.encode_basestring_ascii
 
 #: What ``received`` writes after a received line's ``ms`` (its ``"line"`` field and the line's end), by the line:
 #: bots repeat their replies (a random bot's 10,000 replies in 240 games are under 300 distinct lines). Short lines
-#: only, and at most ``_LINES_MAX`` of them.
-_LINES: dict[bytes, bytes] = {}
-_LINES_MAX = 4096
+#: only, and at most its size of them.
+_LINES: Memo[bytes, bytes] = Memo("runner.gamelog.LINES", 4096)
 _LINE_SHORT = 128
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
@@ -211,8 +211,8 @@ class GameLogWriter:
         tail = _LINES.get(line) if type(line) is bytes else None
         if tail is None:
             tail = b',"line":%b}\n' % _encode_text(line_text(line, _RAW_KEPT) or "").encode()
-            if type(line) is bytes and len(line) <= _LINE_SHORT and len(_LINES) < _LINES_MAX:
-                _LINES[line] = tail
+            if type(line) is bytes and len(line) <= _LINE_SHORT:
+                _LINES.keep(line, tail)
         t = _ms_bytes((self._clock() if at is None else at) - self._t0)
         head = b'{"event":"recv","t":%b,"seat":%d,"ms":%b' % (t, seat, _ms_bytes(elapsed))
         if cpu is not None:
@@ -304,15 +304,13 @@ def json_text(value: object) -> str:
 
 
 #: The ``rules`` of a header, by ruleset (a tournament plays one or a few).
-_RULES: dict[Ruleset, str] = {}
+_RULES: Memo[Ruleset, str] = Memo("runner.gamelog.RULES", 64, Policy.RENEW)
 
 
 def _rules_json(ruleset: Ruleset) -> str:
     known = _RULES.get(ruleset)
     if known is None:
-        if len(_RULES) >= 64:
-            _RULES.clear()
-        known = _RULES[ruleset] = _encode(ruleset.to_dict())
+        known = _RULES.keep(ruleset, _encode(ruleset.to_dict()))
     return known
 
 

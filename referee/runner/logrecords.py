@@ -34,6 +34,7 @@ from referee.engine import (
     deal_from_json,
     deal_to_json,
 )
+from referee.memo import Memo
 from referee.runner.faults import Fault
 
 LOG_FORMAT = 1
@@ -86,7 +87,7 @@ def action_to_json(action: TurnAction) -> JsonObject:
 
 #: Logged actions already read, by their fields with the fields' types (a game has a few dozen actions, and the
 #: same few hundred recur across a tournament's logs); engine actions are immutable, so they can be shared.
-_ACTIONS: dict[tuple[tuple[str, type, Any], ...], Play | Pass | Drop] = {}
+_ACTIONS: Memo[tuple[tuple[str, type, Any], ...], Play | Pass | Drop] = Memo("runner.logrecords.ACTIONS", 4096)
 
 
 def action_from_json(data: Any) -> Play | Pass | Drop:
@@ -104,9 +105,7 @@ def action_from_json(data: Any) -> Play | Pass | Drop:
         raise ValueError(f"not a turn reply: {exc}") from None
     assert isinstance(reply, PlayReply | PassReply | DropReply)  # what read_reply gives for Expect.TURN
     action = reply_to_action(reply)
-    if key is not None and len(_ACTIONS) < 4096:
-        _ACTIONS[key] = action
-    return action
+    return action if key is None else _ACTIONS.keep(key, action)
 
 
 # ---------------------------------------------------------------------------------------------- records

@@ -11,6 +11,7 @@ from protocol.errors import ProtocolViolation
 from protocol.jsonline import MAX_LINE
 from protocol.replies import Expect, HelloReply, Reply, read_reply
 from protocol.session import BYE_LINE, HELLO_LINE, error_line
+from referee.memo import Memo
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFailed, UnsolicitedOutput
 from referee.runner.process import BotProcess, LineTooLong
@@ -21,9 +22,8 @@ from referee.runner.spec import BotSpec
 #: the two alone and its replies are immutable (a discard's list is copied by its one reader, the game), and bots
 #: repeat themselves: a random bot's 10,000 replies over 240
 #: games are 277 distinct lines. A hit costs a lookup instead of a JSON parse and a model validation (about
-#: 10 us). Bounded: short lines only, and at most ``_PARSED_MAX`` of them (kept for the life of the process).
-_PARSED: dict[tuple[bytes, Expect], Reply] = {}
-_PARSED_MAX = 2048
+#: 10 us). Bounded: short lines only, and at most its size of them (kept for the life of the process).
+_PARSED: Memo[tuple[bytes, Expect], Reply] = Memo("runner.player.PARSED", 2048)
 _PARSED_LINE = 96
 
 
@@ -35,8 +35,8 @@ def _parse(raw: bytes, expect: Expect) -> Reply:
     if known is not None:
         return known
     reply = read_reply(raw, expect)
-    if expect is not Expect.HELLO and len(raw) <= _PARSED_LINE and len(_PARSED) < _PARSED_MAX:
-        _PARSED[key] = reply
+    if expect is not Expect.HELLO and len(raw) <= _PARSED_LINE:
+        _PARSED.keep(key, reply)
     return reply
 
 

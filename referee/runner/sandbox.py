@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 
+from referee.memo import Memo
 from referee.runner.config import RunnerConfig, SandboxMode
 from referee.runner.cpu_cgroup import check_clock
 from referee.runner.errors import BotSpecError
@@ -84,7 +85,7 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-_probed: dict[tuple[str, bool], str | None] = {}
+_probed: Memo[tuple[str, bool], str | None] = Memo("runner.sandbox.probed", 64)
 
 
 def bwrap_problem(bwrap: str, *, seccomp: bool = False) -> str | None:
@@ -94,30 +95,29 @@ def bwrap_problem(bwrap: str, *, seccomp: bool = False) -> str | None:
     Runs a tiny sandbox once per process (using the options a bot's sandbox uses) and remembers the answer.
     """
     key = (bwrap, seccomp)
-    if key not in _probed:
-        true = shutil.which("true") or "/bin/true"
-        argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
-        argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", "65536", "--tmpfs", "/tmp"]
-        argv += ["--remount-ro", "/tmp"]
-        fd = filter_fd() if seccomp else None
-        if seccomp and fd is None:
-            _probed[key] = filter_problem()
-            return _probed[key]
+    if key in _probed:
+        return _probed[key]
+    true = shutil.which("true") or "/bin/true"
+    argv = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL", "--clearenv"]
+    argv += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--size", "65536", "--tmpfs", "/tmp"]
+    argv += ["--remount-ro", "/tmp"]
+    fd = filter_fd() if seccomp else None
+    if seccomp and fd is None:
+        return _probed.keep(key, filter_problem())
+    if fd is not None:
+        argv += ["--seccomp", str(fd)]
+    try:
+        done = subprocess.run(
+            [*argv, true], capture_output=True, timeout=20, check=False, pass_fds=() if fd is None else (fd,)
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return _probed.keep(key, str(exc))
+    else:
+        err = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return _probed.keep(key, None if done.returncode == 0 else (err[0] if err else f"exit code {done.returncode}"))
+    finally:
         if fd is not None:
-            argv += ["--seccomp", str(fd)]
-        try:
-            done = subprocess.run(
-                [*argv, true], capture_output=True, timeout=20, check=False, pass_fds=() if fd is None else (fd,)
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            _probed[key] = str(exc)
-        else:
-            err = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            _probed[key] = None if done.returncode == 0 else (err[0] if err else f"exit code {done.returncode}")
-        finally:
-            if fd is not None:
-                os.close(fd)
-    return _probed[key]
+            os.close(fd)
 
 
 def seccomp_usable() -> bool:
@@ -382,12 +382,11 @@ def _earlier_results(own: str) -> list[str]:
     """Results folders and game-log folders (``RESULTS_MARKS``) of earlier runs inside the folder ``own``, and its
     version-control metadata (``VCS_MARKS``); looked for once per folder and process (a bot starts many times; what a
     run adds meanwhile is hidden anyway)."""
-    if own not in _earlier_found:
-        _earlier_found[own] = _find_results(own)
-    return _earlier_found[own]
+    known = _earlier_found.get(own)
+    return _earlier_found.keep(own, _find_results(own)) if known is None else known
 
 
-_earlier_found: dict[str, list[str]] = {}
+_earlier_found: Memo[str, list[str]] = Memo("runner.sandbox.earlier_found", 4096)
 
 
 def _find_results(own: str) -> list[str]:

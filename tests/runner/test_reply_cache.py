@@ -44,4 +44,4 @@ def test_the_cache_keeps_only_short_deal_and_turn_replies() -> None:
     assert (long_line, Expect.TURN) not in player._PARSED
     player._parse(b'{"type": "hello", "protocol": 1, "name": "a"}', Expect.HELLO)
     assert not any(expect is Expect.HELLO for _, expect in player._PARSED)
-    assert len(player._PARSED) <= player._PARSED_MAX
+    assert len(player._PARSED) <= player._PARSED.size
