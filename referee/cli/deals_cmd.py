@@ -109,20 +109,22 @@ def _verify_ladder(directory: Path) -> None:
 @click.argument("results", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--head", metavar="HEX", help="The chain head as it was published when the tournament ended.")
 def audit_cmd(results: Path, head: str | None) -> None:
-    """Check every stored game of RESULTS against the results' hash chain.
+    """Check every stored game of RESULTS (a tournament or a ladder) against its hash chain.
 
     Each game was linked, as it was stored, to the ones before it: SHA-256 of its rows (scores, ranks, seats,
     faults, replay) and of its game log, chained in storage order. Names every game whose results or log changed
     since, every game that is missing and every game that was added (with --head, the head printed when the
     tournament ended: also every game after it, and a chain rewritten after an edit). Exits with status 1 on any.
     """
+    from referee.ladder import LadderError
+    from referee.ladder.deal_check import audit_ladder, is_ladder
     from referee.runner.safe_text import visible
     from referee.tournament import StoreError
     from referee.tournament.deal_check import audit_results
 
     try:
-        found = audit_results(results, head)
-    except StoreError as exc:
+        found = audit_ladder(results, head) if is_ladder(results) else audit_results(results, head)
+    except (StoreError, LadderError) as exc:
         click.echo(f"referee audit: error: {visible(str(exc))}", err=True)
         sys.exit(2)
     for line in found.problems:

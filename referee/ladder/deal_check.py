@@ -17,10 +17,11 @@ from referee.ladder.model import BlockState
 from referee.ladder.store import LadderStore
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
+from referee.tournament.chain import ChainAudit
 from referee.tournament.deal_check import DealCheck
 from referee.tournament.deals import DealSecret, DealSecretError
 
-__all__ = ["EpochCheck", "check_ladder_deals", "is_ladder"]
+__all__ = ["EpochCheck", "audit_ladder", "check_ladder_deals", "is_ladder"]
 
 
 @dataclass(slots=True)
@@ -96,3 +97,11 @@ def _check_block(
             check.problem(f"game {game.id}: {path} was dealt from seed {header.seed}, the secret gives {seed}")
         elif header.deal != deal:
             check.problem(f"game {game.id}: {path} holds a deal that is not the deal of seed {seed}")
+
+
+def audit_ladder(directory: Path, head: str | None = None) -> ChainAudit:
+    """``referee audit DIR`` for a ladder: every stored game against the ladder's hash chain (``head``: one an epoch
+    published when it was revealed). Raises ``LadderStoreError`` for a folder that is not a ladder, or one made
+    before the chain."""
+    with LadderStore(LadderLayout.of(directory).db) as store:
+        return store.audit_chain(head)

@@ -70,4 +70,8 @@ class EpochKeeper:
         """Reveal each closed epoch with no block in play any more (announced)."""
         for epoch_id in self.store.epochs_to_reveal():
             self.store.reveal_epoch(epoch_id)
-            self.announce(f"epoch {epoch_id} closed; its secret is revealed: {self.store.epoch_secret(epoch_id)}")
+            head = self.store.epoch(epoch_id).chain_head
+            self.announce(
+                f"epoch {epoch_id} closed; its secret is revealed: {self.store.epoch_secret(epoch_id)}"
+                + (f"; the hash chain's head: {head}" if head else "")
+            )

@@ -138,6 +138,7 @@ class Epoch:
     revealed_at: str | None
     secret: str | None  # None until revealed
     blocks: int
+    chain_head: str | None = None  # the hash chain's last link when the epoch was revealed
 
 
 @dataclass(frozen=True, slots=True)

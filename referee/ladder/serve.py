@@ -283,6 +283,7 @@ class LadderServer:
             faults=tuple(result.faults),
             log_path=relative,
             duration=float(played.duration),
+            log_sha256=getattr(result, "log_sha256", None),
         )
 
     def _remove_logs(self, block_id: int) -> None:

@@ -19,7 +19,8 @@ Schema (version 1)::
     gates(version_id PRIMARY KEY, started_at, finished_at, passed, reasons (JSON list), report (JSON), build_log)
     epochs(id INTEGER PRIMARY KEY, scheme, commitment, secret,   -- the secret is shown only once revealed
            opened_at, closed_at, revealed_at,                   -- closed: no new block; revealed: none in play
-           rules)                                               -- JSON: the ruleset its deals were dealt for
+           rules,                                               -- JSON: the ruleset its deals were dealt for
+           chain_head)                                          -- the chain's last link when it was revealed
     blocks(id INTEGER PRIMARY KEY, epoch_id, kind, state, seats (JSON list of version ids), seed, attempts,
            created_at, finished_at, reason)
     block_seats(block_id, version_id, position, total, games, forfeits, matchpoints, relative)
@@ -30,6 +31,9 @@ Schema (version 1)::
     version_sums(version_id, n, mp, mp2, rel, rel2)   -- exact sums over its done blocks (``standing``: units)
     pair_sums(a, b, n, ab, sa, sb)              -- a < b: their shared done blocks, sums of products and of each
     meta blocks_done, games_done                -- counters kept with each committed block
+    chain(position, game_id, record, log, link) -- the hash chain over stored games (referee.tournament.chain):
+                                                -- each game's rows and log digested and linked, in storage order;
+                                                -- meta chain_scheme, and each epoch's chain_head when it is revealed
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
 """
 
@@ -62,6 +66,8 @@ from referee.ladder.model import (
     VersionState,
 )
 from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums
+from referee.tournament.chain import CHAIN_SCHEME, NO_LOG, ChainAudit, ChainEntry, audit, genesis, link
+from referee.tournament.store import log_digest, record_digest
 
 if TYPE_CHECKING:
     from referee.tournament.store import FaultLike
@@ -88,7 +94,7 @@ CREATE TABLE IF NOT EXISTS gates(
     passed INTEGER, reasons TEXT NOT NULL DEFAULT '[]', report TEXT, build_log TEXT);
 CREATE TABLE IF NOT EXISTS epochs(
     id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, commitment TEXT NOT NULL, secret TEXT NOT NULL,
-    opened_at TEXT NOT NULL, closed_at TEXT, revealed_at TEXT, rules TEXT NOT NULL DEFAULT '{}');
+    opened_at TEXT NOT NULL, closed_at TEXT, revealed_at TEXT, rules TEXT NOT NULL DEFAULT '{}', chain_head TEXT);
 CREATE TABLE IF NOT EXISTS blocks(
     id INTEGER PRIMARY KEY, epoch_id INTEGER NOT NULL REFERENCES epochs(id), kind TEXT NOT NULL,
     state TEXT NOT NULL, seats TEXT NOT NULL, seed INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 1,
@@ -125,6 +131,9 @@ CREATE TABLE IF NOT EXISTS pair_sums(
     a INTEGER NOT NULL REFERENCES versions(id), b INTEGER NOT NULL REFERENCES versions(id), n INTEGER NOT NULL,
     ab INTEGER NOT NULL, sa INTEGER NOT NULL, sb INTEGER NOT NULL, PRIMARY KEY (a, b));
 CREATE INDEX IF NOT EXISTS pair_sums_by_b ON pair_sums(b);
+CREATE TABLE IF NOT EXISTS chain(
+    position INTEGER PRIMARY KEY, game_id TEXT UNIQUE NOT NULL, record TEXT NOT NULL, log TEXT NOT NULL,
+    link TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS voids(
     block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
     at TEXT NOT NULL);
@@ -155,6 +164,17 @@ class GameRow:
     faults: tuple[FaultLike, ...]  # the runner's ``Fault``s of the game
     log_path: str | None
     duration: float
+    log_sha256: str | None = None  # SHA-256 of the log as written (the runner's); None: digested from the file
+
+
+def _game_record(db: sqlite3.Connection, game_id: str) -> str | None:
+    """``record_digest`` of one stored game: its ``games`` row, its ``seats`` by seat, its ``faults`` in order."""
+    game = db.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+    if game is None:
+        return None
+    seats = db.execute("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
+    faults = db.execute("SELECT * FROM faults WHERE game_id = ? ORDER BY rowid", (game_id,)).fetchall()
+    return record_digest(game, seats, faults, None)
 
 
 def _version(row: Sequence[Any]) -> Version:
@@ -197,6 +217,7 @@ class LadderStore:
                 db.executescript(_SCHEMA)  # idempotent: a ladder made before a table was added gets it
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('created_at', ?)", (now(),))
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('chain_scheme', ?)", (CHAIN_SCHEME,))
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         except sqlite3.Error as exc:
             self.close()
@@ -215,7 +236,7 @@ class LadderStore:
     @staticmethod
     def _tables_missing(db: sqlite3.Connection) -> bool:
         have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return "meta" in have and not {"version_sums", "pair_sums", "voids"} <= have
+        return "meta" in have and not {"version_sums", "pair_sums", "voids", "chain"} <= have
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
@@ -491,10 +512,13 @@ class LadderStore:
                 db.execute("UPDATE epochs SET revealed_at = ? WHERE id = ? AND revealed_at IS NULL", (stamp, epoch_id))
 
     def reveal_epoch(self, epoch_id: int) -> None:
+        """Reveal a closed epoch's secret, with the hash chain's head as it stands (published with it)."""
+        head = self.chain_head()
         with self._write() as db:
             db.execute(
-                "UPDATE epochs SET revealed_at = ? WHERE id = ? AND closed_at IS NOT NULL AND revealed_at IS NULL",
-                (now(), epoch_id),
+                "UPDATE epochs SET revealed_at = ?, chain_head = ? WHERE id = ? AND closed_at IS NOT NULL "
+                "AND revealed_at IS NULL",
+                (now(), head, epoch_id),
             )
 
     def epochs_to_reveal(self) -> list[int]:
@@ -511,13 +535,15 @@ class LadderStore:
     def epoch(self, epoch_id: int) -> Epoch:
         rows = self._read(
             "SELECT e.id, e.scheme, e.commitment, e.opened_at, e.closed_at, e.revealed_at, e.secret, "
-            "(SELECT count(*) FROM blocks b WHERE b.epoch_id = e.id AND b.state = 'done') FROM epochs e WHERE e.id = ?",
+            "(SELECT count(*) FROM blocks b WHERE b.epoch_id = e.id AND b.state = 'done'), e.chain_head "
+            "FROM epochs e WHERE e.id = ?",
             (epoch_id,),
         )
         if not rows:
             raise NotFound(f"no epoch {epoch_id}")
-        eid, scheme, commitment, opened, closed, revealed, secret, blocks = rows[0]
-        return Epoch(eid, scheme, commitment, opened, closed, revealed, secret if revealed else None, blocks)
+        eid, scheme, commitment, opened, closed, revealed, secret, blocks, head = rows[0]
+        shown = secret if revealed else None
+        return Epoch(eid, scheme, commitment, opened, closed, revealed, shown, blocks, head if revealed else None)
 
     def epochs(self) -> list[Epoch]:
         return [self.epoch(r[0]) for r in self._read("SELECT id FROM epochs ORDER BY id")]
@@ -687,6 +713,7 @@ class LadderStore:
                 "INSERT INTO ratings VALUES (?, ?, ?, ?)",
                 [(r.version_id, block_id, *ratings[r.version_id]) for r in results],
             )
+            self._chain(db, ids, games)
             units = sorted(
                 (r.version_id, round(r.matchpoints * MP_UNIT), round(r.relative * REL_UNIT)) for r in results
             )
@@ -714,6 +741,71 @@ class LadderStore:
             db.execute(
                 "UPDATE blocks SET state = ?, finished_at = ? WHERE id = ?", (BlockState.DONE.value, stamp, block_id)
             )
+
+    # ------------------------------------------------------------------------------------------ hash chain
+
+    def _genesis(self, db: sqlite3.Connection) -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE key = 'created_at'").fetchone()
+        scheme = db.execute("SELECT value FROM meta WHERE key = 'chain_scheme'").fetchone()
+        if row is None or scheme is None or scheme[0] != CHAIN_SCHEME:
+            return None
+        return genesis("referee-ladder", str(row[0]))
+
+    def _chain(self, db: sqlite3.Connection, game_ids: Sequence[str], games: Sequence[GameRow]) -> None:
+        """Link the block's games (just inserted) to the chain, in rotation order."""
+        first = self._genesis(db)
+        if first is None:
+            return  # a ladder made before the chain
+        last = db.execute("SELECT position, link FROM chain ORDER BY position DESC LIMIT 1").fetchone()
+        position, previous = (0, first) if last is None else (int(last[0]), str(last[1]))
+        rows = []
+        for gid, g in zip(game_ids, games, strict=True):
+            record = _game_record(db, gid) or ""
+            log = g.log_sha256 or log_digest(None if g.log_path is None else self.path.parent / g.log_path) or NO_LOG
+            previous = link(previous, record, log)
+            position += 1
+            rows.append((position, gid, record, log, previous))
+        db.executemany("INSERT INTO chain VALUES (?, ?, ?, ?, ?)", rows)
+
+    def chain_head(self) -> str | None:
+        """The chain's last link (its genesis before the first game); None for a ladder made before the chain."""
+        db = self._db()
+        try:
+            first = self._genesis(db)
+            row = db.execute("SELECT link FROM chain ORDER BY position DESC LIMIT 1").fetchone()
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+        return None if first is None else (first if row is None else str(row[0]))
+
+    def audit_chain(self, head: str | None = None) -> ChainAudit:
+        """Every stored game checked against the hash chain (``referee.tournament.chain.audit``): its rows and its
+        log against their digests at storage time, the links, games gone or added (after ``head`` when given).
+        Raises ``LadderStoreError`` for a ladder made before the chain."""
+        db = self._db()
+        try:
+            with self.snapshot():
+                first = self._genesis(db)
+                if first is None:
+                    raise LadderStoreError(f"{self.path} was made before the ladder kept a hash chain")
+                chained = db.execute("SELECT position, game_id, record, log, link FROM chain ORDER BY position")
+                entries = []
+                seen = set()
+                for position, gid, record, log, stored_link in chained.fetchall():
+                    seen.add(gid)
+                    entries.append(ChainEntry(gid, position, record, log, stored_link, *self._now_digests(db, gid)))
+                for (gid,) in db.execute("SELECT id FROM games").fetchall():
+                    if gid not in seen:
+                        entries.append(ChainEntry(gid, None, None, None, None, *self._now_digests(db, gid)))
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+        return audit(first, entries, head)
+
+    def _now_digests(self, db: sqlite3.Connection, game_id: str) -> tuple[str | None, str | None]:
+        record = _game_record(db, game_id)
+        row = db.execute("SELECT log_path FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            return record, None
+        return record, log_digest(None if row[0] is None else self.path.parent / row[0])
 
     # ------------------------------------------------------------------------------------------ games
 

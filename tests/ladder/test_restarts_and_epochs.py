@@ -13,10 +13,12 @@ import time
 from pathlib import Path
 
 import trio
+import zstandard
 from click.testing import CliRunner
 
 from referee.cli import main
 from referee.ladder import BlockState, Ladder
+from referee.runner.gamelog import log_content
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _serve_until, _submit
 
@@ -135,3 +137,36 @@ def test_a_block_voided_for_a_reason_not_a_bots_is_played_again_once_and_a_faili
         assert not ladder.games(9)
     assert any("block 5 voided, to be played again" in line for line in lines)
     _consistent(lad)
+
+
+def test_the_hash_chain_names_a_changed_result_a_changed_log_and_a_removed_game(tmp_path: Path) -> None:
+    lad = _ladder(tmp_path)
+    for i, name in enumerate(["ann", "bob", "cat"]):
+        _submit(lad, name, bot_text(strength=i), tmp_path)
+    fakes, lines = Fakes(), []
+    trio.run(_serve_until, lad, fakes, lambda lad_: len([e for e in lad_.store.epochs() if e.secret]) >= 1, lines)
+    with Ladder.open(lad) as ladder:
+        revealed = next(e for e in ladder.epochs() if e.secret)
+        assert revealed.chain_head and any(revealed.chain_head in line for line in lines)
+        game = ladder.games(3)[1]
+    runner = CliRunner()
+    out = runner.invoke(main, ["audit", str(lad)])
+    assert out.exit_code == 0 and "audited: all" in out.output, out.output
+    out = runner.invoke(main, ["audit", str(lad), "--head", revealed.chain_head])
+    assert out.exit_code == 1 and "added after the published head" in out.output  # games stored since it
+    db = sqlite3.connect(lad / "ladder.sqlite")
+    db.execute("UPDATE seats SET score = score - 5 WHERE game_id = ? AND seat = 0", (game.id,))
+    db.execute("DELETE FROM seats WHERE game_id = '5.0'")
+    db.execute("DELETE FROM games WHERE id = '5.0'")
+    db.commit()
+    db.close()
+    log = lad / str(game.log_path)
+    text = log_content(log)
+    changed = text.replace(b'"seed":', b'"seed": ', 1)
+    assert changed != text
+    log.write_bytes(zstandard.ZstdCompressor().compress(changed) if log.name.endswith(".zst") else changed)
+    out = runner.invoke(main, ["audit", str(lad)])
+    assert out.exit_code == 1, out.output
+    assert f"{game.id}: its stored result differs" in out.output
+    assert f"{game.id}: its game log differs" in out.output
+    assert "5.0: missing" in out.output
