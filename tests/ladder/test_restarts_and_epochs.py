@@ -149,6 +149,8 @@ def test_the_hash_chain_names_a_changed_result_a_changed_log_and_a_removed_game(
         revealed = next(e for e in ladder.epochs() if e.secret)
         assert revealed.chain_head and any(revealed.chain_head in line for line in lines)
         game = ladder.games(3)[1]
+        more = ladder.store.block_count() + 3
+    trio.run(_serve_until, lad, fakes, lambda lad_: lad_.store.block_count() >= more, lines)  # games after the head
     runner = CliRunner()
     out = runner.invoke(main, ["audit", str(lad)])
     assert out.exit_code == 0 and "audited: all" in out.output, out.output
