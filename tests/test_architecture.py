@@ -215,3 +215,52 @@ def test_every_cache_is_a_memo() -> None:
             if isinstance(node, ast.FunctionDef):
                 found += [f"{module}:{node.name}" for d in node.decorator_list if "cache" in ast.unparse(d)]
     assert found == [], f"make these referee.memo.Memo (or @memoized): {found}"
+
+
+#: Modules imported at run time that an optional extra provides (``pip install 'referee[cluster]'``): only the command
+#: that needs one imports it, and says so in one line where it is missing.
+EXTRAS = {"dask": "cluster", "distributed": "cluster"}
+
+
+def test_every_module_imported_at_run_time_is_a_dependency() -> None:
+    """A plain ``pip install .`` runs every format and command: each third-party module the code imports at run time
+    (inside functions too) comes from a distribution listed in ``dependencies`` (or, for ``EXTRAS``, in that extra)."""
+    import importlib.metadata
+    import re
+    import sys
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        """The distributions the requirements install: their names, and those of their extras ("dask[distributed]":
+        dask and distributed)."""
+        out = set()
+        for requirement in requirements:
+            name, _, rest = requirement.partition("[")
+            out.add(re.split(r"[\s<>=!~;]", name, maxsplit=1)[0])
+            out.update(x.strip() for x in rest.split("]")[0].split(",") if rest)
+        return {n.lower().replace("_", "-") for n in out}
+
+    declared = names(project["dependencies"])
+    extras = {extra: names(reqs) for extra, reqs in project["optional-dependencies"].items()}
+    providers = importlib.metadata.packages_distributions()
+    used: dict[str, set[str]] = {}
+    for module in sources():
+        for node in _run_time_nodes(_tree(module)):
+            if isinstance(node, ast.Import):
+                tops = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops = [node.module.split(".")[0]]
+            else:
+                continue
+            for top in tops:
+                if top not in sys.stdlib_module_names and top not in (*PACKAGES, "__future__"):
+                    used.setdefault(top, set()).add(module)
+    missing = []
+    for top, where in sorted(used.items()):
+        dists = {d.lower().replace("_", "-") for d in providers.get(top, [top])}
+        wanted = extras[EXTRAS[top]] if top in EXTRAS else declared
+        if not dists & wanted:
+            missing.append(f"{top} ({', '.join(sorted(dists))}; imported by {min(where)})")
+    assert missing == [], f"add to pyproject.toml's dependencies: {missing}"

@@ -126,12 +126,13 @@ def seccomp_usable() -> bool:
     return bwrap is not None and bwrap_problem(bwrap, seccomp=True) is None
 
 
-def resolve_mode(config: RunnerConfig) -> SandboxMode:
+def resolve_mode(config: RunnerConfig, *, quiet: bool = False) -> SandboxMode:
     """``SandboxMode.BWRAP`` or ``SandboxMode.NONE`` for ``config.sandbox``.
 
-    ``auto`` uses bubblewrap when it is installed and works here; otherwise it says once on stderr that bots
-    run with resource limits and process groups only. Raises ``BotSpecError`` when ``bwrap`` is required but
-    absent or not working.
+    ``auto`` uses bubblewrap when it is installed and works here; otherwise it says once on stderr (when the first
+    bot starts: ``quiet`` for the checks before any game, so that a command refused for another reason says only
+    that) that bots run with resource limits and process groups only. Raises ``BotSpecError`` when ``bwrap`` is
+    required but absent or not working.
     """
     global _notice_given
     if config.sandbox == SandboxMode.NONE:
@@ -139,13 +140,13 @@ def resolve_mode(config: RunnerConfig) -> SandboxMode:
     bwrap = bwrap_path()
     problem = "not found" if bwrap is None else bwrap_problem(bwrap)
     if problem is None:
-        _check_filter(config)
+        _check_filter(config, quiet=quiet)
         return SandboxMode.BWRAP
     if config.sandbox == SandboxMode.BWRAP:
         if bwrap is None:
             raise BotSpecError("--sandbox bwrap needs bubblewrap: install it (Debian: apt install bubblewrap)")
         raise BotSpecError(f"--sandbox bwrap: bubblewrap cannot make a sandbox here ({problem}); use --sandbox none")
-    if not _notice_given:
+    if not _notice_given and not quiet:
         _notice_given = True
         why = "not found" if bwrap is None else f"not usable here: {problem}"
         print(
@@ -155,7 +156,7 @@ def resolve_mode(config: RunnerConfig) -> SandboxMode:
     return SandboxMode.NONE
 
 
-def _check_filter(config: RunnerConfig) -> None:
+def _check_filter(config: RunnerConfig, *, quiet: bool = False) -> None:
     """Raise ``BotSpecError`` for ``--sandbox bwrap`` without the seccomp filter (no libseccomp); with ``auto``
     say once on stderr that bots can still signal each other through file locks."""
     global _filter_notice_given
@@ -168,7 +169,7 @@ def _check_filter(config: RunnerConfig) -> None:
             f"--sandbox bwrap: the seccomp filter that closes file locks between bots cannot be used here "
             f"({problem}): install libseccomp (Debian: apt install libseccomp2), or use --sandbox auto"
         )
-    if not _filter_notice_given:
+    if not _filter_notice_given and not quiet:
         _filter_notice_given = True
         print(
             f"referee: the seccomp filter cannot be used here ({problem}); bots run in bubblewrap, but may "
@@ -440,7 +441,7 @@ def check_results_hidden(specs: Iterable[BotSpec], config: RunnerConfig, *, nest
     logs) lies inside one; also raises it when ``--sandbox bwrap`` cannot be had, and for ``--clock cpu`` where no
     CPU cgroup per bot can be made (``cpu_cgroup.check_clock``)."""
     check_clock(config)
-    if resolve_mode(config) == SandboxMode.BWRAP:
+    if resolve_mode(config, quiet=True) == SandboxMode.BWRAP:
         for spec in specs:
             check_hidden(spec, config.hidden, nested=nested)
 

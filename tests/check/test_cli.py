@@ -18,7 +18,7 @@ def test_a_passing_bot_exits_0_with_json_and_junit(tmp_path: Path) -> None:
     junit = tmp_path / "reports" / "honest.xml"
     result = CliRunner().invoke(main, ["check", str(RUNNER_BOTS / "honest.py"), *FAST, "--json", "--junit", str(junit)])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["passed"] is True and data["name"] == "honest"
     assert len(data["games"]) == 4  # three planned games and the one with unknown fields
     move_time = next(c for c in data["checks"] if c["name"] == "move-time")
@@ -90,7 +90,7 @@ def test_stray_output_after_the_last_game_is_caught() -> None:
     args = ["check", f"python {FLAWED} chatty-at-end", "--games", "1", "--jobs", "2", "--sandbox", "none"]
     result = CliRunner().invoke(main, [*args, "--opponent", str(RUNNER_BOTS / "honest.py"), "--json"])
     assert result.exit_code == 1
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     check = next(c for c in report["checks"] if c["name"] == "stdout-protocol-only")
     assert check["outcome"] == "failed"
     assert {e["received"] for e in check["evidence"]} == {"good game"}

@@ -33,7 +33,7 @@ def test_template_passes_referee_check(template: str) -> None:
     args = ["check", str(EXAMPLES / "templates" / template), "--games", "6", "--move-time", "1.0", "--json"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)  # stderr may say once that bubblewrap is missing
     assert report["passed"] and len(report["games"]) == 7
 
 
@@ -48,7 +48,7 @@ def test_templates_play_each_other_without_passing_to_the_turn_limit(tmp_path: P
         args = ["play", *bots, "--seed", str(seed), "--rules", str(tmp_path / "rules.json"), "--json"]
         result = CliRunner().invoke(main, [*args, "--log", str(tmp_path / f"g{seed}.jsonl")])
         assert result.exit_code == 0, result.output
-        game = json.loads(result.output)
+        game = json.loads(result.stdout)
         assert game["faults"] == [] and max(game["scores"]) < 100, game
 
 

@@ -73,7 +73,7 @@ def test_kit_passes_referee_check(build: Build, kit: str, mode: str) -> None:
     # for its first replies; what the test asserts is that the kit speaks the protocol and passes every check.
     args = ["check", build(kit), "--sandbox", mode, *MODES[mode], "--startup-time", "30", "--move-time", "5", "--json"]
     result = CliRunner().invoke(main, args)
-    report = json.loads(result.output)
+    report = json.loads(result.stdout)
     failed = [c for c in report["checks"] if c["outcome"] != "passed"]
     assert result.exit_code == 0 and report["passed"], failed
     assert report["name"] == KITS[kit][2]
@@ -103,7 +103,7 @@ def test_kits_play_each_other_and_themselves_without_reaching_the_turn_limit(
             args = ["play", *table, "--seed", str(seed), "--rules", str(tmp_path / "rules.json")]
             result = CliRunner().invoke(main, [*args, "--startup-time", "30", "--json", "--log", str(log)])
             assert result.exit_code == 0, result.output
-            game = json.loads(result.output)
+            game = json.loads(result.stdout)
             assert game["faults"] == [], game
             assert _limit_drops(log) == 0, f"{table} reached the turn limit with seed {seed}"
 
