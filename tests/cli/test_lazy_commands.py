@@ -18,8 +18,14 @@ from referee.runner import Limits
 from referee.runner.config import SandboxMode
 
 #: What ``--help`` may load of the packages below: the tournament's option declarations and its formats' registry
-#: (``referee run --help`` shows them), which import nothing heavy.
-LIGHT = ("referee.tournament", "referee.tournament.options", "referee.tournament.formats")
+#: (``referee run --help`` shows them), and the race's progress record the race format names (a dataclass), which
+#: import nothing heavy. The last one is a package: its modules are light too.
+LIGHT = (
+    "referee.tournament",
+    "referee.tournament.options",
+    "referee.tournament.race_status",
+    "referee.tournament.formats",
+)
 
 HEAVY = (
     "pydantic",
