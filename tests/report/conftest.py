@@ -14,15 +14,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 # the tournament tests' random bot: MISBEHAVE=illegal|crash makes it fault on its MISBEHAVE_AT-th turn of every game
 RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
 
 
 def referee(*args: object, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -86,19 +77,6 @@ def copy_of(tmp_path: Path) -> Any:
         return target
 
     return copy
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """Debian's chromium driven by Playwright (headless); the tests skip only when chromium is not installed."""
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (/usr/bin/chromium); .ci/run installs it with apt")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -18,20 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from referee.ladder import BlockKind, VersionState
-from tests.report.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.web.ladderdata import HOSTILE, HOSTILE_STDERR, ROOT, Built, commit_simulated
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (/usr/bin/chromium); .ci/run installs it with apt")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -10,31 +10,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from referee.ladder import Ladder
 from referee.ladder.serve import ServeOptions
 from referee.web import WebSettings, serve_with_web
 from tests.ladder.fakes import Fakes, bot_text
-from tests.report.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.web.conftest import InThread
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("chromium is not installed (/usr/bin/chromium); .ci/run installs it with apt")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def until(check: Any, timeout: float = 30.0) -> None:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from referee.tournament.formats.base import Format, Results, Schedule
 from referee.tournament.options import Option
-from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
@@ -109,6 +108,8 @@ class RaceSchedule:
         return self.race.reason is not None
 
     def round_started(self, tally: Tally, progress: Progress) -> None:
+        from referee.tournament.race_status import RaceStatus  # here: ``run --help`` imports this module
+
         race = self.race  # where the race stands, and the live standings in its order
         order = race.outcome().order
         tally.order = order
