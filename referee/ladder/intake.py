@@ -133,6 +133,8 @@ class _Tree:
 
     def folder(self, name: str) -> None:
         self.count(name)
+        if name.rstrip("/") == ".":
+            return  # "./": the archive's own top (``tar -czf bot.tar.gz .`` writes it first)
         path = self.clean(name)
         target = self.root.joinpath(*path.parts)
         if target.is_file() or target.is_symlink():

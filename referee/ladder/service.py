@@ -152,6 +152,10 @@ class VersionStatus:
         }
 
 
+def _fingerprint(token: str) -> bytes:
+    return hashlib.sha256(token.strip().encode("utf-8", "replace")).digest()
+
+
 def check_name(name: str) -> str:
     """An entrant name as given, if usable: 1 to 48 printable characters, no ``/`` or ``#``, no space at either
     end, not ``.`` or ``..`` (it names files). Raises ``Refused``."""
@@ -178,7 +182,7 @@ class Ladder:
         self.layout = layout
         self.config = config
         self.store = store
-        self._checked: dict[bytes, Principal] = {}
+        self._checked: dict[bytes, tuple[Principal, str | None]] = {}
 
     # ------------------------------------------------------------------------------------------ opening
 
@@ -239,18 +243,38 @@ class Ladder:
         self._checked.clear()
         return token
 
+    def token_stamp(self, principal: Principal) -> str | None:
+        """The stored hash of ``principal``'s token as it is now (one read): a token checked earlier stands only
+        while this is unchanged, so a token renewed by another process (``referee ladder token``) stops working at
+        once in a running ``serve``."""
+        if principal.admin:
+            return self.store.meta("admin_token")
+        return None if principal.entrant_id is None else self.store.token_hash(principal.entrant_id)
+
+    def remembered(self, token: str) -> Principal | None:
+        """Who ``token`` belongs to if ``authenticate`` verified it before and its stored hash is unchanged since
+        (``token_stamp``: one read, no scrypt), else None."""
+        fingerprint = _fingerprint(token)
+        known = self._checked.get(fingerprint)
+        if known is None:
+            return None
+        if self.token_stamp(known[0]) != known[1]:
+            self._checked.pop(fingerprint, None)
+            return None
+        return known[0]
+
     def authenticate(self, token: str) -> Principal | None:
         """Who ``token`` belongs to (the organiser or an entrant), or None. Takes one scrypt (tens of
         milliseconds) the first time a token is seen, whatever the token; a token checked before is
-        remembered (by its SHA-256) until a token is renewed."""
-        fingerprint = hashlib.sha256(token.strip().encode("utf-8", "replace")).digest()
-        known = self._checked.get(fingerprint)
+        remembered (by its SHA-256) while its stored hash is unchanged (``remembered``)."""
+        known = self.remembered(token)
         if known is not None:
             return known
         who = token_owner(token)
         principal: Principal | None = None
         if who == ADMIN:
-            if check_token(token, self.store.meta("admin_token")):
+            stored = self.store.meta("admin_token")
+            if check_token(token, stored):
                 principal = Principal(admin=True)
         else:
             entrant = self.store.entrant(who) if isinstance(who, int) else None
@@ -260,7 +284,7 @@ class Ladder:
         if principal is not None:
             if len(self._checked) >= TOKEN_CACHE:
                 self._checked.clear()
-            self._checked[fingerprint] = principal
+            self._checked[_fingerprint(token)] = (principal, stored)  # the hash checked against, not a later one
         return principal
 
     # ------------------------------------------------------------------------------------------ entrants
