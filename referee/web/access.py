@@ -12,9 +12,9 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
-from referee.web.auth import COOKIE, bearer_token
+from referee.web.auth import bearer_token, cookie_name
 
-__all__ = ["caller", "may_see", "signed_in"]
+__all__ = ["caller", "checked", "may_see", "signed_in"]
 
 
 async def caller(request: Request) -> Any:
@@ -27,21 +27,31 @@ async def caller(request: Request) -> Any:
     """
     web = request.app.state.web
     bearer = bearer_token(request.headers.get("authorization"))
-    token = bearer if bearer is not None else request.cookies.get(COOKIE)
-    address = request.client.host if request.client else "unknown"
-    principal = None
-    if token:
-        principal = web.auth.remembered(token)
-        if principal is None:
-            _count(web, web.checks, f"check:{address}", web.settings.rate // 10 or 1)
-            principal = await web.auth.principal(token)
-    _count(web, web.rate, _who(principal, address), web.settings.rate)
+    token = bearer if bearer is not None else request.cookies.get(cookie_name(web.settings.behind_proxy))
+    principal = await checked(request, token) if token else None
+    request.state.caller_key = _who(principal, _address(request))
+    _count(web, web.rate, request.state.caller_key, web.settings.rate)
     if bearer is not None and principal is None:
         raise HTTPException(
             401, "the token is not valid: use the one `referee ladder add` printed", {"WWW-Authenticate": "Bearer"}
         )
     request.state.principal = principal
     return principal
+
+
+async def checked(request: Request, token: str) -> Any:
+    """The principal of ``token`` (None when it is wrong). A token not verified before costs a scrypt, so such
+    checks are counted per client address, at a tenth of the rate: 429 with ``Retry-After`` past that."""
+    web = request.app.state.web
+    principal = web.auth.remembered(token)
+    if principal is None:
+        _count(web, web.checks, f"check:{_address(request)}", web.settings.rate // 10 or 1)
+        principal = await web.auth.principal(token)
+    return principal
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
 
 
 def _who(principal: Any, address: str) -> str:

@@ -6,9 +6,11 @@ submitting, and reading a version's stderr and fault details, needs its entrant'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
@@ -27,19 +29,26 @@ from referee.web.models import (
 )
 from referee.web.uploads import UploadRefused, received_upload
 
-__all__ = ["router", "submit_upload"]
+__all__ = ["NUMBER_MAX", "Before", "Number", "router", "submit_upload"]
 
 Caller = Annotated[Any, Depends(caller)]
+#: The largest number a block id or version number can be (SQLite's integers): a larger one is refused with 422.
+NUMBER_MAX = 2**63 - 1
+#: A version number or a block id in a path; ``Before`` pages the blocks.
+Number = Annotated[int, Path(ge=1, le=NUMBER_MAX)]
+Before = Annotated[int | None, Query(ge=1, le=NUMBER_MAX, description="only blocks with a lower id (paging)")]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody, "description": what}
     for code, what in {
         401: "no token, or a wrong one",
-        403: "another entrant's things",
+        403: "another entrant's things, or a form from another site",
         404: "no such entrant, version, block or game",
+        408: "a body sent too slowly",
         413: "a body over the size limit",
         422: "a parameter or a submission that does not fit (the first problem, one line)",
         429: "over the rate limit (see Retry-After)",
+        503: "too many exports at once (see Retry-After)",
     }.items()
 }
 
@@ -111,7 +120,7 @@ async def submit(
     return JSONResponse(
         body.model_dump(mode="json"),
         status_code=201,
-        headers={"Location": f"/api/entrants/{body.entrant}/versions/{body.version}"},
+        headers={"Location": f"/api/entrants/{quote(body.entrant, safe='')}/versions/{body.version}"},
     )
 
 
@@ -123,14 +132,14 @@ async def entrant(request: Request, who: Caller, name: str) -> EntrantBody:
 
 
 @router.get("/entrants/{name}/versions/{number}", response_model=VersionBody, tags=["versions"])
-async def version(request: Request, who: Caller, name: str, number: int) -> VersionBody:
+async def version(request: Request, who: Caller, name: str, number: Number) -> VersionBody:
     """A version's status: building, gating, placement, ranked, or failed (with the reasons, for its author)."""
     body: VersionBody = await _ladder(request).run(views.version, who, name, number)
     return body
 
 
 @router.get("/entrants/{name}/versions/{number}/faults", response_model=list[FaultBody], tags=["author"])
-async def faults(request: Request, who: Caller, name: str, number: int) -> list[FaultBody]:
+async def faults(request: Request, who: Caller, name: str, number: Number) -> list[FaultBody]:
     """The version's latest faults with their details and the offending lines: its author's and the organiser's
     only."""
     may_see(who, name)
@@ -139,7 +148,7 @@ async def faults(request: Request, who: Caller, name: str, number: int) -> list[
 
 
 @router.get("/entrants/{name}/versions/{number}/stderr", response_model=list[LogFile], tags=["author"])
-async def stderr(request: Request, who: Caller, name: str, number: int) -> list[LogFile]:
+async def stderr(request: Request, who: Caller, name: str, number: Number) -> list[LogFile]:
     """The version's stderr (ranked play and its gate), each file's end: its author's and the organiser's only."""
     may_see(who, name)
     found: list[LogFile] = await _ladder(request).run(views.stderr, name, number)
@@ -150,10 +159,10 @@ async def stderr(request: Request, who: Caller, name: str, number: int) -> list[
 async def blocks(
     request: Request,
     who: Caller,
-    before: Annotated[int | None, Query(ge=1, description="only blocks with a lower id (paging)")] = None,
+    before: Before = None,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     entrant: Annotated[str | None, Query(max_length=48)] = None,
-    version: Annotated[int | None, Query(ge=1)] = None,
+    version: Annotated[int | None, Query(ge=1, le=NUMBER_MAX)] = None,
 ) -> list[BlockBody]:
     """Blocks newest first with their results (of one version with ``entrant`` and ``version``)."""
     found: list[BlockBody] = await _ladder(request).run(
@@ -163,7 +172,7 @@ async def blocks(
 
 
 @router.get("/blocks/{block_id}", response_model=BlockBody, tags=["games"])
-async def block(request: Request, who: Caller, block_id: int) -> BlockBody:
+async def block(request: Request, who: Caller, block_id: Number) -> BlockBody:
     """A block: its deal's seed, its epoch, each version's result on it, and its games."""
     body: BlockBody = await _ladder(request).run(views.block, block_id)
     return body
@@ -202,5 +211,25 @@ async def epochs(request: Request, who: Caller) -> list[EpochBody]:
 @router.get("/export.jsonl", tags=["standings"], response_class=StreamingResponse)
 async def export(request: Request, who: Caller) -> StreamingResponse:
     """Every finished game as one JSON object a line (game, block, epoch, seed, rotation, seats with version, score,
-    rank, forfeit), streamed in block order, so anyone can re-rate the ladder."""
-    return StreamingResponse(_ladder(request).stream(views.export_lines), media_type="application/x-ndjson")
+    rank, forfeit), streamed in block order, so anyone can re-rate the ladder. One at a time per caller and two in
+    all (429 or 503 with ``Retry-After`` past that)."""
+    release = request.app.state.web.exports.take(request.state.caller_key, "the export")
+    try:
+        return _Releasing(_ladder(request).stream(views.export_lines), release, media_type="application/x-ndjson")
+    except BaseException:
+        release()
+        raise
+
+
+class _Releasing(StreamingResponse):
+    """A streamed response that gives its slot back (``slots.Slots``) when it ends, however it ends."""
+
+    def __init__(self, content: Any, release: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(content, **kwargs)
+        self._release = release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()

@@ -30,13 +30,16 @@ from referee.web.models import LeaderboardBody
 from referee.web.ratelimit import RateLimit
 from referee.web.reads import LadderAccess
 from referee.web.settings import WebSettings
+from referee.web.slots import Slots
 from referee.web.templating import make_templates
 
-__all__ = ["STATIC", "UPLOAD_PATHS", "Web", "create_app"]
+__all__ = ["EXPORTS", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
 
 STATIC = Path(__file__).with_name("static")
 #: The routes that take a submission (their bodies are capped by ``uploads.py``, the rest by ``bodies.py``).
 UPLOAD_PATHS = frozenset({"/api/versions", "/submit"})
+#: Exports streamed at once (each reads every stored game), one per caller.
+EXPORTS = 2
 
 
 @dataclass
@@ -51,11 +54,12 @@ class Web:
     rate: RateLimit = field(init=False)
     checks: RateLimit = field(init=False)
     board: Board = field(init=False)
+    exports: Slots = field(default_factory=lambda: Slots(EXPORTS, 1))
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
     _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
-        self.auth = Authenticator(self.ladder.authenticate)
+        self.auth = Authenticator(self.ladder.remembered, self.ladder.authenticate)
         self.rate = RateLimit(self.settings.rate)
         self.checks = RateLimit(max(1, self.settings.rate // 10))
         self.board = Board(self.ladder, self.settings.poll_seconds)
@@ -129,6 +133,6 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS)
+    app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total)
     app.add_middleware(SecurityHeaders)
     return app

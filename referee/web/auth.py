@@ -1,20 +1,16 @@
 """Who is asking: an entrant's token (``Authorization: Bearer``, or the sign-in cookie) or the organiser's.
 
 The store keeps only a scrypt hash of each token and checks a token against it with a constant-time comparison
-(``referee.ladder``). scrypt is slow on purpose (tens of milliseconds), so a token once verified is remembered
-here under an HMAC of it with a key made at start and never stored: a later request with the same token costs a
-dictionary look-up, and the look-up reveals nothing about other tokens (an attacker cannot compute the HMAC).
-Wrong tokens are never remembered (a flood of them would fill memory); ``access.caller`` limits how many tokens
-not seen before one client address may have checked a minute, and a check runs in a thread, one at a time, so it
-never stalls the pages.
+(``referee.ladder``). scrypt is slow on purpose (tens of milliseconds), so the ladder remembers a token it verified
+(``Ladder.remembered``: a dictionary look-up and one read that the token's stored hash is unchanged, so a token
+renewed with ``referee ladder token``, even from another process, stops working at once). Wrong tokens are never
+remembered (a flood of them would fill memory); ``access.caller`` limits how many tokens not seen before one client
+address may have checked a minute, and a check runs in a thread, one at a time, so it never stalls the pages.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
-import secrets
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -22,14 +18,19 @@ import trio
 
 P = TypeVar("P")
 
-__all__ = ["COOKIE", "Authenticator", "bearer_token"]
+__all__ = ["COOKIE", "Authenticator", "bearer_token", "cookie_name"]
 
-#: The sign-in cookie: HttpOnly, SameSite=Strict, Secure behind a TLS proxy (``WebSettings.behind_proxy``).
+#: The sign-in cookie: HttpOnly, SameSite=Strict; behind a TLS proxy (``WebSettings.behind_proxy``) Secure and named
+#: with the ``__Host-`` prefix (``cookie_name``), so that no other host (a sibling subdomain) can set it for this one.
 COOKIE = "referee_token"
 #: What a token can look like (URL-safe base64 and dots, bounded): anything else is refused before any hashing.
 _SHAPE = re.compile(r"[A-Za-z0-9_.\-]{16,200}")
-#: At most this many verified tokens are remembered (the oldest is forgotten first).
-_REMEMBERED = 10_000
+
+
+def cookie_name(secure: bool) -> str:
+    """The sign-in cookie's name: ``__Host-referee_token`` when it is Secure (browsers then take it only from this
+    host, over TLS, for the whole site), else ``referee_token``."""
+    return f"__Host-{COOKIE}" if secure else COOKIE
 
 
 def bearer_token(authorization: str | None) -> str | None:
@@ -43,42 +44,27 @@ def bearer_token(authorization: str | None) -> str | None:
 
 
 class Authenticator(Generic[P]):
-    """Tokens to principals (``referee.ladder.Principal``). ``verify(token)`` is the store's check (slow;
-    constant-time against the stored hash), returning the principal or None."""
+    """Tokens to principals (``referee.ladder.Principal``). ``remember(token)`` is the ladder's look-up of a token
+    verified before (quick: no scrypt), ``verify(token)`` its full check (slow; constant-time against the stored
+    hash); both return the principal or None."""
 
-    def __init__(self, verify: Callable[[str], P | None]) -> None:
+    def __init__(self, remember: Callable[[str], P | None], verify: Callable[[str], P | None]) -> None:
+        self._remember = remember
         self._verify = verify
-        self._key = secrets.token_bytes(32)
-        self._known: dict[bytes, P] = {}
         self._limiter = trio.CapacityLimiter(1)
 
-    def _digest(self, token: str) -> bytes:
-        return hmac.new(self._key, token.encode(), hashlib.sha256).digest()
-
     def remembered(self, token: str) -> P | None:
-        """The principal of a token verified before, else None (a dictionary look-up: no scrypt)."""
-        return self._known.get(self._digest(token))
+        """The principal of a token verified before and not renewed since, else None (no scrypt)."""
+        if not _SHAPE.fullmatch(token):
+            return None
+        return self._remember(token)
 
     async def principal(self, token: str | None) -> P | None:
         """The principal of ``token``, or None when it is missing, malformed or wrong (runs the store's check in a
         thread, one at a time, unless the token was verified before)."""
         if token is None or not _SHAPE.fullmatch(token):
             return None
-        digest = self._digest(token)
-        known = self._known.get(digest)
+        known = self.remembered(token)
         if known is not None:
             return known
-        found = await trio.to_thread.run_sync(self._verify, token, limiter=self._limiter)
-        if found is not None:
-            if len(self._known) >= _REMEMBERED:
-                self._known.pop(next(iter(self._known)))
-            self._known[digest] = found
-        return found
-
-    def forget(self, name: str | None = None) -> None:
-        """Forget remembered tokens: ``name``'s (its token was replaced or it was removed), or every one."""
-        if name is None:
-            self._known.clear()
-            return
-        for digest in [d for d, p in self._known.items() if getattr(p, "name", None) == name]:
-            del self._known[digest]
+        return await trio.to_thread.run_sync(self._verify, token, limiter=self._limiter)

@@ -1,57 +1,67 @@
-"""A cap on every request body that is not a submission (sign-in forms, JSON requests): ``SMALL_BODY`` bytes.
+"""A cap on every request body that is not a submission (sign-in forms, JSON requests): ``SMALL_BODY`` bytes, sent
+within the upload time limits.
 
 Submissions have their own, larger cap and time limits (``uploads.py``); everything else a client sends is
-small, so a larger body is refused with 413 at once (by its ``Content-Length``) or as soon as it passes the cap.
+small, so a larger body is refused with 413 at once (by its ``Content-Length``) or as soon as it passes the cap,
+and a body that stalls (nothing for ``idle`` seconds, or not whole after ``total``) is refused with 408, so that no
+client holds a request open by sending its body slowly.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
+import trio
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["SMALL_BODY", "SmallBodies"]
+__all__ = ["SMALL_BODY", "SmallBodies", "bounded"]
 
 SMALL_BODY = 64 * 1024
 
 
-class _TooLarge(HTTPException):
-    """Raised from the body as it is read: the app's error handlers answer it (413) like any refusal."""
+class _Refused(HTTPException):
+    """Raised from the body as it is read: the app's error handlers answer it like any refusal."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(413, _message(path), {"Connection": "close"})
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(status, message, {"Connection": "close"})
 
 
-def _message(path: str) -> str:
-    return f"request body too large: at most {SMALL_BODY:,} bytes on {path}"
+def _too_large(path: str) -> _Refused:
+    return _Refused(413, f"request body too large: at most {SMALL_BODY:,} bytes on {path}")
+
+
+def _too_slow(path: str, idle: float, total: float) -> _Refused:
+    return _Refused(
+        408, f"request body too slow on {path}: nothing for {idle:g} s, or not whole after {total:g} s; send it at once"
+    )
 
 
 class SmallBodies:
-    """ASGI middleware: bodies of requests outside ``upload_paths`` are capped at ``SMALL_BODY`` bytes."""
+    """ASGI middleware: bodies of requests outside ``upload_paths`` are capped at ``SMALL_BODY`` bytes and must
+    arrive with no gap of ``idle`` seconds and whole within ``total`` seconds."""
 
-    def __init__(self, app: ASGIApp, upload_paths: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, upload_paths: frozenset[str], idle: float = 10.0, total: float = 120.0) -> None:
         self.app = app
         self.upload_paths = upload_paths
+        self.idle = idle
+        self.total = total
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in self.upload_paths:
             await self.app(scope, receive, send)
             return
+        path = scope["path"]
         for name, value in scope.get("headers", ()):
             if name == b"content-length" and value.isdigit() and int(value) > SMALL_BODY:
-                await _refuse(send, scope["path"])
+                await _answer(send, path, _too_large(path))
                 return
-        received = 0
         started = False
-
-        async def capped() -> Message:
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > SMALL_BODY:
-                raise _TooLarge(scope["path"])
-            return message
+        capped = bounded(
+            receive, SMALL_BODY, self.idle, self.total, lambda: _too_large(path),
+            lambda: _too_slow(path, self.idle, self.total),
+        )  # fmt: skip
 
         async def watched(message: Message) -> None:
             nonlocal started
@@ -60,21 +70,55 @@ class SmallBodies:
 
         try:
             await self.app(scope, capped, watched)
-        except _TooLarge:
+        except _Refused as refused:
             if not started:
-                await _refuse(send, scope["path"])
+                await _answer(send, path, refused)
 
 
-async def _refuse(send: Send, path: str) -> None:
-    message = _message(path)
+def bounded(
+    receive: Receive,
+    cap: int,
+    idle: float,
+    total: float,
+    too_large: Callable[[], Exception],
+    too_slow: Callable[[], Exception],
+) -> Receive:
+    """``receive`` for a request body of at most ``cap`` bytes that sends something every ``idle`` seconds and is
+    whole within ``total`` seconds from now: raises ``too_large()`` or ``too_slow()`` otherwise. Once the body is
+    whole, receiving (the client's disconnect, while a response streams) is not limited."""
+    received = 0
+    whole = False
+    deadline = trio.current_time() + total
+
+    async def capped() -> Message:
+        nonlocal received, whole
+        if whole:
+            return await receive()
+        if trio.current_time() > deadline:
+            raise too_slow()
+        with trio.move_on_at(min(deadline, trio.current_time() + idle)) as waited:
+            message = await receive()
+        if waited.cancelled_caught:
+            raise too_slow()
+        whole = message["type"] != "http.request" or not message.get("more_body", False)
+        received += len(message.get("body", b""))
+        if received > cap:
+            raise too_large()
+        return message
+
+    return capped
+
+
+async def _answer(send: Send, path: str, refused: _Refused) -> None:
+    message, status = refused.detail, refused.status_code
     if path.startswith("/api/"):
-        body, kind = json.dumps({"error": message, "status": 413}).encode(), b"application/json"
+        body, kind = json.dumps({"error": message, "status": status}).encode(), b"application/json"
     else:
         body, kind = message.encode(), b"text/plain; charset=utf-8"
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", kind),
                 (b"content-length", str(len(body)).encode()),

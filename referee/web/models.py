@@ -155,13 +155,15 @@ class GameBody(_Body):
 
 
 class BlockBody(_Body):
-    """A duplicate block: one deal (``seed``, from epoch ``epoch``'s secret) at one table, every seat rotation."""
+    """A duplicate block: one deal (``seed``, from epoch ``epoch``'s secret) at one table, every seat rotation.
+    ``seed`` is None until the block is done: it gives every hand of the deal, which nobody may see while the deal
+    is in play (a void block is played again from the same deal)."""
 
     id: int
     epoch: int
     kind: str
     state: str
-    seed: str
+    seed: str | None
     attempts: int
     created_at: str
     finished_at: str | None

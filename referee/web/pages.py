@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from referee.ladder import LadderError
 from referee.report import REPLAY_MARKUP
 from referee.web import api, charts, views
-from referee.web.access import caller, signed_in
-from referee.web.auth import COOKIE
+from referee.web.access import caller, checked, signed_in
+from referee.web.auth import cookie_name
 from referee.web.errors import LADDER_STATUS
 from referee.web.uploads import UploadRefused
 
@@ -40,12 +40,17 @@ def render(request: Request, name: str, status: int = 200, **values: Any) -> HTM
 
 
 def same_site(request: Request) -> None:
-    """Refuse (403) a form post whose ``Origin`` is another site's (SameSite=Strict already keeps the cookie off it)."""
+    """Refuse (403) a form post from another site, on top of SameSite=Strict (which keeps the cookie off it): one
+    whose ``Origin`` is not this site (``null`` too: a sandboxed frame, or a redirect from elsewhere), or whose
+    ``Sec-Fetch-Site`` says it came from another site or a sibling subdomain. A client that sends neither header
+    (a script, not a browser) is let through: it has to hold the token itself."""
+    fetched_from = request.headers.get("sec-fetch-site")
+    if fetched_from is not None and fetched_from not in ("same-origin", "none"):
+        raise HTTPException(403, f"a form from another site ({fetched_from}) may not post to this site")
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
+    if origin is None:
         return
-    host = request.headers.get("host", "")
-    if origin.split("://", 1)[-1] != host:
+    if origin == "null" or origin.split("://", 1)[-1] != request.headers.get("host", ""):
         raise HTTPException(403, f"a form from {origin} may not post to this site")
 
 
@@ -57,19 +62,20 @@ async def signin_page(request: Request, who: Caller) -> Response:
 @router.post("/signin")
 async def signin(request: Request, who: Caller, token: Annotated[str, Form(max_length=200)]) -> Response:
     same_site(request)
-    principal = await _web(request).auth.principal(token.strip())
+    principal = await checked(request, token.strip())
     if principal is None:
         request.state.principal = None
         return render(
             request, "signin.html", 401, title="Sign in", message="That token is not valid: check it and try again."
         )
     response = RedirectResponse("/me", status_code=303)
+    secure = _web(request).settings.behind_proxy
     response.set_cookie(
-        COOKIE,
+        cookie_name(secure),
         token.strip(),
         httponly=True,
         samesite="strict",
-        secure=_web(request).settings.behind_proxy,
+        secure=secure,
         path="/",
         max_age=30 * 86400,
     )
@@ -80,9 +86,8 @@ async def signin(request: Request, who: Caller, token: Annotated[str, Form(max_l
 async def signout(request: Request, who: Caller) -> Response:
     same_site(request)
     response = RedirectResponse("/", status_code=303)
-    response.delete_cookie(
-        COOKIE, path="/", httponly=True, samesite="strict", secure=_web(request).settings.behind_proxy
-    )
+    secure = _web(request).settings.behind_proxy
+    response.delete_cookie(cookie_name(secure), path="/", httponly=True, samesite="strict", secure=secure)
     return response
 
 
@@ -131,7 +136,7 @@ def _mine(principal: Any, name: str) -> bool:
 
 
 @router.get("/entrants/{name}/versions/{number}")
-async def version_page(request: Request, who: Caller, name: str, number: int) -> Response:
+async def version_page(request: Request, who: Caller, name: str, number: api.Number) -> Response:
     access = _access(request)
     body = await access.run(views.version, who, name, number)
     mine = _mine(who, name)
@@ -141,14 +146,14 @@ async def version_page(request: Request, who: Caller, name: str, number: int) ->
 
 
 @router.get("/blocks")
-async def blocks_page(request: Request, who: Caller, before: Annotated[int | None, Query(ge=1)] = None) -> Response:
+async def blocks_page(request: Request, who: Caller, before: api.Before = None) -> Response:
     found = await _access(request).run(lambda ladder: views.blocks(ladder, before=before, limit=50))
     older = found[-1].id if len(found) == 50 else None
     return render(request, "blocks.html", title="Blocks", blocks=found, older=older)
 
 
 @router.get("/blocks/{block_id}")
-async def block_page(request: Request, who: Caller, block_id: int) -> Response:
+async def block_page(request: Request, who: Caller, block_id: api.Number) -> Response:
     body = await _access(request).run(views.block, block_id)
     return render(request, "block.html", title=f"Block {block_id}", block=body)
 
@@ -200,4 +205,4 @@ async def submit_form(request: Request, who: Caller) -> Response:
         limit = _web(request).settings.max_upload
         status = LADDER_STATUS.get(type(exc).__name__, 400)
         return render(request, "submit.html", status, title="Submit", max_upload=limit, message=str(exc))
-    return RedirectResponse(f"/entrants/{quote(body.entrant)}/versions/{body.version}", status_code=303)
+    return RedirectResponse(f"/entrants/{quote(body.entrant, safe='')}/versions/{body.version}", status_code=303)

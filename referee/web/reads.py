@@ -47,6 +47,10 @@ class LadderAccess:
         """``fn(ladder, *args)`` in a worker thread (a long computation: the leaderboard's standing)."""
         return await trio.to_thread.run_sync(lambda: fn(self.ladder, *args), limiter=self._limiter)
 
+    def remembered(self, token: str) -> Any:
+        """The ladder's look-up of a token it verified before (no scrypt; one read), in the calling thread."""
+        return self.ladder.remembered(token)
+
     def authenticate(self, token: str) -> Any:
         """The ladder's token check, in the calling thread (``auth.Authenticator`` calls it in a worker thread)."""
         return self.ladder.authenticate(token)
@@ -83,7 +87,9 @@ class LadderAccess:
         threading.Thread(target=produce, name="referee-web-stream", daemon=True).start()
         try:
             while True:
-                item = await trio.to_thread.run_sync(chunks.get, limiter=self._limiter)
+                # not through ``_limiter``: a waiting export must not hold up the leaderboard's recomputation or an
+                # intake (how many exports run at once is capped by ``slots.Slots``)
+                item = await trio.to_thread.run_sync(chunks.get)
                 if item is _DONE:
                     return
                 if isinstance(item, BaseException):

@@ -44,9 +44,10 @@ class WebSettings:
     """The web side's limits. Every upload, page and API call is bounded by these.
 
     ``max_upload``: bytes of one submission as sent (an archive or a single file); a larger body is refused
-    with 413 before anything is stored. ``upload_idle``: seconds an upload may send nothing before it is cut
-    (408); ``upload_total``: seconds the whole upload may take. ``rate``: requests per minute per token (or per
-    client address when signed out), ``burst`` of them at once; more get 429 with ``Retry-After``.
+    with 413 before anything is stored. ``upload_idle``: seconds an upload (or any other request body) may send
+    nothing before it is cut (408); ``upload_total``: seconds the whole body may take. ``rate``: requests per
+    minute per token (or per client address when signed out), ``burst`` of them at once; more get 429 with
+    ``Retry-After``.
     ``behind_proxy``: the server sits behind one reverse proxy on this machine that terminates TLS (docs/web.md):
     the client's address is taken from the proxy's ``X-Forwarded-For`` (so rate limits count clients, not the
     proxy) and the sign-in cookie is marked ``Secure``.

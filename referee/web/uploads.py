@@ -22,8 +22,8 @@ import trio
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import Request
-from starlette.types import Message
 
+from referee.web.bodies import bounded
 from referee.web.settings import WebSettings
 
 __all__ = ["Upload", "UploadRefused", "received_upload"]
@@ -70,22 +70,10 @@ def _guarded(request: Request, settings: WebSettings) -> Request:
     cap = settings.max_upload + _FRAMING
     if declared is not None and declared.isdigit() and int(declared) > cap:
         raise UploadRefused(413, _too_large(settings))
-    received = 0
-    deadline = trio.current_time() + settings.upload_total
-
-    async def receive() -> Message:
-        nonlocal received
-        if trio.current_time() > deadline:
-            raise UploadRefused(408, _too_slow(settings))
-        with trio.move_on_at(min(deadline, trio.current_time() + settings.upload_idle)) as scope:
-            message = await request.receive()
-        if scope.cancelled_caught:
-            raise UploadRefused(408, _too_slow(settings))
-        received += len(message.get("body", b""))
-        if received > cap:
-            raise UploadRefused(413, _too_large(settings))
-        return message
-
+    receive = bounded(
+        request.receive, cap, settings.upload_idle, settings.upload_total,
+        lambda: UploadRefused(413, _too_large(settings)), lambda: UploadRefused(408, _too_slow(settings)),
+    )  # fmt: skip
     return Request(request.scope, receive)
 
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from referee.ladder import BlockState
 from referee.report import encode_replay, read_game_log
 from referee.runner.gamelog import log_lines, parse_log_line, read_records
 from referee.runner.logrecords import FaultEvent
@@ -125,12 +126,14 @@ def _game_body(g: Any, keys: dict[int, str]) -> GameBody:
 
 
 def _block_body(b: Any, games: list[GameBody] | None = None, results: Any = None) -> BlockBody:
+    """A block as the API shows it: its deal's seed only once the block is done (the seed gives every hand of the
+    deal, and a block in play, or void and to be played again, is still being dealt from it)."""
     return BlockBody(
         id=b.id,
         epoch=b.epoch_id,
         kind=b.kind.value,
         state=b.state.value,
-        seed=str(b.seed),
+        seed=str(b.seed) if b.state == BlockState.DONE else None,
         attempts=b.attempts,
         created_at=b.created_at,
         finished_at=b.finished_at,
