@@ -195,8 +195,11 @@ def test_exports_at_once_are_capped(own_ladder: Built, live_server, monkeypatch)
             go_on.set()
             lines = list(first.iter_lines())
             assert lines[0] == '{"game": "first"}' and len(lines) > 1
+        deadline = time.monotonic() + 10  # the server releases the slot just after the last byte is sent
+        while server.app.state.web.exports.held() and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert other.get(url).status_code == 200  # the slot is free once it ended
-    deadline = time.monotonic() + 10  # the server releases the slot just after the last byte is sent
+    deadline = time.monotonic() + 10
     while server.app.state.web.exports.held() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.app.state.web.exports.held() == 0
