@@ -294,7 +294,10 @@ def final_cmd(
         ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
     ):  # fmt: skip
         args += ["--limit", f"{name}={'none' if value is None else value}"]
-    args += ["--top", str(top)] if format_ == "race" else []
+    from referee.tournament.formats import FORMATS
+
+    if any(option.flag == "--top" for option in FORMATS[format_].options):  # the race's places to settle
+        args += ["--top", str(top)]
     if tables_per_entrant is not None:
         args += ["--tables-per-entrant", str(tables_per_entrant)]
     run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
