@@ -51,10 +51,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sample_bots"))
 
 from greedy import Greedy  # noqa: E402
-from noise import with_noise  # noqa: E402
 
 from protocol import Expect  # noqa: E402
 from protocol.inbound import parse_message  # noqa: E402 - the SDK's own reader
+from protocol.noise import with_noise  # noqa: E402
 from protocol.replies import HelloReply, read_reply  # noqa: E402
 from protocol.sdk import _Session  # noqa: E402 - the SDK's message loop, driven in this process
 from referee.runner import play_game  # noqa: E402

@@ -2,7 +2,7 @@
 
 The referee encodes its messages with ``encode`` and reads bot lines with ``parse_reply``, which raises
 only ``ProtocolViolation``. Bots read referee lines with ``parse_message``; the Python bot SDK is
-``protocol.sdk``.
+``protocol.sdk`` (with ``protocol.noise``, the ``--noise P`` strength knob the sample bots take).
 """
 
 from typing import TYPE_CHECKING

@@ -36,6 +36,6 @@ class Greedy(Bot):
 
 
 if __name__ == "__main__":
-    from noise import with_noise  # this folder's strength knob: --noise P
+    from protocol.noise import with_noise  # the SDK's strength knob: --noise P
 
     run(with_noise(Greedy()))

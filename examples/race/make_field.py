@@ -5,7 +5,7 @@ share P of random legal moves (``--noise P``), so the lower P, the stronger the 
     referee run --manifest /tmp/race40/bots.toml --format race --top 3 --jobs 2 --out /tmp/race40/results
 
 The top three play with noise 0, 0.15 and 0.3; the others' noise is spread evenly from 0.4 to 1.0. The folder gets
-a copy of ``sample_bots/`` (the bots and their ``noise`` package: an entrant's folder must lie inside the
+a copy of ``sample_bots/`` (an entrant's folder must lie inside the
 manifest's folder) and ``bots.toml``, one ``[[bot]]`` table per entrant (``command = "greedy.py --noise P"``: a
 ``.py`` file runs with the referee's own Python, whose packages hold the SDK the sample bots import), named
 ``greedy-P`` after its noise.

@@ -29,8 +29,6 @@ def bots(tmp_path: Path) -> Path:
     for name in ("greedy", "random_bot"):
         shutil.copy(SAMPLES / f"{name}.py", folder / f"{name}.py")
     shutil.copy(SAMPLES / "greedy.py", folder / "greedy_copy.py")
-    # the sample bots' --noise knob, imported when they start
-    shutil.copytree(SAMPLES / "noise", folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
     return folder
 
 

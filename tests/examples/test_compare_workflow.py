@@ -45,8 +45,6 @@ def test_the_compare_step_passes_a_stronger_bot_and_fails_a_weaker_one(
     for folder, bot in (("pr", pr), ("main", main)):
         (tmp_path / folder).mkdir()
         shutil.copy(ROOT / "sample_bots" / f"{bot}.py", tmp_path / folder / "bot.py")
-        noise = ROOT / "sample_bots" / "noise"  # the --noise knob, imported when the bot starts
-        shutil.copytree(noise, tmp_path / folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
     summary = tmp_path / "summary.md"
     env = {**os.environ, **workflow()["env"], "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
     env |= {"TABLE_SIZE": "2", "MOVE_TIME": "0.5", "GITHUB_STEP_SUMMARY": str(summary)}

@@ -80,7 +80,6 @@ def make_bots(folder: Path) -> Path:
     for name in ("_base.py", "honest.py", "illegal.py", "invalid_json.py", "bad_fields.py"):
         shutil.copy(BOTS / name, folder / name)
     shutil.copy(SAMPLE_BOTS / "greedy.py", folder / "greedy.py")
-    shutil.copytree(SAMPLE_BOTS / "noise", folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
     manifest = folder / "bots.toml"
     manifest.write_text(MANIFEST, encoding="utf-8")
     return manifest

@@ -1,5 +1,6 @@
-"""The sample bots' strength knob: ``--noise P`` makes a bot play a uniformly random legal move (and a random
-discard) a share P of the time, so copies of one bot with different P form a field of known order.
+"""A strength knob for SDK bots (the sample bots use it): ``--noise P`` makes a bot play a uniformly random legal move
+(and a random discard) a share P of the time, so copies of one bot with different P form a field of known order.
+Part of the SDK, so that a sample bot copied alone (one file) still runs.
 
 Usage, in a bot: ``run(with_noise(Greedy()))``; then ``python greedy.py --noise 0.2``. Without ``--noise`` the bot
 is unchanged. A bad value ends the bot at once with one line on stderr and exit status 2.
