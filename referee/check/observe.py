@@ -21,9 +21,10 @@ from referee.check.situations import Situation, situations_of_turn
 from referee.runner import BotCrashed, BotFault, Player
 from referee.runner.safe_text import line_text
 
-#: What a tolerance game adds to each message and sends as messages of unknown type.
-EXTRA_FIELD = "x_check_extension"
-UNKNOWN_TYPE = "x_check_notice"
+#: What a tolerance game adds to each message and sends as messages of unknown type: names a later protocol could
+#: use, none of them saying "check" (everything else of a check game looks like a contest's to the bot).
+EXTRA_FIELD = "ext"
+UNKNOWN_TYPE = "notice"
 
 
 @dataclass(slots=True)
@@ -104,7 +105,7 @@ def _stall_detail(passes: int, alone: bool, max_turns: int) -> str:
 def dress(line: bytes) -> bytes:
     """``line`` (one encoded referee message) with unknown fields added at the top and in nested objects."""
     msg: dict[str, Any] = json.loads(line)
-    msg[EXTRA_FIELD] = {"note": "an unknown field: bots ignore it", "list": [1, 2, 3]}
+    msg[EXTRA_FIELD] = {"v": 2, "list": [1, 2, 3]}
     for key in ("players", "history", "legal"):
         items = msg.get(key)
         if isinstance(items, list):
@@ -116,7 +117,7 @@ def dress(line: bytes) -> bytes:
 
 def unknown_message(about: str) -> bytes:
     """A message of a type protocol v1 does not define; it needs no reply."""
-    body = {"type": UNKNOWN_TYPE, "about": about, "text": "a message type this bot does not know: ignore it"}
+    body = {"type": UNKNOWN_TYPE, "about": about, "text": "v2"}
     return json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"
 
 

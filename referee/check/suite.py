@@ -25,6 +25,7 @@ from referee.runner import (
     RunnerConfig,
     SandboxMode,
     UnsolicitedOutput,
+    opaque_game_id,
     play_game,
 )
 from referee.runner.spec import resolve_opponent, sample_bot_spec
@@ -91,7 +92,11 @@ class _Lane:
             copies[name] = copies.get(name, 0) + 1
         self.bot.begin(planned.game_id, tolerance=tolerance)
         result = await play_game(
-            seats, game_id=planned.game_id, deal=planned.deal, log_path=self.logs / f"{planned.game_id}.jsonl"
+            seats,
+            game_id=planned.game_id,
+            deal=planned.deal,
+            log_path=self.logs / f"{planned.game_id}.jsonl",
+            wire_id=opaque_game_id(),  # the form of a contest's ids: nothing tells the bot it is being checked
         )
         return SuiteGame(planned, tolerance, result, self.bot.record)
 
@@ -144,8 +149,8 @@ async def run_check(
     if len(specs) != len(opponents):
         raise BotSpecError("two opponents have the same name: give each opponent once")
     shown = spec.name
-    if spec.name in specs:  # a sample bot checked against itself: keep the seats' names apart
-        spec = replace(spec, name=f"{spec.name}-under-check")
+    if spec.name in specs:  # a sample bot checked against itself: names kept apart as a contest numbers them
+        spec = replace(spec, name=f"{spec.name}-2")
     # The sample bots are trusted: bare, and given at least the default move time.
     opp_config = RunnerConfig(
         move_time=max(options.move_time, BotSettings.move_time),
@@ -229,10 +234,12 @@ async def _collect(
             if first.ready:
                 progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
                 send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
-                # The dressed-up game first: whatever it leaves behind shows in the plain games after it.
-                send.send_nowait((tolerance_game, True))
+                # The dressed-up game last: its unknown fields are the one thing of the suite a contest never sends,
+                # so no plain game comes after it (a bot that behaved only when it saw it would behave in none);
+                # what it leaves behind shows in the stray-output probe and the bye after it.
                 for planned in plan:
                     send.send_nowait((planned, False))
+                send.send_nowait((tolerance_game, True))
                 send.close()
 
                 async def work(lane: _Lane) -> None:
