@@ -54,6 +54,13 @@ _LOCAL = re.compile(r"local:(\d+)")
 GATHER_TIMEOUT = 30.0
 #: How many entrants the coordinator starts at once when it checks which of them can start at all.
 PROBE_AT_ONCE = 8
+#: A ``LocalCluster``'s ports: no dashboard, and the scheduler's small HTTP server (health, metrics) on a free port
+#: of 127.0.0.1. Without ``scheduler_kwargs`` the scheduler asks for 8787 and, when another cluster holds it, warns
+#: on stderr and takes another one anyway.
+LOCAL_PORTS: dict[str, Any] = {
+    "dashboard_address": None,
+    "scheduler_kwargs": {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+}
 
 
 def _distributed() -> Any:
@@ -107,8 +114,8 @@ def _client(address: str) -> Iterator[Any]:
                 n_workers=int(local.group(1)),
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
                 silence_logs=logging.CRITICAL,
+                **LOCAL_PORTS,
             )
         client = dd.Client(cluster)
     else:

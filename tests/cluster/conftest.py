@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import socket
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,24 @@ BOT = Path(__file__).resolve().parents[1] / "bots" / "steady_bot.py"
 NAMES = ("alpha", "beta", "gamma", "delta")
 #: One deal secret for every run here, so that a local and a cluster run of the same tournament deal alike.
 SECRET = DealSecret(bytes(range(32)))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dask_default_ports_taken() -> Iterator[None]:
+    """Hold Dask's default ports (8786, 8787) while these tests run, as another cluster on the machine may: a run
+    must neither need them nor warn that they are taken. A port already held elsewhere is left to its holder."""
+    held = []
+    for port in (8786, 8787):
+        sock = socket.socket()
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+            held.append(sock)
+        except OSError:
+            sock.close()
+    yield
+    for sock in held:
+        sock.close()
 
 
 @pytest.fixture
@@ -93,3 +113,12 @@ def referee(*args: object, env: dict[str, str] | None = None, timeout: float = 1
         timeout=timeout,
         env=env,
     )
+
+
+def assert_same_standings(folder: Path, expected: Path) -> None:
+    """``folder``'s standings.csv and standings.json are ``expected``'s, but for the results chain's head, which
+    hashes the game logs (their timings too) in storage order: each run has its own, and both have one."""
+    assert (folder / "standings.csv").read_text() == (expected / "standings.csv").read_text()
+    got, want = (json.loads((f / "standings.json").read_text()) for f in (folder, expected))
+    assert got["deals"].pop("chain_head") is not None and want["deals"].pop("chain_head") is not None
+    assert got == want

@@ -14,7 +14,7 @@ from pathlib import Path
 from tests.tournament.conftest import live_processes_under
 from tests.tournament.test_real_runs import wait_for_games
 
-from .conftest import NAMES, referee
+from .conftest import NAMES, assert_same_standings, referee
 
 COMMON = ["--seed", "5", "--move-time", "5", "--sandbox", "none", "-k", "3", "--games", "2"]
 
@@ -62,7 +62,7 @@ def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path) -> None
     assert live_processes_under(bot_dir) == []
     resumed = referee("run", "--resume", folder, "--cluster", "local:2")
     assert resumed.returncode == 0, resumed.stderr
-    assert (folder / "standings.json").read_text() == (local / "standings.json").read_text()
+    assert_same_standings(folder, local)
 
 
 def test_cluster_run_writes_the_standings_of_a_local_run(tmp_path: Path, bot_dir: Path) -> None:
@@ -72,8 +72,7 @@ def test_cluster_run_writes_the_standings_of_a_local_run(tmp_path: Path, bot_dir
     cluster = referee("run", *bots(bot_dir), *COMMON, *same, "--cluster", "local:2", "--out", tmp_path / "cluster")
     assert cluster.returncode == 0, cluster.stderr
     assert cluster.stderr == ""
-    for name in ("standings.csv", "standings.json"):
-        assert (tmp_path / "cluster" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert_same_standings(tmp_path / "cluster", tmp_path / "local")
     assert json.loads((tmp_path / "cluster" / "standings.json").read_text())["games"] == 4 * 3 * 2
     assert (tmp_path / "cluster" / "report.html").exists()
 
@@ -143,8 +142,7 @@ def test_a_race_on_the_cluster_plays_the_local_schedule_and_keeps_its_bots_acros
     assert local.returncode == 0, local.stderr
     cluster = referee("run", *race, "--cluster", "local:2", "--out", tmp_path / "cluster")
     assert cluster.returncode == 0, cluster.stderr
-    for name in ("standings.csv", "standings.json"):
-        assert (tmp_path / "cluster" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert_same_standings(tmp_path / "cluster", tmp_path / "local")
     standings = json.loads((tmp_path / "cluster" / "standings.json").read_text())
     assert standings["format"] == "race" and standings["race"]["rounds"] == 3 and standings["games"] == 72
     assert "Race: stopped at --max-games 72" in cluster.stdout

@@ -16,6 +16,9 @@ from distributed import Client, LocalCluster
 from referee.runner.gamelog import log_content
 from referee.tournament import ClusterError, PlayedGame, ResultsStore, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
+from referee.tournament.deal_queue import rotation_order
+from referee.tournament.execute import wire_id
+from referee.tournament.schedule import ScheduledGame
 from referee.tournament.workers_lost import lost_workers
 
 from .conftest import NAMES, SECRET, make_params, play, stored_games
@@ -23,11 +26,16 @@ from .conftest import NAMES, SECRET, make_params, play, stored_games
 pytestmark = pytest.mark.timeout(240)
 
 
-def all_game_ids(params: Any) -> list[str]:
+def all_games(params: Any) -> list[ScheduledGame]:
+    """Every game of ``params``'s schedule, in schedule order."""
     batches = make_schedule(
         params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=SECRET
     )
-    return [g.game_id for b in batches for g in b.games]
+    return [g for b in batches for g in b.games]
+
+
+def all_game_ids(params: Any) -> list[str]:
+    return [g.game_id for g in all_games(params)]
 
 
 def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, bot_dir: Path) -> None:
@@ -50,16 +58,17 @@ def test_local_cluster_gives_the_local_standings_and_every_log(tmp_path: Path, b
     with sqlite3.connect(tmp_path / "cluster" / "results.sqlite") as db:
         paths = {r[0] for r in db.execute("SELECT log_path FROM games")}
     assert paths == {f"games/{g}.jsonl.zst" for g in ids}
+    seen_as = {g.game_id: wire_id(g) for g in all_games(params)}  # the opaque id each game's bots were told
     for name in NAMES:  # each bot's stderr came back once, whichever worker lane ran it
         lines = [ln for f in (tmp_path / "cluster" / "bots").glob(f"{name}.*.log") for ln in f.read_text().splitlines()]
-        mine = sorted(g for g, seats in stored_games(tmp_path / "cluster") if name in {s[0] for s in seats})
-        assert sorted(lines) == [f"{name} plays {g}" for g in mine]
+        mine = [g for g, seats in stored_games(tmp_path / "cluster") if name in {s[0] for s in seats}]
+        assert sorted(lines) == sorted(f"{name} plays {seen_as[g]}" for g in mine)
 
 
 @pytest.fixture
 def process_cluster() -> Any:
     """Two worker processes under nannies (a killed worker is replaced), one thread each."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, **cluster_mod.LOCAL_PORTS) as cluster:
         yield cluster
 
 
@@ -114,7 +123,7 @@ def test_resume_plays_only_the_games_missing_from_the_store(tmp_path: Path, bot_
         db.execute(f"DELETE FROM seats WHERE game_id IN ({marks})", dropped)
         db.execute(f"DELETE FROM faults WHERE game_id IN ({marks})", dropped)
         db.execute(f"DELETE FROM games WHERE game_id IN ({marks})", dropped)
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, **cluster_mod.LOCAL_PORTS) as cluster:
         replayed: list[str] = []
         again = play(
             tmp_path / "t",
@@ -129,30 +138,37 @@ def test_resume_plays_only_the_games_missing_from_the_store(tmp_path: Path, bot_
 @pytest.fixture
 def thread_cluster() -> Any:
     """One in-process worker with one thread: batches run one after another, in schedule order."""
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, **cluster_mod.LOCAL_PORTS) as cluster:
         yield cluster
 
 
 def test_a_worker_without_an_entrants_files_is_named_and_finished_games_are_kept(
     tmp_path: Path, bot_dir: Path, thread_cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    params = make_params(bot_dir)
+    # One worker thread plays the games one by one, in rotation order: the entrant missing on the worker is one
+    # the first game leaves out, so that game is played (and kept) before the first game it is in fails.
+    order = [
+        g
+        for b in rotation_order(make_schedule(params.names, table_size=3, repeats=1, seed=params.seed, secret=SECRET))
+        for g in b.games
+    ]
+    missing = next(n for n in NAMES if n not in order[0].seats)
+    played = order[: next(i for i, g in enumerate(order) if missing in g.seats)]
     real = cluster_mod.required_files
-    elsewhere = str(tmp_path / "only-on-the-coordinator" / "delta.py")
+    elsewhere = str(tmp_path / "only-on-the-coordinator" / f"{missing}.py")
 
     def files(info: Any, python: str) -> tuple[str, ...]:  # the coordinator sees a file the worker does not have
-        return (*real(info, python), elsewhere) if info.name == "delta" else real(info, python)
+        return (*real(info, python), elsewhere) if info.name == missing else real(info, python)
 
     monkeypatch.setattr(cluster_mod, "required_files", files)
-    params = make_params(bot_dir)
     with pytest.raises(WorkerSetupError) as caught:
         play(tmp_path / "t", params, cluster=thread_cluster.scheduler_address)
     error = caught.value
     worker = next(iter(thread_cluster.scheduler_info["workers"]))
-    assert error.entrant == "delta" and error.worker == worker
-    assert f"worker {worker}: entrant delta: {elsewhere} does not exist on this worker" in str(error)
-    # games go out rotation by rotation: the first table's first rotation (alpha, beta, gamma) was played before
-    # the first game with delta failed
-    assert [g for g, _ in stored_games(tmp_path / "t")] == all_game_ids(params)[:1]
+    assert error.entrant == missing and error.worker == worker
+    assert f"worker {worker}: entrant {missing}: {elsewhere} does not exist on this worker" in str(error)
+    assert played and sorted(g for g, _ in stored_games(tmp_path / "t")) == sorted(g.game_id for g in played)
 
 
 def test_a_worker_that_cannot_start_a_bot_is_named(
