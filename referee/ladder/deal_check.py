@@ -15,10 +15,8 @@ from referee.engine import Ruleset, RulesetError, seeded_deal
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import BlockState
 from referee.ladder.store import LadderStore
-from referee.runner import LogError
-from referee.runner.gamelog import read_header
 from referee.tournament.chain import ChainAudit
-from referee.tournament.deal_check import DealCheck
+from referee.tournament.deal_check import DealCheck, check_log_deal
 from referee.tournament.deals import DealSecret, DealSecretError
 
 __all__ = ["EpochCheck", "audit_ladder", "check_ladder_deals", "is_ladder"]
@@ -84,19 +82,7 @@ def _check_block(
     deal = seeded_deal(seed, players, ruleset)
     for game in store.games(block_id):
         check.games += 1
-        if game.log_path is None:
-            check.problem(f"game {game.id}: no game log to check its deal in")
-            continue
-        path = layout.root / game.log_path
-        try:
-            header = read_header(path)
-        except LogError as exc:
-            check.problem(f"game {game.id}: {exc}")
-            continue
-        if header.seed != seed:
-            check.problem(f"game {game.id}: {path} was dealt from seed {header.seed}, the secret gives {seed}")
-        elif header.deal != deal:
-            check.problem(f"game {game.id}: {path} holds a deal that is not the deal of seed {seed}")
+        check_log_deal(check, f"game {game.id}", layout.root, game.log_path, seed, lambda: deal)
 
 
 def audit_ladder(directory: Path, head: str | None = None) -> ChainAudit:

@@ -7,8 +7,9 @@ stored game the batch, seats and deal seed it has, and each game log must hold t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from referee.engine import RulesetError, seeded_deal
@@ -21,7 +22,7 @@ from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduleError, TableBatch
 from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
-__all__ = ["DealCheck", "audit_results", "check_deals"]
+__all__ = ["DealCheck", "audit_results", "check_deals", "check_log_deal"]
 
 
 @dataclass(slots=True)
@@ -86,21 +87,30 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
             )
             continue
         deals.add(batch)
-        if log_path is None:
-            check.problem(f"{game_id}: no game log to check its deal in")
-            continue
-        path = directory / log_path
-        try:
-            header = read_header(path)
-        except LogError as exc:
-            check.problem(f"{game_id}: {exc}")
-            continue
-        if header.seed != seed:
-            check.problem(f"{game_id}: {path} was dealt from seed {header.seed}, the secret gives {seed}")
-        elif header.deal != seeded_deal(seed, len(planned.seats), ruleset):
-            check.problem(f"{game_id}: {path} holds a deal that is not the deal of seed {seed}")
+        dealt = partial(seeded_deal, seed, len(planned.seats), ruleset)
+        check_log_deal(check, game_id, directory, log_path, seed, dealt)
     check.deals = len(deals)
     return check
+
+
+def check_log_deal(
+    check: Findings, game: str, folder: Path, log_path: str | None, seed: int, deal: Callable[[], object]
+) -> None:
+    """Add a problem line to ``check`` (each begun with ``game``) unless the game log ``folder/log_path`` opens
+    with deal seed ``seed`` and the deal ``deal()`` gives (called only when the seeds agree)."""
+    if log_path is None:
+        check.problem(f"{game}: no game log to check its deal in")
+        return
+    path = folder / log_path
+    try:
+        header = read_header(path)
+    except LogError as exc:
+        check.problem(f"{game}: {exc}")
+        return
+    if header.seed != seed:
+        check.problem(f"{game}: {path} was dealt from seed {header.seed}, the secret gives {seed}")
+    elif header.deal != deal():
+        check.problem(f"{game}: {path} holds a deal that is not the deal of seed {seed}")
 
 
 def audit_results(directory: Path, head: str | None = None) -> ChainAudit:
