@@ -35,7 +35,11 @@ if TYPE_CHECKING:
 
 @click.command("play")
 @click.argument("bots", nargs=-1, required=True, metavar="BOT BOT [BOT [BOT]]")
-@click.option("--human", is_flag=True, help="You take seat 0 at the terminal; the BOTs take the other seats.")
+@click.option(
+    "--human",
+    is_flag=True,
+    help="You take seat 0 at the terminal, with no time limit (--move-time is the BOTs'); the BOTs take the others.",
+)
 @click.option(
     "--seed",
     type=int,
@@ -128,7 +132,7 @@ def play_cmd(
         # No bot reads the game's log.
         config = RunnerConfig.of(settings, hidden=(str(log_path.parent),), entrants=entrant_paths(specs))
         check_results_hidden(specs, config)
-        entrants: list[Participant] = [_human(as_json)] if human else []
+        entrants: list[Participant] = [_human(as_json, move_time)] if human else []
         for seat, spec in enumerate(specs, start=len(entrants)):
             stderr = log_path.with_name(f"{log_path.stem}.seat{seat}.{_safe(spec.name)}.stderr.log")
             entrants.append(Player(spec, config, stderr))
@@ -165,19 +169,22 @@ async def _play(
                     nursery.start_soon(e.aclose)
 
 
-def _human(as_json: bool) -> HumanPlayer:
-    """The person's seat; with --json its screen goes to stderr so stdout carries only the result object."""
+def _human(as_json: bool, bots_move_time: float) -> HumanPlayer:
+    """The person's seat (no time limit; ``bots_move_time`` is the bots'); with --json its screen goes to stderr so
+    stdout carries only the result object."""
     from referee.runner.human import HumanPlayer
 
     if not as_json:
-        return HumanPlayer()
+        return HumanPlayer(bots_move_time=bots_move_time)
 
     def ask(prompt: str) -> str:
         sys.stderr.write(prompt)
         sys.stderr.flush()
         return input()
 
-    return HumanPlayer(ask=ask, say=lambda text: print(text, file=sys.stderr, flush=True))
+    return HumanPlayer(
+        ask=ask, say=lambda text: print(text, file=sys.stderr, flush=True), bots_move_time=bots_move_time
+    )
 
 
 def _load_deal(path: Path, ruleset: Ruleset) -> Deal:

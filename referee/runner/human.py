@@ -1,4 +1,5 @@
-"""A person at the terminal taking a seat: shows hand, table, chips and legal moves; reads moves; no deadline."""
+"""A person at the terminal taking a seat: shows hand, table, chips and legal moves; reads moves; no deadline (and
+says so)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from referee.runner.safe_text import visible
 
 class HumanPlayer:
     """A seat played by a person. ``ask`` reads one line (default ``input``); ``say`` prints (default ``print``).
+    The person has no time limit; ``bots_move_time`` (seconds a reply), when given, is told as the bots' limit.
 
     End of input (Ctrl-D) ends the person's game like a crashed bot: it forfeits.
     """
@@ -54,8 +56,10 @@ class HumanPlayer:
         *,
         ask: Callable[[str], str] = input,
         say: Callable[[str], object] = print,
+        bots_move_time: float | None = None,
     ) -> None:
         self._name = name
+        self._bots_move_time = bots_move_time
         self._ask = ask
         self._print = say
         self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
@@ -99,6 +103,8 @@ class HumanPlayer:
             self.ruleset = ruleset_from_rules(msg.rules)
             others = ", ".join(f"{i}: {n}" for i, n in enumerate(msg.players) if i != msg.seat)
             self._say(f"Game {msg.game}: you are seat {msg.seat}; opponents {others}.")
+            bots = "" if self._bots_move_time is None else f" (the bots have {self._bots_move_time:g} s a reply)"
+            self._say(f"You have no time limit: the game waits for each of your moves{bots}.")
             self._say(HELP)
         elif isinstance(msg, RoundEnd):
             self._since(msg.round, msg.history)
@@ -166,13 +172,20 @@ class HumanPlayer:
         self._say(f"Your hand: {_cards(msg.hand)}   bonus chips: {msg.players[msg.seat].bonus}")
         legal = list(msg.legal or [])
         moves = listed(legal, msg, self.ruleset)
-        self._say("Your moves (number: move, what it costs in penalty chips):")
-        for row in move_table(moves, msg, self.ruleset):
-            self._say(row)
+        self._moves(moves, msg, every=len(moves) == len(legal))
+        if len(moves) < len(legal):
+            self._say(
+                f"  + {len(legal) - len(moves)} more legal moves (dearer, or spending chips for nothing): "
+                "'all' numbers every one"
+            )
         while True:
             text = (await self._read("Your move (number or e.g. 7x2, pass, drop; ? for help): ")).strip()
             if text.lower() in ("?", "help", "h"):
                 self._say(HELP)
+                continue
+            if text.lower() == "all":
+                moves = listed(legal, msg, self.ruleset, size=None)
+                self._moves(moves, msg, every=True)
                 continue
             choice = parse_move(text, moves)
             if isinstance(choice, str):
@@ -184,6 +197,14 @@ class HumanPlayer:
             # The move counts as the person's own: the next summary starts after it.
             self._shown = len(msg.history)
             return choice
+
+    def _moves(self, moves: list[Move], msg: Turn, *, every: bool) -> None:
+        """Number ``moves`` with their cost (``every``: they are all the legal moves)."""
+        what = "every legal one" if every else "cheapest first"
+        worth = self.ruleset.bonus_refund
+        self._say(f"Your moves, {what} (a bonus chip spent counts as {worth}: kept, it takes {worth} off your score):")
+        for row in move_table(moves, msg, self.ruleset):
+            self._say(row)
 
     def _table(self, players: list[PlayerEntry], me: int | None = None) -> str:
         rows = []

@@ -1,6 +1,6 @@
 """What the human seat shows and reads, without I/O: the table's actions in words, the legal moves numbered with
-their cost, a typed move read (a number, shorthand such as ``7x3+1``, or ``play 7x3 b1``), and the engine's reason
-when a move is not legal."""
+their cost (a short list, cheapest first, or every one), a typed move read (a number, shorthand such as ``7x3+1``,
+or ``play 7x3 b1``), and the engine's reason when a move is not legal."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ Entry = PlayEntry | PassEntry | DropEntry
 
 HELP = (
     "moves: the number of a listed move; or a play such as '7x1' (one 7), '7x3' (three 7s), '7x3+1' (three 7s "
-    "with 1 bonus chip; also 'play 7x3 b1'); 'pass'; 'force' (pass and force the next player); 'drop'; '?' for this"
+    "with 1 bonus chip; also 'play 7x3 b1'); 'pass'; 'force' (pass and force the next player); 'drop'; 'all' to "
+    "number every legal move; '?' for this. Any legal move is accepted when typed, listed or not"
 )
+#: The plays numbered at a turn, cheapest first (pass, force and drop are numbered too); ``all`` numbers every one.
+SHORTLIST = 12
 _SHORT = re.compile(r"^(?:play\s+)?(\d+)(?:\s*x\s*(\d+))?(?:\s*(?:\+|\bb)\s*(\d+))?$")
 
 
@@ -51,20 +54,50 @@ def move_cost(move: Move, turn: Turn, ruleset: Ruleset) -> str:
     return chips(len(turn.hand))
 
 
-def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset) -> list[Move]:
-    """The legal moves to number: every one, except plays that spend more bonus chips than lower the penalty
-    (legal, and accepted when typed, but they cost chips and save nothing)."""
-    out: list[Move] = []
-    for move in legal:
-        if isinstance(move, PlayReply) and move.bonus > 0:
-            fewer = PlayReply(value=move.value, count=move.count, bonus=move.bonus - 1)
-            step = ruleset.bonus_step
-            if fewer in legal and play_penalty(move.value, move.bonus - 1, turn.last, step) == play_penalty(
-                move.value, move.bonus, turn.last, step
-            ):
-                continue
-        out.append(move)
-    return out
+def score_cost(move: Move, turn: Turn, ruleset: Ruleset) -> int:
+    """What ``move`` adds to the mover's score now: the penalty chips it takes (net of the finishing refund), and
+    for each bonus chip it spends the ``bonus_refund`` points that chip would take off the score at the end."""
+    if isinstance(move, PlayReply):
+        penalty = play_penalty(move.value, move.bonus, turn.last, ruleset.bonus_step)
+        if move.count == len(turn.hand):
+            penalty -= ruleset.finish_refund
+        return penalty + ruleset.bonus_refund * move.bonus
+    if isinstance(move, PassReply):
+        return 2 if move.force else 1
+    return len(turn.hand)
+
+
+def dominated(move: Move, legal: Sequence[Move], turn: Turn, ruleset: Ruleset) -> bool:
+    """Whether another legal play of the same cards spends fewer bonus chips and adds no more to the score
+    (``score_cost``): whatever follows, the mover ends at least as well with it, the chips kept in hand."""
+    if not isinstance(move, PlayReply) or not move.bonus:
+        return False
+    cost = score_cost(move, turn, ruleset)
+    return any(
+        isinstance(other, PlayReply)
+        and (other.value, other.count) == (move.value, move.count)
+        and other.bonus < move.bonus
+        and score_cost(other, turn, ruleset) <= cost
+        for other in legal
+    )
+
+
+def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset, size: int | None = SHORTLIST) -> list[Move]:
+    """The legal moves to number, cheapest first (``score_cost``; then more cards, lower value, fewer chips): the
+    plays no other play of the same cards has ``dominated``, at most ``size`` of them, with pass, force and drop;
+    ``size`` None: every legal move. What is left out is legal, and accepted when typed."""
+    ranked = sorted(legal, key=lambda m: (score_cost(m, turn, ruleset), *_order(m)))
+    if size is None:
+        return ranked
+    plays = [m for m in ranked if isinstance(m, PlayReply) and not dominated(m, legal, turn, ruleset)][:size]
+    return [m for m in ranked if not isinstance(m, PlayReply) or m in plays]
+
+
+def _order(move: Move) -> tuple[int, int, int]:
+    """Ties of cost: plays before passes and drops, more cards first, then the lower value, then fewer chips."""
+    if isinstance(move, PlayReply):
+        return (-move.count, move.value, move.bonus)
+    return (1, 0, 0)
 
 
 def move_table(moves: Sequence[Move], turn: Turn, ruleset: Ruleset, width: int = 96) -> list[str]:
