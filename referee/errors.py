@@ -21,6 +21,7 @@
     ├── StoreError                    referee.tournament.store: a results database that cannot be used
     │   └── EmptyStore                one that holds no tournament yet
     ├── DealSecretError               referee.tournament.deals: an unusable deal secret
+    ├── InputFileError                referee.runner.input_file: a named file that is no file, or endless
     ├── FolderBusy                    referee.tournament.lock: another referee holds the results folder
     ├── ClusterError                  referee.tournament.cluster_errors: a Dask cluster that cannot play
     │   └── WorkerSetupError          a worker that cannot set up the bots
@@ -58,6 +59,7 @@ from referee.runner.errors import (
     StartupFailed,
     UnsolicitedOutput,
 )
+from referee.runner.input_file import InputFileError
 from referee.runner.logrecords import LogError, NoHeader
 from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
@@ -87,6 +89,7 @@ __all__ = [
     "EmptyStore",
     "FolderBusy",
     "IllegalMove",
+    "InputFileError",
     "IntakeError",
     "LadderError",
     "LadderStoreError",

@@ -9,6 +9,8 @@ runner, tournament, pydantic models, report) inside the command's body, so ``ref
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import click
 
@@ -35,6 +37,10 @@ class LazyGroup(click.Group):
     """A group whose commands are imported from ``COMMANDS`` on first use (click's documented lazy-loading
     pattern), so the heavy imports of one command are never paid by another or by ``--help``."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _refuse_globbed_options(args)
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})
 
@@ -55,3 +61,20 @@ def main() -> None:
 
     Bots are programs in any language that speak protocol v1 (one JSON object per line on stdin/stdout).
     """
+
+
+def _refuse_globbed_options(args: list[str]) -> None:
+    """Exit (status 2, one line) when an option on the command line is the name of a file here: a shell pattern
+    (``referee run *.py``) put a file called ``--deal-secret=key.py`` among the options, where it would choose the
+    deals. Arguments after ``--`` are bot files whatever their names."""
+    for arg in args:
+        if arg == "--":
+            return
+        if arg.startswith("-") and os.path.lexists(arg):
+            click.echo(
+                f"referee: error: the option {arg!r} is the name of a file here: a shell pattern (such as *.py) put "
+                "it among the options; give the bots' folder instead (referee run bots/), or put -- before the bot "
+                "files",
+                err=True,
+            )
+            sys.exit(2)

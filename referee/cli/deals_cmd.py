@@ -73,6 +73,8 @@ def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | 
         f"{results}: verified: the secret {check.secret} hashes to the commitment {check.commitment}{note}; "
         f"all {check.games} games of {check.deals} deals were dealt from it{chained}"
     )
+    for line in check.notes:
+        click.echo(f"{results}: NOTE: {line}")
 
 
 def _verify_ladder(directory: Path) -> None:

@@ -198,14 +198,23 @@ def load_ruleset(path: Path | None) -> Ruleset:
     return ruleset
 
 
+#: The largest JSON file read (a ruleset is a few hundred bytes).
+JSON_FILE_MAX = 1024 * 1024
+
+
 def read_json_file(path: Path, what: str) -> Any:
     """The JSON content of ``path``; ``what`` names the file in the one-line ``click.ClickException`` raised
-    for an unreadable file or bad JSON."""
+    for a missing or unreadable file, one that is not a regular file (a FIFO, ``/dev/zero``) or is larger than
+    ``JSON_FILE_MAX``, bad JSON or JSON nested too deeply."""
+    from referee.runner.input_file import InputFileError, nested_too_deeply, read_input
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise click.ClickException(f"cannot read {what} {path}: {exc.strerror}") from None
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, an integer of over 4,300 digits
+        return json.loads(read_input(path, what, JSON_FILE_MAX).decode("utf-8"))
+    except InputFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    except RecursionError:
+        raise click.ClickException(nested_too_deeply(what, path)) from None
+    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of over 4,300 digits
         raise click.ClickException(f"{what} {path} is not JSON: {exc}") from None
 
 

@@ -125,11 +125,15 @@ def _entrants(
     names of the challengers among them."""
     from referee.runner import BotSpecError, parse_bot_spec
     from referee.runner.safe_text import visible
-    from referee.tournament import EntrantInfo, ManifestError, load_manifest_entries, name_entrants
+    from referee.tournament import EntrantInfo, ManifestError, bot_files, load_manifest_entries, name_entrants
 
     specs = []
     marked: list[bool] = []
-    for bot, challenger in [(b, False) for b in bots] + [(c, True) for c in challengers]:
+    try:  # a folder stands for the bots in it (bot_files)
+        given = [f for b in bots for f in (bot_files(Path(b)) if Path(b).is_dir() else [b])]
+    except BotSpecError as e:
+        _fail("run", str(e))
+    for bot, challenger in [(b, False) for b in given] + [(c, True) for c in challengers]:
         try:
             specs.append(parse_bot_spec(bot))
             marked.append(challenger)
@@ -273,6 +277,8 @@ class Plan:
     naming: list[str]
     #: How much of each game its log keeps (--logs).
     logs: str = "full"
+    #: The secret came from --deal-secret (stored with the tournament: verify-deals reports it).
+    given_secret: bool = False
 
 
 def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
@@ -313,8 +319,15 @@ def _resolve(held: ResultsFolder, given: RunOptions) -> Plan:
         refuse("run", directory, stored is not None, str(e))
     check_unchanged("run", directory, params.entrants if stored is not None else (), "entrant ")
     held.lock(directory)
+    if from_file is not None and stored is None:
+        naming.append(
+            f"referee run: note: the deals come from the secret in {given.deal_secret}, not from one drawn now: "
+            "whoever knows it knows every deal (verify-deals will say so)"
+        )
+        if (weak := from_file.weakness()) is not None:
+            naming.append(f"referee run: note: that secret is not random ({weak}): anyone may guess every deal")
     secret = secret or from_file or DealSecret.new()
-    return Plan(directory, params, secret, stored is not None, executor, naming, given.logs)
+    return Plan(directory, params, secret, stored is not None, executor, naming, given.logs, from_file is not None)
 
 
 def _executor(given: RunOptions) -> Executor:
@@ -420,7 +433,7 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
     with store:
         if not plan.resumed:
             try:
-                store.initialise(plan.params, plan.secret)
+                store.initialise(plan.params, plan.secret, given=plan.given_secret)
             except StoreError as e:
                 _storage_failed(directory, e)
         _announce(plan, console)

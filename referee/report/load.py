@@ -15,6 +15,7 @@ from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.replay import encode_replay
+from referee.runner.safe_text import visible
 from referee.tournament.formats import check_format, format_of, planned_games
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduleError
@@ -61,7 +62,11 @@ def load_tournament(
     except StoreError as exc:
         raise ReportError(str(exc)) from None
 
-    entrants = tuple(Entrant(key, e.name, e.declared, " ".join(e.argv)) for key, e in enumerate(stored_entrants))
+    # A bot's hello name is its own text: invisible and direction-changing characters shown as escapes (``visible``).
+    entrants = tuple(
+        Entrant(key, e.name, None if e.declared is None else visible(e.declared), " ".join(e.argv))
+        for key, e in enumerate(stored_entrants)
+    )
     key_of = {e.name: e.key for e in entrants}
     own = counted is None or not counted.keeps_history or counted.games != len(stored_games)
     tally = Tally([e.name for e in entrants], {e.name: e.declared for e in entrants}, history=True) if own else counted

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from referee.tournament.display import head_to_head_table, standings_table
     from referee.tournament.entrants import (
         ManifestError,
+        bot_files,
         load_manifest,
         load_manifest_entries,
         name_entrants,
@@ -89,6 +90,7 @@ _WHERE: dict[str, str] = {
     "LiveProgress": "referee.tournament.live",
     "LocalExecutor": "referee.tournament.local",
     "ManifestError": "referee.tournament.entrants",
+    "bot_files": "referee.tournament.entrants",
     "MixtureTests": "referee.tournament.confseq",
     "Option": "referee.tournament.options",
     "ParamsError": "referee.tournament.params",
@@ -196,6 +198,7 @@ __all__ = [
     "WorkerSetupError",
     "balanced_tables",
     "block_outcomes",
+    "bot_files",
     "check_cluster_address",
     "check_format",
     "commitment_of",

@@ -8,7 +8,7 @@ stored game the batch, seats and deal seed it has, and each game log must hold t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
@@ -35,6 +35,8 @@ class DealCheck(Findings):
     revealed: bool
     games: int = 0
     deals: int = 0
+    #: What the check flags without disagreeing: a secret given with ``--deal-secret``, a secret plainly not random.
+    notes: list[str] = field(default_factory=list)
 
 
 def _schedule(
@@ -62,6 +64,13 @@ def check_deals(directory: Path, *, secret: DealSecret | None = None, commitment
         stored = {g.game_id: g.seats for g in store.games()}
         seats = {game_id: tuple(r.entrant for r in rows_) for game_id, rows_ in stored.items()}
     check = DealCheck(stored_commitment, secret.hex, "revealed_at" in meta)
+    if meta.get("deal_secret_given") == "1":
+        check.notes.append(
+            "the secret was given with --deal-secret, not drawn by the referee: chosen by the organiser or revealed "
+            "by an earlier tournament, so whoever knew it knew every deal"
+        )
+    if (weak := secret.weakness()) is not None:
+        check.notes.append(f"the secret is not random ({weak}): anyone may guess it, and so every deal")
     published = (commitment or stored_commitment).strip().lower()
     if published != stored_commitment:
         check.problem(f"the results hold the commitment {stored_commitment}, not the published {published}")

@@ -21,6 +21,7 @@ no two tables share one.
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections import Counter
@@ -31,12 +32,14 @@ from types import MappingProxyType
 
 from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
+from referee.runner.input_file import InputFileError, nested_too_deeply, read_input
 from referee.runner.safe_text import visible
 from referee.runner.sandbox import SYSTEM_PATHS, is_system_program, program_files
 from referee.runner.spec import is_file
 
 __all__ = [
     "ManifestError",
+    "bot_files",
     "load_manifest",
     "load_manifest_entries",
     "name_entrants",
@@ -48,6 +51,8 @@ _KEYS = ("name", "command", "cwd", "env", "challenger")
 #: The longest name a manifest may give an entrant, in characters (at 4 bytes each, its stderr files' names stay
 #: well within a file system's 255 bytes).
 NAME_MAX = 48
+#: The largest manifest read, in bytes (a thousand entrants take about 100 kB).
+MANIFEST_MAX = 4 * 1024 * 1024
 #: A command whose first word is a bot file of these kinds runs it as ``referee run FILE`` would, with the arguments.
 BOT_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs")
 
@@ -84,9 +89,12 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
     Entrants that share a name (the contest layout ``bots/<name>/bot.py`` names every bot ``bot`` after its
     file) take the names of their folders (``bots/alice/bot.py`` is ``alice``) when those tell them apart and
     clash with no other entrant; otherwise they are numbered (``bot``, ``bot-2``, ...; see ``unique_names``).
-    A name longer than ``NAME_MAX`` characters (a long file name) is cut to that length.
+    A name longer than ``NAME_MAX`` characters (a long file name) is cut to that length. Characters a terminal or a
+    page would not show as themselves (zero-width, direction-changing, control) are written as escapes (``visible``).
     """
-    names = [s.name for s in specs]
+    # Names from file and folder names may hold anything a file name can: invisible and direction-changing characters
+    # (``gre\u200bedy`` would show as ``greedy`` beside the real one) are written as escapes (``visible``).
+    names = [visible(s.name) for s in specs]
     counts = Counter(names)
     notes: list[str] = []
     taken = set(names)
@@ -94,7 +102,7 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
         if n < 2:
             continue
         seats = [i for i, name in enumerate(names) if name == shared]
-        folders = [specs[i].cwd.name for i in seats]
+        folders = [visible(specs[i].cwd.name) for i in seats]
         if all(folders) and len(set(folders)) == n and not (set(folders) & (taken - {shared})):
             for i, folder in zip(seats, folders, strict=True):
                 names[i] = folder
@@ -117,6 +125,29 @@ def name_entrants(specs: Sequence[BotSpec]) -> tuple[list[BotSpec], list[str]]:
     return [replace(s, name=n) for s, n in zip(specs, final, strict=True)], notes
 
 
+def bot_files(folder: Path) -> list[str]:
+    """The bots of a folder given as a BOT argument (``referee run bots/``, which a shell cannot turn into options
+    the way ``bots/*.py`` can, when a file's name starts with ``-``): every ``.py``, ``.js`` and executable file in
+    it, and the ``bot.py``, ``bot.js`` or ``bot`` of each of its subfolders (the layout ``bots/<name>/bot.py``), in
+    name order; files and folders whose names start with ``.`` or ``_`` (``_base.py``, ``__pycache__``) left out.
+    Raises ``BotSpecError`` for a folder with none."""
+    found: list[str] = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.startswith((".", "_")):
+            continue
+        if entry.is_dir():
+            inside = [entry / n for n in ("bot.py", "bot.js", "bot") if is_file(entry / n)]
+            found += [str(inside[0])] if inside else []
+        elif entry.suffix in BOT_FILE_SUFFIXES or (is_file(entry) and os.access(entry, os.X_OK)):
+            found.append(str(entry))
+    if not found:
+        raise BotSpecError(
+            f"bot folder {folder} holds no bot (.py, .js or executable files, or subfolders with a bot.py, bot.js "
+            "or bot)"
+        )
+    return found
+
+
 def load_manifest(path: Path | str) -> list[BotSpec]:
     """Read a bots.toml manifest. Raises ``ManifestError`` with one line naming the entrant and field at fault."""
     return [spec for spec, _ in load_manifest_entries(path)]
@@ -128,13 +159,15 @@ def load_manifest_entries(path: Path | str) -> list[tuple[BotSpec, bool]]:
 
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ManifestError(f"manifest {path} not found") from None
-    except (OSError, UnicodeDecodeError) as e:
+        data = tomllib.loads(read_input(path, "manifest", MANIFEST_MAX).decode("utf-8"))
+    except InputFileError as e:
+        raise ManifestError(str(e)) from None
+    except UnicodeDecodeError as e:
         raise ManifestError(f"manifest {path} cannot be read: {e}") from None
     except tomllib.TOMLDecodeError as e:
         raise ManifestError(f"manifest {path} is not valid TOML: {e}") from None
+    except RecursionError:
+        raise ManifestError(nested_too_deeply("manifest", path)) from None
     extra = sorted(set(data) - {"bot"})
     if extra:
         raise ManifestError(f"manifest {path}: unknown top-level key {extra[0]!r}; list entrants as [[bot]] tables")

@@ -18,6 +18,7 @@ Schema (version 1)::
         deal_secret     the deal secret, hex (the results folder is hidden from bots; revealed when it ends)
         revealed_at     ISO 8601 UTC time the last game finished and the secret was revealed (absent before)
         chain_scheme    how the games are chained ("sha256/v1", see referee.tournament.chain)
+        deal_secret_given  "1" when the secret came from --deal-secret (chosen, or revealed, before), not drawn
         chain_head      the last link of the chain, stored (and printed) with the revealed secret
         compare         (a ``referee compare`` folder only) JSON of its test's settings
     entrants(name TEXT PRIMARY KEY,          -- unique tournament name (file stem or manifest name, deduplicated)
@@ -407,9 +408,10 @@ class ResultsStore:
             raise EmptyStore(f"{self.directory} holds no tournament (its results database is empty)")
         return params
 
-    def initialise(self, params: TournamentParams, secret: DealSecret) -> None:
+    def initialise(self, params: TournamentParams, secret: DealSecret, *, given: bool = False) -> None:
         """Store the parameters, deal secret (and its commitment) and entrants of a new tournament (one
-        transaction)."""
+        transaction); ``given``: the secret came from ``--deal-secret`` (chosen, or revealed, before: meta
+        ``deal_secret_given``, which ``verify-deals`` reports)."""
         with self._transaction() as db:
             db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
             db.execute("INSERT INTO meta VALUES ('params', ?)", (params.to_json(),))
@@ -418,6 +420,8 @@ class ResultsStore:
             db.execute("INSERT INTO meta VALUES ('deal_commitment', ?)", (secret.commitment,))
             db.execute("INSERT INTO meta VALUES ('deal_secret', ?)", (secret.hex,))
             db.execute("INSERT INTO meta VALUES ('chain_scheme', ?)", (CHAIN_SCHEME,))
+            if given:
+                db.execute("INSERT INTO meta VALUES ('deal_secret_given', '1')")
             db.executemany(
                 "INSERT INTO entrants(name, position, argv, cwd, env) VALUES (?, ?, ?, ?, ?)",
                 [

@@ -112,7 +112,7 @@ def test_run_refuses_a_ruleset_that_cannot_deal_its_tables_before_any_game(tmp_p
         ('{"max_turns_per_round": 100000000000000000000000}', "could have to send a line of more than"),
         ('{"hand_size": 1000000000}', "hand_size (1000000000) is too large for 2 players"),  # play hung on it
         ('{"rounds": 1%s}' % ("0" * 5000), "is not JSON"),  # over Python's 4,300 digits for an integer
-        ("[" * 100000, "is not JSON"),
+        ("[" * 100000, "is nested too deeply to read"),
     ],
 )
 def test_play_refuses_an_outsized_ruleset_file_in_one_line(tmp_path: Path, rules: str, message: str) -> None:
