@@ -13,6 +13,7 @@ their arguments.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
@@ -30,24 +31,35 @@ def gauntlet_tables(names: Sequence[str], challengers: Sequence[str], k: int) ->
 
 
 class _Meetings:
-    """How often each pair of entrant indices shares a table, with a histogram of those counts over all pairs."""
+    """How often each pair of entrant indices shares a table (a flat ``n x n`` table, both halves kept), with a
+    histogram of those counts over all pairs, and the pairs that have met at some time, in the order they first
+    did (the annealing's choices go by that order)."""
 
     def __init__(self, n: int) -> None:
-        self.count: dict[tuple[int, int], int] = {}
+        self.n = n
+        self.count = [0] * (n * n)  # count[a * n + b] == count[b * n + a]
         self.histogram = [n * (n - 1) // 2]  # histogram[c]: pairs that met c times
+        self._seen = bytearray(n * n)
+        self.order: list[int] = []  # a * n + b (a < b) of every pair that met, first meeting first
 
     def __call__(self, a: int, b: int) -> int:
-        return self.count.get((a, b) if a < b else (b, a), 0)
+        return self.count[a * self.n + b]
 
     def bump(self, a: int, b: int, by: int) -> None:
-        key = (a, b) if a < b else (b, a)
-        old = self.count.get(key, 0)
+        n = self.n
+        key = a * n + b if a < b else b * n + a
+        count = self.count
+        old = count[key]
         new = old + by
-        self.count[key] = new
-        self.histogram[old] -= 1
-        while len(self.histogram) <= new:
-            self.histogram.append(0)
-        self.histogram[new] += 1
+        count[key] = count[(key % n) * n + key // n] = new
+        if not self._seen[key]:
+            self._seen[key] = 1
+            self.order.append(key)
+        histogram = self.histogram
+        histogram[old] -= 1
+        while len(histogram) <= new:
+            histogram.append(0)
+        histogram[new] += 1
 
     def spread(self) -> int:
         """The most meetings of a pair minus the fewest (pairs that never met count 0)."""
@@ -56,6 +68,11 @@ class _Meetings:
         low = next(c for c, pairs in enumerate(self.histogram) if pairs)
         return len(self.histogram) - 1 - low
 
+    def most_met(self) -> list[tuple[int, int]]:
+        """The pairs that met most often (call ``spread`` first), in the order they first met."""
+        high, n, count = len(self.histogram) - 1, self.n, self.count
+        return [divmod(key, n) for key in self.order if count[key] == high]
+
 
 def balanced_tables(names: Sequence[str], k: int, tables_per_entrant: int, seed: int) -> list[tuple[str, ...]]:
     """``len(names) * tables_per_entrant / k`` tables of ``k`` distinct entrants; every entrant at exactly
@@ -63,6 +80,7 @@ def balanced_tables(names: Sequence[str], k: int, tables_per_entrant: int, seed:
     n = len(names)
     rng = random.Random(f"referee-balanced/{seed}/{n}/{k}/{tables_per_entrant}")
     meet = _Meetings(n)
+    count = meet.count
     remaining = [tables_per_entrant] * n
     pool: list[int] = []  # the entrants with the most seats still to fill, in random order
     tables: list[list[int]] = []
@@ -74,7 +92,7 @@ def balanced_tables(names: Sequence[str], k: int, tables_per_entrant: int, seed:
                 pool = [c for c in range(n) if remaining[c] == most and c not in pool]
                 rng.shuffle(pool)
             candidates = [c for c in pool[:48] if c not in table] or [c for c in pool if c not in table]
-            best = min(candidates, key=lambda c: sum(meet(c, x) for x in table))
+            best = min(candidates, key=lambda c: sum(count[c * n + x] for x in table))
             pool.remove(best)
             table.append(best)
             remaining[best] -= 1
@@ -87,49 +105,74 @@ def balanced_tables(names: Sequence[str], k: int, tables_per_entrant: int, seed:
 
 def _swap_gain(meet: _Meetings, x: list[int], b: int, y: list[int], c: int) -> int:
     """The change of the sum of squared pair meetings when ``b`` (of table ``x``) and ``c`` (of ``y``) swap."""
-    return sum(2 * (meet(c, o) - meet(b, o)) + 2 for o in x if o != b) + sum(
-        2 * (meet(b, o) - meet(c, o)) + 2 for o in y if o != c
-    )
+    count, n = meet.count, meet.n
+    rb, rc = b * n, c * n
+    gain = 0
+    for o in x:
+        if o != b:
+            gain += 2 * (count[rc + o] - count[rb + o]) + 2
+    for o in y:
+        if o != c:
+            gain += 2 * (count[rb + o] - count[rc + o]) + 2
+    return gain
+
+
+def _tables_of(mask: int) -> list[int]:
+    """The table indexes set in ``mask``, in increasing order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _even_out(tables: list[list[int]], meet: _Meetings, rng: random.Random, steps: int = 200_000) -> None:
     """Simulated annealing on the sum of squared pair meetings (its minimum spreads the meetings most evenly):
     swap an entrant of a most-met pair (or, one time in four, any entrant) with an entrant of another table, keep the
     swap when it does not raise the sum, or with probability exp(-rise / temperature) when it does; stop as soon
-    as every pair meets within one of every other, or after ``steps`` tries."""
+    as every pair meets within one of every other, or after ``steps`` tries.
+
+    The draws are those of ``rng.choice`` and ``rng.random`` in a fixed order, so a seed gives one schedule (the
+    one earlier versions drew: stored tournaments resume and ``verify-deals`` on it); what is kept to make each step
+    cheap (the pairs' counts in a flat table, each entrant's tables as a bit mask and a sorted list) changes none
+    of the draws."""
     if not tables:
         return
     temperature, cooling = 1.0, (0.01 / 1.0) ** (1 / steps)
     hot: list[tuple[int, int]] = []
+    n = meet.n
+    choice, draw = rng.choice, rng.random
     everywhere = range(len(tables))
-    # entrant -> the indexes of the tables it sits at, so that the tables a pair shares are found without a scan of
-    # every table (the same tables, in the same order: the same choices, the same schedule)
-    seated: dict[int, set[int]] = {}
+    # entrant -> the indexes of the tables it sits at: a bit mask (the tables a pair shares) and a sorted list
+    mask = [0] * n
+    seated: list[list[int]] = [[] for _ in range(n)]
     for i, t in enumerate(tables):
         for e in t:
-            seated.setdefault(e, set()).add(i)
+            mask[e] |= 1 << i
+            seated[e].append(i)
     for step in range(steps):
         if meet.spread() <= 1:
             return
         if step % 256 == 0:
-            high = len(meet.histogram) - 1
-            hot = [p for p, v in meet.count.items() if v == high]
+            hot = meet.most_met()
         temperature *= cooling
-        if hot and rng.random() < 0.75:
-            a, b = rng.choice(hot)
-            b = b if rng.random() < 0.5 else a
-            shared = sorted(seated[a] & seated[b])
-            xi = rng.choice(shared or everywhere)
+        if hot and draw() < 0.75:
+            a, b = choice(hot)
+            b = b if draw() < 0.5 else a
+            shared = seated[a] if a == b else _tables_of(mask[a] & mask[b])
+            xi = choice(shared or everywhere)
         else:
-            xi = rng.choice(everywhere)
-            b = rng.choice(tables[xi])
-        yi = rng.choice(everywhere)
+            xi = choice(everywhere)
+            x = tables[xi]
+            b = choice(x)
+        yi = choice(everywhere)
         x, y = tables[xi], tables[yi]
-        c = rng.choice(y)
+        c = choice(y)
         if b not in x or b in y or c in x:
             continue
         gain = _swap_gain(meet, x, b, y, c)
-        if gain > 0 and rng.random() >= math.exp(-gain / temperature):
+        if gain > 0 and draw() >= math.exp(-gain / temperature):
             continue
         for o in x:
             if o != b:
@@ -140,7 +183,9 @@ def _even_out(tables: list[list[int]], meet: _Meetings, rng: random.Random, step
                 meet.bump(c, o, -1)
                 meet.bump(b, o, 1)
         x[x.index(b)], y[y.index(c)] = c, b
-        seated[b].discard(xi)
-        seated[b].add(yi)
-        seated[c].discard(yi)
-        seated[c].add(xi)
+        mask[b] ^= (1 << xi) | (1 << yi)
+        mask[c] ^= (1 << xi) | (1 << yi)
+        seated[b].remove(xi)
+        bisect.insort(seated[b], yi)
+        seated[c].remove(yi)
+        bisect.insort(seated[c], xi)
