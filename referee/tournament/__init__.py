@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from referee.tournament.cluster import DaskExecutor, check_cluster_address
     from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
     from referee.tournament.confseq import BettingCSArray, MixtureTests
+    from referee.tournament.counting import counted_scores
     from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
     from referee.tournament.dealstats import DealTally, block_outcomes, holm
     from referee.tournament.designs import balanced_tables, gauntlet_tables
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
         default_table_size,
         make_schedule,
     )
+    from referee.tournament.seating import block_seatings, cyclic_orders, games_per_block, seat_cycle
     from referee.tournament.standings import (
         WINS_NOTE,
         EntrantStanding,
@@ -118,12 +120,16 @@ _WHERE: dict[str, str] = {
     "WorkerSetupError": "referee.tournament.cluster_errors",
     "balanced_tables": "referee.tournament.designs",
     "block_outcomes": "referee.tournament.dealstats",
+    "block_seatings": "referee.tournament.seating",
     "check_cluster_address": "referee.tournament.cluster",
     "check_format": "referee.tournament.formats",
     "commitment_of": "referee.tournament.deals",
+    "counted_scores": "referee.tournament.counting",
+    "cyclic_orders": "referee.tournament.seating",
     "deal_seed": "referee.tournament.deals",
     "default_table_size": "referee.tournament.schedule",
     "format_of": "referee.tournament.formats",
+    "games_per_block": "referee.tournament.seating",
     "gauntlet_tables": "referee.tournament.designs",
     "head_to_head_table": "referee.tournament.display",
     "holm": "referee.tournament.dealstats",
@@ -141,6 +147,7 @@ _WHERE: dict[str, str] = {
     "run_tournament": "referee.tournament.run",
     "schedule_for": "referee.tournament.formats",
     "schedule_of": "referee.tournament.formats",
+    "seat_cycle": "referee.tournament.seating",
     "seat_rows": "referee.tournament.store",
     "standings_from_store": "referee.tournament.standings",
     "standings_table": "referee.tournament.display",
@@ -198,13 +205,17 @@ __all__ = [
     "WorkerSetupError",
     "balanced_tables",
     "block_outcomes",
+    "block_seatings",
     "bot_files",
     "check_cluster_address",
     "check_format",
     "commitment_of",
+    "counted_scores",
+    "cyclic_orders",
     "deal_seed",
     "default_table_size",
     "format_of",
+    "games_per_block",
     "gauntlet_tables",
     "head_to_head_table",
     "holm",
@@ -222,6 +233,7 @@ __all__ = [
     "run_tournament",
     "schedule_for",
     "schedule_of",
+    "seat_cycle",
     "seat_rows",
     "standings_from_store",
     "standings_table",

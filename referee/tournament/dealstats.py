@@ -5,7 +5,8 @@ entrant has played every seat's cards once, so its *block total* (the sum of its
 is directly comparable with the other entrants' totals on the same block:
 
 - **matchpoints**: the share of the other entrants of the block whose total it beat (a tie counts half), in [0, 1];
-  the duplicate-bridge idea, robust to one freak deal;
+  the duplicate-bridge idea, robust to one freak deal; an entrant that forfeited a game of the block beats no
+  entrant that did not (the forfeit rule, with ``counting``);
 - **relative score**: its mean score per game on the block minus the table's mean score per game on that block
   (lower is better, as for scores: 0 is the table's average).
 
@@ -20,16 +21,23 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Protocol
+
+from referee.tournament.counting import CountedSeat, counted_scores
+from referee.tournament.seating import games_per_block
 
 __all__ = [
     "BlockOutcome",
+    "CountedRow",
+    "DealStanding",
     "DealTally",
     "EntrantDeals",
     "PairDeals",
     "block_outcomes",
+    "deal_standing",
     "holm",
     "mean_ci95",
     "share_variance",
@@ -43,6 +51,14 @@ _T975 = (
     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
     2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 )  # fmt: skip
+
+
+class CountedRow(CountedSeat, Protocol):
+    """A seat of a stored game as the deal statistics read it (a ``store.SeatRow``)."""
+
+    @property
+    def entrant(self) -> str: ...
+
 
 #: Significance level of the separation of places (after Holm's correction).
 SEPARATION_ALPHA = 0.05
@@ -101,24 +117,29 @@ def share_variance(values: Iterable[float], mean: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class BlockOutcome:
-    """One entrant's result on one block: its matchpoint share and its relative score per game."""
+    """One entrant's result on one block: its matchpoint share, its relative score per game and its mean score per
+    game."""
 
     matchpoints: float
     relative: float
+    score: float
 
 
-def block_outcomes(totals: Mapping[str, float], games: int) -> dict[str, BlockOutcome]:
+def block_outcomes(totals: Mapping[str, float], games: int, forfeited: Collection[str] = ()) -> dict[str, BlockOutcome]:
     """Each entrant's outcome on a block, from its total score over the block's ``games`` rotations (lower is
-    better): the share of the others it beat (ties half) and its mean per game minus the table's mean per game."""
+    better; forfeits counted by ``counting.counted_scores``) and the entrants that forfeited a game of it: the share
+    of the others it beat, ties half, an entrant in ``forfeited`` below every one that is not (the forfeit rule: a
+    forfeit is the worst result at its table), and its mean per game minus the table's mean per game."""
     names = list(totals)
     if len(names) < 2:
         raise ValueError("a block needs at least two entrants")
     table_mean = math.fsum(totals.values()) / len(names) / games
+    key = {n: (n in forfeited, totals[n]) for n in names}
     out = {}
     for n in names:
-        mine = totals[n]
-        beaten = sum(1.0 if mine < totals[o] else 0.5 if mine == totals[o] else 0.0 for o in names if o != n)
-        out[n] = BlockOutcome(beaten / (len(names) - 1), mine / games - table_mean)
+        mine = key[n]
+        beaten = sum(1.0 if mine < key[o] else 0.5 if mine == key[o] else 0.0 for o in names if o != n)
+        out[n] = BlockOutcome(beaten / (len(names) - 1), totals[n] / games - table_mean, totals[n] / games)
     return out
 
 
@@ -163,27 +184,54 @@ class DealTally:
     """Collects games into blocks and keeps every complete block's outcome per entrant (in block order)."""
 
     def __init__(self) -> None:
-        self._open: dict[int, tuple[int, dict[str, float]]] = {}  # block -> (games seen, entrant -> total)
+        # block -> (games seen, entrant -> total, entrants that forfeited a game of it)
+        self._open: dict[int, tuple[int, dict[str, float], set[str]]] = {}
         self.outcomes: dict[str, dict[int, BlockOutcome]] = {}  # entrant -> block -> outcome
         self._totals: dict[int, dict[str, float]] = {}  # complete block -> per-game mean score of each entrant
 
-    def add(self, block: int, scores: Iterable[tuple[str, float]]) -> None:
-        """Count one game of ``block`` (entrant, score per seat). A block is complete when it has as many games as
-        seats (every rotation); then its outcomes are computed."""
-        pairs = list(scores)
-        seen, totals = self._open.get(block, (0, {}))
-        for name, score in pairs:
-            totals[name] = totals.get(name, 0.0) + score
+    def add(self, block: int, seats: Sequence[CountedRow]) -> None:
+        """Count one game of ``block``: its seats (``entrant``, ``score``, ``forfeit_kind``: a ``SeatRow``). A block
+        is complete when it has all its games (``seating.games_per_block`` of its table size: every rotation of its
+        seat order); then its outcomes are computed, forfeits counted by the forfeit rule (``block_outcomes``)."""
+        seen, totals, forfeited = self._open.get(block, (0, {}, set()))
+        for seat, score in zip(seats, counted_scores(seats), strict=True):
+            totals[seat.entrant] = totals.get(seat.entrant, 0.0) + score
+            if seat.forfeit_kind is not None:
+                forfeited.add(seat.entrant)
         seen += 1
-        if seen < len(pairs):
-            self._open[block] = (seen, totals)
+        if seen < games_per_block(len(seats)):
+            self._open[block] = (seen, totals, forfeited)
             return
         self._open.pop(block, None)
-        if len(totals) < 2:
-            return
-        for name, outcome in block_outcomes(totals, seen).items():
+        if len(totals) >= 2:
+            self._complete(block, totals, seen, forfeited)
+
+    def add_block(self, block: int, games: Iterable[Sequence[CountedRow]]) -> None:
+        """Count a whole block at once: its games (each its seats, as ``add`` takes them), whatever their number.
+        Raises ``ValueError`` for a block without games of at least two entrants, or with games of different
+        tables."""
+        totals: dict[str, float] = {}
+        forfeited: set[str] = set()
+        count = 0
+        table: set[str] | None = None
+        for game in games:
+            names = {s.entrant for s in game}
+            if table is not None and names != table:
+                raise ValueError(f"block {block} holds games of different tables")
+            table = names
+            for seat, score in zip(game, counted_scores(game), strict=True):
+                totals[seat.entrant] = totals.get(seat.entrant, 0.0) + score
+                if seat.forfeit_kind is not None:
+                    forfeited.add(seat.entrant)
+            count += 1
+        if count == 0 or len(totals) < 2:
+            raise ValueError(f"block {block} needs games of at least two entrants")
+        self._complete(block, totals, count, forfeited)
+
+    def _complete(self, block: int, totals: dict[str, float], games: int, forfeited: set[str]) -> None:
+        for name, outcome in block_outcomes(totals, games, forfeited).items():
             self.outcomes.setdefault(name, {})[block] = outcome
-        self._totals[block] = {n: t / seen for n, t in totals.items()}
+        self._totals[block] = {n: t / games for n, t in totals.items()}
 
     @property
     def blocks(self) -> int:
@@ -194,6 +242,11 @@ class DealTally:
         mp, mp_ci = mean_ci95([o.matchpoints for o in mine.values()], share=True)
         rel, rel_ci = mean_ci95([o.relative for o in mine.values()])
         return EntrantDeals(len(mine), mp, mp_ci, rel, rel_ci)
+
+    def score_ci95(self, name: str) -> tuple[float, float] | None:
+        """The 95% Student t interval, over ``name``'s complete blocks, of its mean score per game (each block's
+        mean per game one observation); None below two blocks."""
+        return mean_ci95([o.score for o in self.outcomes.get(name, {}).values()])[1]
 
     def pair(self, a: str, b: str) -> PairDeals:
         """``a`` against ``b`` over the complete blocks both played."""
@@ -249,6 +302,28 @@ class DealTally:
             return diff, 0.0 if diff != 0 else 1.0
         return diff, two_sided_p(diff / math.sqrt(var), min(na, nb) - 1)
 
+    def rank_intervals(self, names: Sequence[str]) -> dict[str, tuple[int, int]]:
+        """Each entrant's place, best and worst, that the matchpoints allow, jointly at 95%: the difference of mean
+        matchpoints of every pair is tested as ``difference_p`` does, the p-values adjusted with Holm's method over
+        all N(N - 1)/2 pairs, and an entrant's best place is 1 plus the entrants proven ahead of it, its worst N minus
+        the entrants it is proven ahead of. On the event of no false rejection (probability at least 95%, Holm's
+        family-wise guarantee) every entrant's true place lies in its interval (the construction of Klein, Wright &
+        Wieczorek, "A joint confidence region for an overall ranking of populations", JRSS-C 2020, with Holm's
+        step-down in place of Bonferroni)."""
+        pairs = list(itertools.combinations(names, 2))
+        tests = [self.difference_p(a, b) for a, b in pairs]
+        adjusted = holm([p for _, p in tests])
+        ahead = dict.fromkeys(names, 0)
+        behind = dict.fromkeys(names, 0)
+        for (a, b), (diff, _), q in zip(pairs, tests, adjusted, strict=True):
+            if diff is None or q >= SEPARATION_ALPHA or diff == 0:
+                continue
+            winner, loser = (a, b) if diff > 0 else (b, a)
+            ahead[winner] += 1
+            behind[loser] += 1
+        n = len(names)
+        return {e: (1 + behind[e], n - ahead[e]) for e in names}
+
     def separation(self, order: Sequence[str]) -> list[tuple[bool, float | None]]:
         """For each place of ``order`` but the last: (separated from the next place, Holm-adjusted p-value).
 
@@ -261,3 +336,51 @@ class DealTally:
             (diff is not None and diff > 0 and q < SEPARATION_ALPHA, None if diff is None else q)
             for (diff, _), q in zip(tests, adjusted, strict=True)
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class DealStanding:
+    """A standing computed from blocks alone (``deal_standing``): the entrants best first by mean matchpoints over
+    their blocks, each entrant's figures with their 95% intervals over blocks, its rank interval (joint, 95%), and
+    for each place but the last whether it is separated from the next (Holm over the adjacent pairs) with the
+    adjusted p-value."""
+
+    order: tuple[str, ...]
+    entrants: Mapping[str, EntrantDeals]
+    rank_interval: Mapping[str, tuple[int, int]]
+    separated: tuple[tuple[bool, float | None], ...]
+    deals: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "deals": self.deals,
+            "entrants": [
+                {
+                    "name": name,
+                    **self.entrants[name].to_dict(),
+                    "rank_interval": list(self.rank_interval[name]),
+                    "separated_from_next": None if i == len(self.order) - 1 else self.separated[i][0],
+                    "separation_p": None if i == len(self.order) - 1 else self.separated[i][1],
+                }
+                for i, name in enumerate(self.order)
+            ],
+        }
+
+
+def deal_standing(blocks: Iterable[Sequence[Sequence[CountedRow]]], names: Sequence[str] | None = None) -> DealStanding:
+    """The standing of ``blocks``: each block a sequence of games (every game of one deal at one table), each game a
+    sequence of seats (``entrant``, ``score``, ``forfeit_kind``: a ``SeatRow``), forfeits counted as the worst score
+    at their table. ``names`` (default: every entrant met) fixes who is listed; an entrant without a block comes
+    last. Ties in matchpoints go by relative score, then name. Raises ``ValueError`` for a malformed block."""
+    tally = DealTally()
+    for number, block in enumerate(blocks):
+        tally.add_block(number, block)
+    listed = list(names) if names is not None else sorted(tally.outcomes)
+    figures = {n: tally.entrant(n) for n in listed}
+
+    def key(name: str) -> tuple[bool, float, float, str]:
+        e = figures[name]
+        return (e.matchpoints is None, -(e.matchpoints or 0.0), e.relative_score or 0.0, name)
+
+    order = tuple(sorted(listed, key=key))
+    return DealStanding(order, figures, tally.rank_intervals(order), tuple(tally.separation(order)), tally.blocks)

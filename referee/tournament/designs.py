@@ -7,8 +7,8 @@
 - ``gauntlet``: every table holds one entrant of the field and ``table_size - 1`` challengers, each combination of
   challengers against each field entrant, ``repeats`` times: field entrants never share a table.
 
-Every table becomes a block (one deal, every seat rotation: ``schedule.table_batches``). Both are pure functions of
-their arguments.
+Every table becomes a block (one deal, every seat rotation of the cyclic seat order ``seating`` draws for it:
+``schedule.table_batches``). Both are pure functions of their arguments.
 """
 
 from __future__ import annotations

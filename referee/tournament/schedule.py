@@ -1,25 +1,30 @@
 """The round-robin schedule: who plays whom, in which seats, on which deal.
 
 Every combination of ``table_size`` entrants forms a *table*. A table plays one game per seat rotation, all on the
-same deal (the duplicate format: every entrant of the table plays every seat's cards once), so no entrant is
-favoured by the cards. The whole round robin is repeated ``repeats`` times with fresh deals.
+same deal (the duplicate format: every entrant of the table plays every seat's cards), so no entrant is favoured by
+the cards. The rotations are those of the cyclic seat orders ``seating.block_seatings`` takes from the seed and the
+table's sorted names (both directions at 3 seats; at 4 one, balanced over the table's repeats), never from the
+order the entrants were listed in, so no entrant always acts after another. The whole round robin is repeated
+``repeats`` times with fresh deals.
 
 The schedule is a pure function of (entrant names in order, table size, repeats, seed, deal secret): a resumed
 run and a run on another machine produce exactly the same games with the same ids. The deal of a table batch
 comes from the tournament's secret (``referee.tournament.deals``): the seed, the ids and the schedule tell
 nothing of the cards. Game ids are ``g`` + a 6-digit ordinal in
-schedule order (repeat, then table, then rotation), so sorting by id is sorting by schedule order up to 999,999
+schedule order (repeat, then table, then seat order), so sorting by id is sorting by schedule order up to 999,999
 games; ``ScheduledGame.ordinal`` is the order at any size.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS, RefereeError
 from referee.tournament.deals import DealSecret
+from referee.tournament.seating import block_seatings
 
 __all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
 
@@ -30,7 +35,8 @@ class ScheduleError(RefereeError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ScheduledGame:
-    """One game of the schedule. ``seats[i]`` is the entrant name in seat i; ``seed`` deals the cards."""
+    """One game of the schedule. ``seats[i]`` is the entrant name in seat i; ``seed`` deals the cards; ``rotation``
+    is the game's place in its block (0 to ``seating.games_per_block(k) - 1``: the seat orders of the block)."""
 
     game_id: str
     ordinal: int
@@ -50,7 +56,7 @@ class TableBatch:
 
     @property
     def entrants(self) -> tuple[str, ...]:
-        """The table's entrants, in the seat order of its first rotation."""
+        """The table's entrants, in the seat order of its first rotation (its cyclic seat order)."""
         return self.games[0].seats
 
 
@@ -64,7 +70,8 @@ def make_schedule(
 ) -> list[TableBatch]:
     """The full schedule as table batches in game-id order; batch ``b`` is dealt ``secret.seed(seed, b)``.
 
-    ``len(result)`` is ``C(len(entrants), table_size) * repeats`` and every batch holds ``table_size`` games.
+    ``len(result)`` is ``C(len(entrants), table_size) * repeats`` and every batch holds
+    ``seating.games_per_block(table_size)`` games.
     Raises ``ScheduleError`` for fewer than 2 entrants, duplicate names, a table size outside 2..4 or larger
     than the number of entrants, or fewer than 1 repeat.
     """
@@ -90,19 +97,27 @@ def table_batches(
     *,
     first_batch: int = 0,
     first_ordinal: int = 0,
+    seatings: Counter[frozenset[str]] | None = None,
 ) -> list[TableBatch]:
     """Blocks from ``(repeat, entrants)`` pairs, in order, numbered on from ``first_batch`` and ``first_ordinal``:
-    every seat rotation of the table on the deal ``secret.seed(seed, batch)``. Without a secret (bookkeeping only,
-    e.g. replaying a race's schedule for its standings) every deal seed is 0."""
+    every game of the block's seat orders on the deal ``secret.seed(seed, batch)``. Without a secret (bookkeeping
+    only, e.g. replaying a race's schedule for its standings) every deal seed is 0.
+
+    The order of the entrants in a pair does not matter: the n-th block of the same entrants (counted in this call,
+    after the ``seatings`` earlier calls counted, which this call updates) sits in ``block_seatings(entrants, seed,
+    n)``."""
     batches: list[TableBatch] = []
     ordinal = first_ordinal
-    for repeat, table in tables:
+    seen: Counter[frozenset[str]] = Counter() if seatings is None else seatings
+    for repeat, entrants in tables:
         batch_no = first_batch + len(batches)
         deal_seed = 0 if secret is None else secret.seed(seed, batch_no)
+        key = frozenset(entrants)
+        orders = block_seatings(entrants, seed, seen[key])
+        seen[key] += 1
         games = []
-        for rotation in range(len(table)):
+        for rotation, seats in enumerate(orders):
             ordinal += 1
-            seats = table[rotation:] + table[:rotation]
             games.append(ScheduledGame(f"g{ordinal:06d}", ordinal, batch_no, repeat, rotation, seats, deal_seed))
         batches.append(TableBatch(batch_no, tuple(games)))
     return batches

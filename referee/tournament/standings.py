@@ -1,16 +1,16 @@
 """Standings: per-entrant results, an OpenSkill rating and a head-to-head matrix, built game by game.
 
-``Tally`` takes games one at a time (``add``) and keeps only running sums, so memory does not grow with the
-number of games. Fed in game-id order (``standings_from_store``) its result is fully deterministic, ratings
-included: OpenSkill's Plackett-Luce model is updated once per game, in that order, with the game's ranks (shared
-ranks are ties).
+``Tally`` takes games one at a time (``add``) and keeps running sums and each complete deal's outcomes. Every score
+figure counts a forfeit as the worst score at its table (``counting.counted_scores``); ``mean_score`` is over games
+and its 95% interval over deals (``dealstats``: the games of a deal are not independent). Fed in game-id order
+(``standings_from_store``) its result is fully deterministic, ratings included: OpenSkill's Plackett-Luce model is
+updated once per game, in that order, with the game's ranks (shared ranks are ties).
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,6 +18,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from referee.tournament.counting import counted_scores
 from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
 from referee.tournament.formats import DEFAULT_FORMAT, format_of
 from referee.tournament.params import TournamentParams
@@ -46,7 +47,6 @@ class _Sums:
     games: int = 0
     wins: float = 0.0
     score_sum: int = 0
-    score_sq: int = 0
     rank_sum: int = 0
     forfeits: Counter[str] = field(default_factory=Counter)
 
@@ -198,6 +198,8 @@ class Tally:
         self.race_games: int | None = None
         #: Entrant names best first, when the format decides the order (a race); else by matchpoints.
         self.order: Sequence[str] | None = None
+        #: A race's proof, for each place of ``order`` but the last, that it is ahead of the next (None: not a race).
+        self.race_ahead: Sequence[bool] | None = None
         self.deal_tally = DealTally()
         self.declared: dict[str, str | None] = dict(declared or {})
         self.games = 0
@@ -218,14 +220,14 @@ class Tally:
         """Count one finished game, given its seats in seat order and its block (the schedule's batch: one deal at
         one table); games without a block count in every figure but the deal statistics."""
         self.games += 1
+        counted = counted_scores(seats)  # a forfeit is the worst score at its table (counting.py)
         if block is not None:
-            self.deal_tally.add(block, ((s.entrant, s.score) for s in seats))
+            self.deal_tally.add(block, seats)
         winners = sum(1 for s in seats if s.rank == 1)
-        for s in seats:
+        for s, score in zip(seats, counted, strict=True):
             t = self._sums[s.entrant]
             t.games += 1
-            t.score_sum += s.score
-            t.score_sq += s.score * s.score
+            t.score_sum += score
             t.rank_sum += s.rank
             if s.rank == 1:
                 t.wins += 1 / winners  # a shared first place splits the win (WINS_NOTE)
@@ -268,6 +270,8 @@ class Tally:
             place = {n: i for i, n in enumerate(self.order)}
             rows.sort(key=lambda e: place.get(e.name, len(place)))
         separation = self.deal_tally.separation([e.name for e in rows])
+        if self.race_ahead is not None:  # a race's "vs next" is its own proof (anytime-valid), no p-value
+            separation = [(proven, None) for proven in self.race_ahead]
         rows = [
             replace(e, separated=sep, separation_p=p)
             for e, (sep, p) in zip(rows, [*separation, (None, None)], strict=True)
@@ -287,18 +291,13 @@ class Tally:
         r = self._ratings[name]
         n = t.games
         mean = t.score_sum / n if n else None
-        ci: tuple[float, float] | None = None
-        if n >= 2 and mean is not None:
-            variance = (n * t.score_sq - t.score_sum**2) / (n * (n - 1))
-            half = t_quantile_975(n - 1) * math.sqrt(max(variance, 0.0) / n)
-            ci = (mean - half, mean + half)
         return EntrantStanding(
             name=name,
             declared_name=self.declared.get(name),
             games=n,
             wins=t.wins,
             mean_score=mean,
-            mean_score_ci95=ci,
+            mean_score_ci95=self.deal_tally.score_ci95(name),
             mean_rank=t.rank_sum / n if n else None,
             forfeits=dict(t.forfeits),
             rating=float(r.ordinal()),

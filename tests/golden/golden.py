@@ -11,7 +11,9 @@ records, store and faults refactoring): ``python tests/golden/golden.py --write`
 --write``. The test ``test_golden.py`` runs the same tournament with the code under test and compares. Written
 again (``python tests/golden/golden.py --write``) when the bots began to be sent opaque game ids and each pass over
 the deals its own order from the secret (issue 25): the wire bytes' ``game`` field and the order of the rows changed,
-nothing else.
+nothing else. Written again when the seat orders of the blocks changed on purpose (issue 24: a table's
+cyclic seat order drawn per deal from the seed and the sorted names, not the listing order): the seats of the
+games changed, nothing else.
 """
 
 from __future__ import annotations

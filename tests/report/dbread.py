@@ -16,9 +16,15 @@ def query(folder: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 
 
 def per_entrant(folder: Path) -> dict[str, dict[str, float]]:
-    """Games, mean score, mean rank and forfeits of each entrant, straight from the seats table."""
+    """Games, mean score, mean rank and forfeits of each entrant, straight from the seats table; a forfeiting seat's
+    score counted as the statistics count it (one more than the highest score of a seat of its game that did not
+    forfeit, or its own when higher: referee/tournament/counting.py)."""
     rows = query(
         folder,
-        "SELECT entrant, count(*), avg(score), avg(rank), sum(forfeit) FROM seats GROUP BY entrant",
+        "SELECT s.entrant, count(*), "
+        "avg(CASE WHEN s.forfeit AND b.best IS NOT NULL THEN max(s.score, b.best + 1) ELSE s.score END), "
+        "avg(s.rank), sum(s.forfeit) FROM seats s LEFT JOIN "
+        "(SELECT game_id, max(score) AS best FROM seats WHERE NOT forfeit GROUP BY game_id) b USING (game_id) "
+        "GROUP BY s.entrant",
     )
     return {r[0]: {"games": r[1], "mean_score": r[2], "mean_rank": r[3], "forfeits": r[4]} for r in rows}

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from referee.tournament.dealstats import DealTally, block_outcomes, holm, mean_ci95, two_sided_p
+from referee.tournament.dealstats import DealTally, block_outcomes, deal_standing, holm, mean_ci95, two_sided_p
+from referee.tournament.seating import games_per_block
 from referee.tournament.standings import Tally
 from referee.tournament.store import SeatRow
 
@@ -23,15 +24,20 @@ def test_block_outcomes_compare_totals_on_the_same_deal() -> None:
 
 
 def rotations(tally: DealTally, block: int, scores: dict[str, int]) -> None:
-    """Feed a block as its games: every rotation gives each entrant its score (the deal, not the seat, decides)."""
-    for _ in range(len(scores)):
-        tally.add(block, scores.items())
+    """Feed a block as its games: every game gives each entrant its score (the deal, not the seat, decides)."""
+    for _ in range(games_per_block(len(scores))):
+        tally.add(block, game(scores))
+
+
+def game(scores: dict[str, int], forfeited: frozenset[str] = frozenset()) -> list[SeatRow]:
+    """A game's seats (ranks are not read by the deal statistics)."""
+    return [SeatRow(n, s, 1, "crash" if n in forfeited else None) for n, s in scores.items()]
 
 
 def test_incomplete_blocks_are_left_out() -> None:
     t = DealTally()
     rotations(t, 0, {"a": 1, "b": 5, "c": 9})
-    t.add(1, {"a": 1, "b": 5, "c": 9}.items())  # one rotation of three
+    t.add(1, game({"a": 1, "b": 5, "c": 9}))  # one rotation of three
     assert t.blocks == 1
     assert t.entrant("a").deals == 1
 
@@ -92,3 +98,39 @@ def test_standings_carry_deal_fields_and_keep_todays() -> None:
     assert first["separated_from_next"] is True
     assert data["entrants"][-1]["separated_from_next"] is None
     assert data["head_to_head_score_diff"]["a"]["c"]["score_diff"] == pytest.approx(-17.0)
+
+
+def test_an_entrant_that_forfeited_in_a_block_beats_nobody_who_did_not() -> None:
+    """The forfeit rule at the block level: one forfeited game of four (scored very low, so the counted score rule
+    alone would leave the block total the best) puts the entrant below every entrant that played the block out."""
+    t = DealTally()
+    low = {"f": -40, "a": 10, "b": 12, "c": 30}
+    t.add(0, game(low, frozenset({"f"})))
+    for _ in range(3):
+        t.add(0, game({"f": -40, "a": 10, "b": 12, "c": 30}))
+    assert t.outcomes["f"][0].matchpoints == 0.0
+    assert t.outcomes["a"][0].matchpoints == 1.0
+
+
+def test_a_standing_from_blocks_gives_intervals_rank_intervals_and_separation() -> None:
+    """``deal_standing`` (the ladder's official standing): blocks in, every figure over blocks out."""
+    rng = random.Random(6)
+    blocks = []
+    for _ in range(40):
+        deal = {
+            "top": rng.randint(0, 6),
+            "mid": rng.randint(5, 12),
+            "low": rng.randint(10, 18),
+            "low2": rng.randint(10, 18),
+        }
+        blocks.append([game(deal)] * 4)
+    standing = deal_standing(blocks)
+    assert standing.order[0] == "top" and standing.deals == 40
+    assert standing.rank_interval["top"] == (1, 1) and standing.rank_interval["mid"] == (2, 2)
+    assert standing.rank_interval["low"] == (3, 4) == standing.rank_interval["low2"], "two equal entrants share places"
+    assert standing.separated[0][0] and standing.separated[1][0] and not standing.separated[2][0]
+    ci = standing.entrants["top"].matchpoints_ci95
+    assert ci is not None and ci[0] > 0.9
+    assert standing.to_dict()["entrants"][0]["rank_interval"] == [1, 1]
+    with pytest.raises(ValueError, match="different tables"):
+        deal_standing([[game({"a": 1, "b": 2}), game({"a": 1, "c": 2})]])

@@ -9,6 +9,7 @@ import pytest
 
 from referee.tournament.deals import DealSecret
 from referee.tournament.schedule import ScheduleError, default_table_size, make_schedule
+from referee.tournament.seating import games_per_block
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 SECRET = DealSecret(b"k" * 32)
@@ -25,15 +26,17 @@ def test_counts_and_balance(n: int, k: int, repeats: int) -> None:
         return
     batches = make_schedule(names, table_size=k, repeats=repeats, seed=1, secret=SECRET)
     games = [g for b in batches for g in b.games]
+    per_block = games_per_block(k)  # every rotation of the block's cyclic order
+    assert per_block == k
     assert len(batches) == comb(n, k) * repeats
-    assert len(games) == comb(n, k) * k * repeats
-    # Every entrant plays every seat equally often: C(n-1, k-1) tables per repeat, each seat once per table.
+    assert len(games) == comb(n, k) * per_block * repeats
+    # Every entrant plays every seat equally often: C(n-1, k-1) tables per repeat, each seat per_block / k times.
     per_seat = Counter((name, seat) for g in games for seat, name in enumerate(g.seats))
-    assert set(per_seat.values()) == {comb(n - 1, k - 1) * repeats}
+    assert set(per_seat.values()) == {comb(n - 1, k - 1) * repeats * per_block // k}
     assert len(per_seat) == n * k
     # Every pair of entrants shares the same number of games.
     pairs = Counter(frozenset((a, b)) for g in games for a in g.seats for b in g.seats if a < b)
-    assert set(pairs.values()) == {comb(n - 2, k - 2) * k * repeats}
+    assert set(pairs.values()) == {comb(n - 2, k - 2) * per_block * repeats}
 
 
 def test_duplicate_format_and_ids() -> None:
@@ -54,7 +57,9 @@ def test_same_seed_same_schedule_other_seed_other_deals() -> None:
     one = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=SECRET)
     assert one == make_schedule(NAMES[:5], table_size=4, repeats=2, seed=42, secret=SECRET)
     other = make_schedule(NAMES[:5], table_size=4, repeats=2, seed=43, secret=SECRET)
-    assert [g.seats for b in one for g in b.games] == [g.seats for b in other for g in b.games]
+    # The same tables in the same order; the seed also draws their seat orders (seating.seat_cycle).
+    assert [set(b.entrants) for b in one] == [set(b.entrants) for b in other]
+    assert [g.seats for b in one for g in b.games] != [g.seats for b in other for g in b.games]
     assert {b.games[0].seed for b in one}.isdisjoint({b.games[0].seed for b in other})
     # More repeats keep the earlier games as they were (ids and deals).
     longer = make_schedule(NAMES[:5], table_size=4, repeats=3, seed=42, secret=SECRET)

@@ -46,10 +46,29 @@ def test_counts_wins_means_ranks_forfeits() -> None:
     assert e["b"].forfeits == {"timeout": 1}
     assert e["a"].forfeits == {}
     assert e["a"].declared_name == "Alpha" and e["b"].declared_name is None
-    scores = [-3, 5, 0, 1]
-    half = t_quantile_975(3) * statistics.stdev(scores) / math.sqrt(4)
-    low, high = e["a"].mean_score_ci95
-    assert (low, high) == pytest.approx((statistics.mean(scores) - half, statistics.mean(scores) + half))
+    assert e["a"].mean_score_ci95 is None, "games without a block (a deal) give no interval: games are not the unit"
+
+
+def test_the_mean_score_interval_is_over_deals() -> None:
+    """Issue 24: ``mean_score_ci95`` is a t interval over complete blocks (each block's mean score per game one
+    observation), not over the games that share a deal."""
+    tally = Tally(["a", "b"])
+    per_block = []
+    rng = random.Random(4)
+    for block in range(6):
+        mine, theirs = rng.randint(-5, 9), rng.randint(-5, 9)
+        for rotation in range(2):  # both seats of one deal: a scores the same on each (the deal decides)
+            tally.add(
+                seats(("a", mine, 1 if mine <= theirs else 2), ("b", theirs, 1 if theirs <= mine else 2))[
+                    :: 1 - 2 * rotation
+                ],
+                block,
+            )
+        per_block.append(mine)
+    e = by_name(tally)["a"]
+    half = t_quantile_975(5) * statistics.stdev(per_block) / math.sqrt(6)
+    centre = statistics.mean(per_block)
+    assert e.mean_score_ci95 == pytest.approx((centre - half, centre + half))  # type: ignore[attr-defined]
 
 
 def test_head_to_head_shares() -> None:
