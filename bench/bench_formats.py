@@ -6,15 +6,14 @@ with the spread of the sample bots' strengths, and the noise has the per-deal sp
 bench/README.md for the measurement and its command). For each field size N and K, over the same seeds:
 
 - race: ``referee.tournament.Race`` itself (the code behind ``--format race``, capped at ``--max-games``), one run
-  per seed, per head-to-head statistic (``--stats``: ``difference``, the paired difference clipped at twice the
-  spread of the earlier ones, the race's default; ``sign``, the sign test; ``rules``, the paired difference scaled by
-  the largest difference the rules allow, ``rules_bound``) and per tie margin (``--margins``, as fractions of the
-  per-deal noise NOISE_SD; 0 is the exact race). For each: the games it used, whether it settled, whether its settled
-  top K is exactly the true top K, whether it is right up to the margin (no entrant of its top K weaker by the
-  margin or more than one it reports below it: what the race guarantees at 95%), the pairs it settled only up to
-  the margin; and, as a *budgeted* race (F-race/irace: the answer a race capped at B games reports, settled or not),
-  the smallest budget B of a geometric grid at which that answer is exactly right on 95% of the seeds (exact races
-  only: a race with a margin stops once settled up to it);
+  per seed and per tie margin (``--margins``, in matchpoints, the race's unit; 0 is the exact race). For each: the
+  games it used, whether it settled, whether its settled top K is exactly the true top K, whether it is right up to
+  the margin (no entrant of its top K weaker by the margin or more, in expected matchpoints, than one it reports
+  below it: what the race guarantees at 95%), the pairs it settled only up to the margin; and, as a *budgeted* race
+  (F-race/irace: the answer a race capped at B games reports, settled or not), the smallest budget B of a geometric
+  grid at which that answer is exactly right on 95% of the seeds (exact races only: a race with a margin stops once
+  settled up to it). In this model (one shape of luck for everyone) the order of strengths is the order of expected
+  matchpoints, so the truth is the same for every method;
 - balanced: every entrant at T tables (T rounds of a random partition into tables of 4), the top K by mean
   matchpoints and by mean relative score (the better of the two is compared); the share of seeds on which that order
   is exactly right, for T on a geometric grid; the games balanced needs is N·T for the smallest T of the grid whose
@@ -29,6 +28,8 @@ budgeted race (exactly right on 95% of seeds within a budget a third of balanced
 
     python bench/bench_formats.py                               # 20, 200 and 1,000 entrants; top 3 and 10; 200 seeds
     python bench/bench_formats.py --fields 20 200 --seeds 50     # quicker
+
+Outside this model (erratic, skewed, opponent-dependent entrants) see bench/bench_estimand.py.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from referee.engine import Ruleset
 from referee.tournament import Race
 
 #: Spread (sd) of the strengths: the sample bots greedy, heuristic and montecarlo, mean relative score per game
@@ -56,22 +56,23 @@ STRENGTH_SD = 4.6
 #: 2.5 points of relative score, is the noise of an entrant minus its table's mean: x sqrt(4/3) for the entrant's own.
 NOISE_SD = 2.9
 TABLE = 4
-STATS = ("sign", "difference", "rules")
-
-
-def rules_bound(ruleset: Ruleset, table_size: int) -> float:
-    """The largest difference two block totals can have under ``ruleset`` (RULES.md, Scoring), for the ``rules``
-    statistic. Per game a score is at least −finish_refund·rounds − bonus_refund·start_bonus (every round finished,
-    every bonus chip kept) and at most, per round, 21 chips for each card kept (the largest skip: a 23 on the 1) plus
-    2 for each of the round's turns (pass and force) plus a drop of every card kept. A block is table_size games."""
-    kept = ruleset.hand_size - ruleset.discard
-    lowest = -ruleset.finish_refund * ruleset.rounds - ruleset.bonus_refund * ruleset.start_bonus
-    highest = ruleset.rounds * (21 * kept + 2 * ruleset.max_turns_per_round + kept)
-    return float(table_size * (highest - lowest))
 
 
 def field(n: int, seed: int) -> npt.NDArray[np.float64]:
     return np.random.default_rng(seed).normal(0.0, STRENGTH_SD, n)
+
+
+def expected_matchpoints(strength: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Each entrant's expected matchpoints against the field (a round robin): in this model the chance of beating
+    another on a deal depends on the two alone, Φ((s_i - s_j) / (sqrt(2) NOISE_SD))."""
+    from statistics import NormalDist
+
+    cdf = np.vectorize(NormalDist().cdf)
+    diff = (strength[:, None] - strength[None, :]) / (np.sqrt(2) * NOISE_SD)
+    beat = cdf(diff)
+    np.fill_diagonal(beat, 0.0)
+    out: npt.NDArray[np.float64] = beat.sum(axis=1) / (len(strength) - 1)
+    return out
 
 
 def budget_grid(cap: int) -> list[int]:
@@ -82,29 +83,18 @@ def budget_grid(cap: int) -> list[int]:
     return budgets
 
 
-def run_race(job: tuple[int, int, int, int, str, float]) -> dict[str, object]:
+def run_race(job: tuple[int, int, int, int, float]) -> dict[str, object]:
     """One race: games used, settled, its top K exactly right, right up to the tie margin (every entrant of the
-    reported top K at most the margin weaker than any entrant reported below it), the within-margin pairs, and
-    (budgeted) whether its answer after the last round within each budget of ``budget_grid`` is exactly right."""
-    n, top, seed, max_games, stat, margin = job
+    reported top K at most the margin weaker, in expected matchpoints, than any entrant reported below it), the
+    within-margin pairs, and (budgeted) whether its answer after the last round within each budget of
+    ``budget_grid`` is exactly right."""
+    n, top, seed, max_games, margin = job
     strength = field(n, seed)
     names = [f"e{i:04d}" for i in range(n)]
     index = {name: i for i, name in enumerate(names)}
     level = -TABLE * strength
     rng = np.random.default_rng(seed * 7919 + 1)
-    statistic = "sign" if stat == "sign" else "difference"
-    bound = rules_bound(Ruleset(), TABLE) if stat == "rules" else None
-    race = Race(
-        names,
-        table_size=TABLE,
-        seed=seed,
-        top=top,
-        confidence=0.95,
-        max_games=max_games,
-        pair_statistic=statistic,
-        pair_bound=bound,
-        tie_margin=margin,
-    )
+    race = Race(names, table_size=TABLE, seed=seed, top=top, confidence=0.95, max_games=max_games, tie_margin=margin)
     truth = [names[i] for i in np.argsort(-strength)[:top]]
     budgets = budget_grid(max_games)
     by_budget = np.zeros(len(budgets), dtype=bool)
@@ -121,8 +111,8 @@ def run_race(job: tuple[int, int, int, int, str, float]) -> dict[str, object]:
         race.record([dict(zip(t, row, strict=True)) for t, row in zip(tables, totals, strict=True)])
     outcome = race.outcome()
     by_budget[b:] = race.leaders() == truth  # settled (or at the cap: the cap's own answer)
-    strength_of = dict(zip(names, strength.tolist(), strict=True))
-    order = [strength_of[e] for e in outcome.order]
+    m_of = dict(zip(names, expected_matchpoints(strength).tolist(), strict=True))
+    order = [m_of[e] for e in outcome.order]
     below = np.maximum.accumulate(order[::-1])[::-1]  # the strongest entrant at or below each place
     up_to_margin = all(order[i] > below[i + 1] - margin for i in range(top))
     return {
@@ -195,13 +185,8 @@ def main() -> None:
     parser.add_argument("--fields", type=int, nargs="+", default=[20, 200, 1000])
     parser.add_argument("--tops", type=int, nargs="+", default=[3, 10])
     parser.add_argument("--seeds", type=int, default=200)
-    parser.add_argument("--stats", nargs="+", choices=STATS, default=["difference"])
     parser.add_argument(
-        "--margins",
-        type=float,
-        nargs="+",
-        default=[0.0, 0.25],
-        help="the race's --tie-margin, as a fraction of the per-deal noise sd (NOISE_SD points per game); 0: exact",
+        "--margins", type=float, nargs="+", default=[0.0, 0.02], help="the race's --tie-margin, in matchpoints"
     )
     parser.add_argument("--max-games", type=int, default=100_000, help="the race's cap (its --max-games)")
     parser.add_argument("--balanced-max-games", type=int, default=1_000_000, help="balanced: the most games tried")
@@ -213,7 +198,7 @@ def main() -> None:
         f"{args.seeds} seeds, race capped at {args.max_games:,} games, balanced at {args.balanced_max_games:,}"
     )
     print(
-        "N K statistic E | race games: median mean p90 | settled exact right-up-to-E within | balanced for "
+        "N K E | race games: median mean p90 | settled exact right-up-to-E within | balanced for "
         "95%: matchpoints, relative score | balanced for race's exact share (x race mean) | budgeted race for 95% "
         "exact (balanced / it) | round robin"
     )
@@ -231,47 +216,45 @@ def main() -> None:
                 rr = math.comb(n, TABLE) * TABLE
                 by_method = [games_needed(shares[m], ts, n, args.target) for m in (0, 1)]
                 need95 = min((g for g, _ in by_method if g), default=None)
-                for stat in args.stats:
-                    for fraction in args.margins:
-                        margin = fraction * NOISE_SD
-                        jobs = [(n, top, s, args.max_games, stat, margin) for s in range(args.seeds)]
-                        races = pool.map(run_race, jobs)
-                        games = [int(r["games"]) for r in races]  # type: ignore[call-overload]
-                        settled = statistics.fmean(bool(r["settled"]) for r in races)
-                        right = statistics.fmean(bool(r["right"]) for r in races)
-                        right_margin = statistics.fmean(bool(r["right_margin"]) for r in races)
-                        within = statistics.fmean(int(r["within"]) for r in races)  # type: ignore[call-overload]
-                        same = [games_needed(shares[m], ts, n, right) for m in (0, 1)]
-                        need_same = min((g for g, _ in same if g), default=None)
-                        mean = statistics.fmean(games)
-                        # balanced never reaching the share within its cap: a lower bound, cap / race mean
-                        ratio = (need_same or n * ts[-1]) / mean
-                        p90 = sorted(games)[int(0.9 * (len(games) - 1))]
-                        a, b = (_shown(g, s, n, ts[-1]) for g, s in by_method)
-                        c = f"{need_same:,} ({ratio:.1f}x)" if need_same else f"> {n * ts[-1]:,} (> {ratio:.1f}x)"
-                        curve = np.array([r["budget"] for r in races]).mean(axis=0)
-                        budget = _budget_needed(curve, budgets, args.target) if margin == 0 else None
-                        if margin:  # a margin race stops once settled up to the margin: no budget curve
-                            d = "-"
-                        elif budget is None:
-                            d = f"> {args.max_games:,} (best {curve.max():.0%})"
-                        elif need95:
-                            d = f"{budget:,} ({need95 / budget:.1f}x)"
-                        else:
-                            d = f"{budget:,} (> {n * ts[-1] / budget:.1f}x)"
-                        print(
-                            f"{n} {top} {stat} {margin:.2f} | {statistics.median(games):,.0f} {mean:,.0f} {p90:,} | "
-                            f"{settled:.1%} {right:.1%} {right_margin:.1%} {within:.2f} | {a}, {b} | {c} | {d} | "
-                            f"{rr:,}   ({time.perf_counter() - start:.0f} s)",
-                            flush=True,
-                        )
-                        if margin == 0:
-                            verdicts["settled"].append(right >= args.target and ratio >= 3)
-                        else:
-                            verdicts["margin"].append(right_margin >= args.target and ratio >= 3)
-                        best_balanced = need95 or n * ts[-1] + 1
-                        if margin == 0:
-                            verdicts["budgeted"].append(budget is not None and best_balanced >= 3 * budget)
+                for margin in args.margins:
+                    jobs = [(n, top, s, args.max_games, margin) for s in range(args.seeds)]
+                    races = pool.map(run_race, jobs)
+                    games = [int(r["games"]) for r in races]  # type: ignore[call-overload]
+                    settled = statistics.fmean(bool(r["settled"]) for r in races)
+                    right = statistics.fmean(bool(r["right"]) for r in races)
+                    right_margin = statistics.fmean(bool(r["right_margin"]) for r in races)
+                    within = statistics.fmean(int(r["within"]) for r in races)  # type: ignore[call-overload]
+                    same = [games_needed(shares[m], ts, n, right) for m in (0, 1)]
+                    need_same = min((g for g, _ in same if g), default=None)
+                    mean = statistics.fmean(games)
+                    # balanced never reaching the share within its cap: a lower bound, cap / race mean
+                    ratio = (need_same or n * ts[-1]) / mean
+                    p90 = sorted(games)[int(0.9 * (len(games) - 1))]
+                    a, b = (_shown(g, s, n, ts[-1]) for g, s in by_method)
+                    c = f"{need_same:,} ({ratio:.1f}x)" if need_same else f"> {n * ts[-1]:,} (> {ratio:.1f}x)"
+                    curve = np.array([r["budget"] for r in races]).mean(axis=0)
+                    budget = _budget_needed(curve, budgets, args.target) if margin == 0 else None
+                    if margin:  # a margin race stops once settled up to the margin: no budget curve
+                        d = "-"
+                    elif budget is None:
+                        d = f"> {args.max_games:,} (best {curve.max():.0%})"
+                    elif need95:
+                        d = f"{budget:,} ({need95 / budget:.1f}x)"
+                    else:
+                        d = f"{budget:,} (> {n * ts[-1] / budget:.1f}x)"
+                    print(
+                        f"{n} {top} {margin:.3f} | {statistics.median(games):,.0f} {mean:,.0f} {p90:,} | "
+                        f"{settled:.1%} {right:.1%} {right_margin:.1%} {within:.2f} | {a}, {b} | {c} | {d} | "
+                        f"{rr:,}   ({time.perf_counter() - start:.0f} s)",
+                        flush=True,
+                    )
+                    if margin == 0:
+                        verdicts["settled"].append(right >= args.target and ratio >= 3)
+                    else:
+                        verdicts["margin"].append(right_margin >= args.target and ratio >= 3)
+                    best_balanced = need95 or n * ts[-1] + 1
+                    if margin == 0:
+                        verdicts["budgeted"].append(budget is not None and best_balanced >= 3 * budget)
     print(
         f"target (>= {args.target:.0%} right with >= 3x fewer games than balanced for the same exact share): "
         f"exact settled {sum(verdicts['settled'])} of {len(verdicts['settled'])}; up to the tie margin "

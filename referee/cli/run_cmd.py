@@ -497,6 +497,13 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
         if outcome.race.within_margin:
             pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
             console.print(literal(f"Within the tie margin (order not proven, difference below it): {pairs}"))
+        for cycle in outcome.race.cycles:
+            console.print(
+                literal(
+                    f"Cycle: {', '.join(cycle)}: their head-to-head results go round, or disagree with their strength "
+                    "against the field (the race's order is the field's, as a round robin's)"
+                )
+            )
     if played.lost:
         now = len(outcome.lost)
         tables = sum(len(t) for w in played.lost if isinstance(t := w.get("tables"), list))

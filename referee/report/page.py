@@ -164,7 +164,19 @@ def _race(t: Tournament) -> str:
     return (
         f'<p class="banner" id="race">Race for the top {race["top"]} at {race["confidence"]:.0%} confidence: '
         f"{settled} ({top}); {race['games']:,} games used in {race['rounds']} rounds. Why it stopped: "
-        f"{escape(str(race['reason']))}.{_within_margin(race)}</p>"
+        f"{escape(str(race['reason']))}.{_within_margin(race)}{_cycles(race)}</p>"
+    )
+
+
+def _cycles(race: dict[str, Any]) -> str:
+    """The groups whose head-to-head results go round (or disagree with their strength against the field)."""
+    cycles = race.get("cycles") or []
+    if not cycles:
+        return ""
+    shown = "; ".join(", ".join(escape(str(n)) for n in c) for c in cycles)
+    return (
+        f" Cycles (head-to-head results that go round, or disagree with strength against the field; the order is "
+        f"the field's): {shown}."
     )
 
 
@@ -174,7 +186,7 @@ def _within_margin(race: dict[str, Any]) -> str:
     if not pairs:
         return ""
     shown = ", ".join(f"{escape(str(a))} over {escape(str(b))}" for a, b in pairs)
-    return f" Within the tie margin of {race['tie_margin']:g} points per game (order not proven): {shown}."
+    return f" Within the tie margin of {race['tie_margin']:g} matchpoints (order not proven): {shown}."
 
 
 def _banner(t: Tournament) -> str:

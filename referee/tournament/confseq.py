@@ -1,17 +1,17 @@
 """Confidence sequences: intervals for a mean that hold at every sample size at once, so a race may look after every
-round and stop whenever it likes without losing its guarantee (no "peeking" problem).
+round and stop whenever it likes without losing its guarantee (no "peeking" problem); and sequential tests by betting.
 
 ``BettingCSArray`` keeps many predictable plug-in empirical-Bernstein confidence sequences of Waudby-Smith and Ramdas,
 "Estimating means of bounded random variables by betting" (JRSS-B, 2023, Theorem 2): for observations in [0, 1],
 with probability at least 1 − alpha the interval after the t-th observation contains, for every t at once, the
-λ-weighted average of the observations' conditional means (the mean itself when it does not change). It needs no
-distribution beyond the bounds, holds under optional stopping, and adapts to a small variance like a Bernstein bound.
-The sequences are numpy arrays, one entry per sequence, for a race of a large field.
+mean of the observations, when every observation's conditional mean is that one mean (the race's observations of
+an entrant's strength are: each is its matchpoints at a table drawn uniformly from the tables that hold it), so the
+intervals kept are their running intersection. It needs no distribution beyond the bounds, holds under optional
+stopping, and adapts to a small variance like a Bernstein bound. The sequences are numpy arrays, one entry per
+sequence, for a race of a large field.
 
 The bets λ_t and the centres μ̂ the variance terms use must be predictable (fixed before the t-th observation); the
-theorem holds for any predictable choice, so a batch of observations may use the state from before the batch. A race
-passes the same λ_t to every entrant of a round, so that two entrants' sequences estimate averages with the same
-weights and can be compared.
+theorem holds for any predictable choice, so a batch of observations may use the state from before the batch.
 
 ``MixtureTests`` are sequential tests of "the mean is above 1/2" and of "below 1/2" (for a head-to-head share): each
 is a uniform mixture, over a fixed grid of bets λ, of the betting martingales Π(1 + λ(2x_i − 1)) (resp. 1 − λ(...)).
@@ -31,7 +31,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["BettingCSArray", "MixtureTests", "bet"]
+__all__ = ["MIXTURE_BETS", "BettingCSArray", "MixtureTests", "bet"]
 
 #: The largest bet (the paper suggests 1/2 or 3/4).
 MAX_BET = 0.75
@@ -121,9 +121,9 @@ class BettingCSArray:
         np.add.at(self._sq, where, (xs - self._mean[where]) ** 2)
         centre = self._lam_x[seen] / self._lam[seen]
         radius = (self._log + self._penalty[seen]) / self._lam[seen]
-        # No running intersection: in a race the conditional means drift (the field shrinks), so the target moves.
-        self.lower[seen] = np.maximum(0.0, centre - radius)
-        self.upper[seen] = np.minimum(1.0, centre + radius)
+        # The running intersection: a race's observations all have their entrant's strength as their mean.
+        self.lower[seen] = np.maximum(self.lower[seen], centre - radius)
+        self.upper[seen] = np.minimum(self.upper[seen], centre + radius)
 
 
 #: The bets of a ``MixtureTests`` mixture: 0.9 · 2^(−j/2) for j = 0..18 (0.9 down to 0.0018).

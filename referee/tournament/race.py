@@ -1,64 +1,69 @@
 """The race format: an adaptive schedule that stops once the order of the top K entrants is settled.
 
-The race goes in rounds of ``BLOCKS_PER_ROUND`` *passes* (a long pairwise phase grows them: ``PASS_GROWTH``); each
-pass seats entrants at tables, and every table is a block (one deal at one table, every seat rotation). The tables
-of a round depend only on the seed, the round number and the results of the earlier rounds. The race has two phases.
+*What it estimates* (the project's one estimand, docs/statistics.md): an entrant's **strength** m is its expected
+matchpoints in a round robin at the table size, that is the expected share of a table's other entrants whose block
+total it beats (ties half) when its table is drawn uniformly from every table of the field that holds it, on a fresh
+deal. "a is ahead of b" means m_a > m_b. Every observation the race's tests use has a conditional mean fixed by m
+alone, whatever the shape of the luck (skewed, heavy-tailed, an entrant much more erratic than the others) and
+whatever the opponents do to each other (strength that depends on the opponent, cycles, an entrant that farms weak
+tables): it is what a round robin would find. The tests are betting tests for bounded observations, so they hold
+under optional stopping with no assumption on the distribution beyond independent deals and bots that do not learn.
 
-*Field phase* (only while more than ``PAIRWISE_FROM`` entrants survive). Each pass shuffles the survivors (seeded)
-and cuts them into tables; the last table is completed with *fillers* (recently eliminated entrants, else survivors
-playing a second block that does not count for them). A survivor's observation on its block is its matchpoint share
-(the share of the table it beat on that deal, ties half), a number in [0, 1]. Each entrant carries a confidence
-sequence (``confseq.BettingCSArray``, Waudby-Smith & Ramdas 2023) of its shares at level 1 − alpha/(2N), every
-survivor of a pass betting the same λ, so two survivors' sequences estimate averages of their expected shares with
-the same weights. A is *ahead* of B when A's lower bound is above B's upper bound.
+The race goes in rounds of ``BLOCKS_PER_ROUND`` *passes* (a long pairwise phase grows them: ``PASS_GROWTH``); every
+table is a block (one deal, every game of its seat orders). The tables of a round depend only on the seed, the round
+number and the results of the earlier rounds. It has two phases.
+
+*Field phase* (while more than ``PAIRWISE_FROM`` entrants survive). A pass is a seeded random partition of the
+**whole field** (eliminated entrants too) into tables, the last one completed with random others who do not count
+there; tables with no survivor are not played. A survivor's table is then a uniform draw of the tables that hold it,
+so its matchpoint share there is an unbiased observation of its m. Each entrant carries a confidence sequence of
+those shares (``confseq.BettingCSArray``, Waudby-Smith & Ramdas 2023) at level 1 − alpha/(2N); a is *ahead* of b
+when a's lower bound is above b's upper bound.
 
 *Pairwise phase* (from the first round that starts with at most ``PAIRWISE_FROM`` survivors; from the start in a
-field that small). Its survivors at that moment form the *pool* P. The entrants' own sequences are frozen (no
-further updates: seating stops being random, and their targets would change meaning) but their "ahead" relations,
-all between entrants that survived the same passes, stay valid. Every two entrants of P that share a table add one
-observation to their head-to-head tests (``confseq.MixtureTests``: "a is ahead" and "b is ahead", one-sided,
-mixtures of betting martingales), at level alpha'/(|P|(|P|−1)/2) for the pair, alpha' = alpha/2 after a field phase
-and alpha without one. The observation on a shared block is a's share against b: by default (``pair_statistic``
-``difference``) the paired difference of block totals clipped to [−c, c] and scaled into [0, 1] ((clip(b − a) + c) /
-2c), c being ``pair_bound`` or else CLIP_SPREADS times the spread of the earlier rounds' paired differences around
-their pair's mean (fixed before the round; the sign on the first round); with ``sign``, the sign test (1 when a's
-block total is lower, 1/2 on a tie, else 0). A is ahead of B once the test "A is ahead" rejects. Seating focuses
-where undecided pairs that matter are (LUCB-style, Kalyanakrishnan et al. 2012): survivors are ranked (proven
-relations first, then a least-squares rating from the paired score differences); the top K + 1 sit Swiss-style
-(consecutive in the ranking, cut into tables at an offset that moves by one seat each pass from a seeded random
-start, so neighbours meet in all passes but about one in table_size), and every other survivor sits with the
-``table_size − 1`` best-ranked survivors not yet proven ahead of it. Tables with nothing undecided that matters are
-not played.
+field that small). The survivors then form the *pool* P, and every two entrants of P run two one-sided sequential
+tests ("a is ahead", "b is ahead": ``confseq.MixtureTests``) at level alpha'/(|P|(|P|−1)/2), alpha' = alpha/2 after
+a field phase and alpha without one. A pass draws a set S of k − 1 *common opponents* uniformly from the whole field,
+and every *contender* (a survivor in an undecided pair that matters: one of the two in the estimated top K) outside S
+plays one block at the table S + itself. For two contenders a and b of the pass:
 
-After every round, "ahead" is closed transitively (a ahead of b and b ahead of c gives a ahead of c); a survivor
-with at least K entrants ahead of it is *eliminated*, and the race is *settled* when K survivors remain, each ahead
-of the next. It also stops before a round that would pass ``max_games``.
+- both outside S: x = (mp_a − mp_b + 1)/2, their matchpoints against the same opponents;
+- a in S (so a sits at b's table, a *direct* table): x = 1/2 + (mp_a − mp_b)/4, both at b's table;
+- both in S: no observation.
 
-Guarantee (probability at least 1 − alpha, alpha = 1 − confidence): every sequence covers its target at every round
-at once, and no head-to-head test rejects a true "not ahead" (Ville's inequality for the betting martingales; a
-union bound over the N entrants' sequences and over the pairs of P). The head-to-head tests start at a round fixed
-by the past (the round the pool forms), and P with them; Ville's inequality for each betting martingale started then
-holds conditionally on everything before, so their union bound at level alpha' over the pairs of P also holds
-conditionally, hence unconditionally (the "optional continuation" of test martingales: Grünwald, de Heide & Koolen,
-"Safe testing", JRSS-B 2024). On that event every "ahead" edge is a true order relation, as long as
+Over the draw of S, E[x] = 1/2 + κ·(m_a − m_b) exactly, κ = (N − 1)/(2(N + k − 2)): the common-opponent case and
+the direct case come with probabilities in the ratio (N − k) : 2(k − 1), and the direct case's weight 1/4 (against
+1/2) brings that to (N − k) : (k − 1), the round robin's own weights of the tables without and with the other. So
+"a is not ahead of b" (m_a ≤ m_b) means every conditional mean of x is at most 1/2, the betting mixture is a
+nonnegative supermartingale and Ville's inequality bounds the chance that it ever rejects. The contenders'
+matchpoints at their own tables (outside S) keep feeding their confidence sequences. "ahead" is closed
+transitively: m is one number per entrant, so the closure adds no error.
 
-- a stronger entrant expects a higher matchpoint share than a weaker one when both are seated at random among the
-  same survivors (field phase), and
-- at any table they share, a stronger entrant's expected clipped paired difference favours it, whatever the clip
-  (``difference``), or it has the lower block total more often than the weaker one (``sign``),
+*Direct evidence and cycles.* Every two pool entrants that share a block also feed a head-to-head duel test ("a
+beats b on the deal", a's block total below b's, ties half) at the same level, a separate family (a reported cycle
+is a claim too). Head-to-head results need not follow strength against the field: rock-paper-scissors bots go round
+(a beats b beats c beats a), and an erratic bot can beat a steadier one head to head more often than not while
+beating less of the field. Such *cycles* (groups whose proven duels and proven "ahead" relations go round) are
+reported in the outcome, the standings and the report; the order stays the round robin's, which is what the race
+estimates. A symmetric cycle leaves the strengths equal, so it is never settled (the race runs to ``max_games``). If
+the pair tests themselves ever contradict each other (a proven ahead of b, proven ahead of a, through the closure:
+possible only on the event of probability at most alpha), the race stops, not settled, and says so.
 
-which hold when results are a strength plus deal luck that does not favour either. True order is transitive, so the
-closure adds no error; no entrant of the true top K is eliminated, and the settled order is the true one. This is a
-racing algorithm in the sense of Maron & Moore (Hoeffding races, 1994/1997) and of Mnih, Szepesvári & Audibert
-(empirical Bernstein stopping, 2008); F-race (Birattari et al. 2002) and irace race configurations the same way.
+After every round a survivor with at least K entrants ahead of it is *eliminated*, and the race is *settled* when K
+survivors remain, each ahead of the next. It also stops before a round that would pass ``max_games``.
 
-With a tie margin E (``tie_margin``, points per game; docs/statistics.md), each pair of P also runs "a is not behind
-b by E or more" and its mirror: the same mixtures fed the paired difference shifted by E per game (E·table_size on a
-block) before the clip, the four one-sided tests of a pair sharing its level. "Not behind by E" is closed through
-"ahead" steps with at most one margin step, eliminations stay strict, and the race settles once every entrant of its
-estimated top K is proven ahead of, or not behind by E, every survivor ranked below it: with probability at least
-1 − alpha no reported pair of the top K is out of order by E or more. ``within_margin`` lists the pairs settled only
-up to E.
+Guarantee (probability at least 1 − alpha, alpha = 1 − confidence): every sequence covers its entrant's m at every
+round, and no pair test rejects a true "not ahead" (a union bound over the N sequences and over the pairs of P; the
+pair tests start at a round fixed by the past, so their Ville bound holds conditionally on it: optional continuation,
+Grünwald, de Heide & Koolen, "Safe testing", JRSS-B 2024). On that event no entrant of the true top K is eliminated
+and a settled order is the true one.
+
+With a tie margin E (``tie_margin``, a matchpoint share), each pair of P also runs "a is not behind b by E or more"
+and its mirror: the same mixtures fed y = (x + 2κE)/(1 + 2κE), whose mean is at most 1/2 when m_a ≤ m_b − E, the
+four one-sided tests of a pair sharing its level. "Not behind by E" is closed through "ahead" steps with at most one
+margin step; the race settles once every entrant of its estimated top K is proven ahead of, or not behind by E, every
+survivor ranked below it: with probability at least 1 − alpha no reported pair of the top K is out of order by E or
+more. ``within_margin`` lists the pairs settled only up to E.
 
 The schedule is a pure function of the parameters and the results of the earlier rounds, so a resumed race plays
 exactly the games the interrupted one would have played.
@@ -68,6 +73,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,28 +81,28 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from referee.tournament.confseq import BettingCSArray, MixtureTests, bet
+from referee.tournament.confseq import BettingCSArray, MixtureTests
 from referee.tournament.deals import DealSecret
 from referee.tournament.schedule import TableBatch, table_batches
+from referee.tournament.seating import games_per_block
 
 __all__ = ["Race", "RaceOutcome"]
 
 #: The pairwise phase starts with the first round that has at most this many survivors.
 PAIRWISE_FROM = 32
-#: Passes (blocks per survivor) in a round. Several, so that a bot process plays several deals before it meets one
-#: again (it is restarted then), and the elimination rule runs less often.
+#: Passes in a round. Several, so that a bot process plays several deals before it meets one again, and the
+#: elimination rule runs less often.
 BLOCKS_PER_ROUND = 4
 #: A pairwise round has this share of the passes the pairwise phase has played so far (at least BLOCKS_PER_ROUND):
-#: late in a long race a round is then a few hundred passes instead of four, so the race looks after every 5% more
-#: games (it stops at most a round late) instead of after every handful, and replays a long race quickly.
+#: late in a long race a round is then many passes instead of four, so the race looks after every 5% more games.
 PASS_GROWTH = 0.05
-#: The head-to-head statistics: the paired block-total difference, clipped (default), or the sign test.
-PAIR_STATISTICS = ("difference", "sign")
-#: ``difference`` clips the paired differences of a round at this many times the root mean square of the earlier
-#: rounds' (the first pairwise round, with none before it, uses the sign).
-CLIP_SPREADS = 2.0
+#: Draws of the common opponents a pass may take to find a contender outside them (a small field) before the round
+#: goes on with the passes it has.
+MAX_DRAWS = 64
 
 Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+Floats = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,10 +118,16 @@ class RaceOutcome:
     order: tuple[str, ...]  # every entrant, best first: survivors by estimate, then the eliminated, latest first
     bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
     eliminated: dict[str, int] = field(default_factory=dict)  # entrant -> the round after which it left
-    tie_margin: float = 0.0  # points per game: pairs closer than this may be reported in either order
+    tie_margin: float = 0.0  # matchpoints: pairs closer than this may be reported in either order
     #: Pairs (higher, lower) of the reported order, the higher in the top K, proven only "not behind by more than
     #: the tie margin", not ahead (empty without a margin).
     within_margin: tuple[tuple[str, str], ...] = ()
+    #: Groups of entrants whose head-to-head results and strength against the field go round (see the module).
+    cycles: tuple[tuple[str, ...], ...] = ()
+    #: Each entrant's estimated strength: its mean matchpoints at the tables that measure it (None: none yet).
+    strength: dict[str, float] = field(default_factory=dict)
+    #: For each place of ``order`` but the last: whether the race proved it ahead of the next (the guarantee above).
+    ahead_of_next: tuple[bool, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,18 +138,32 @@ class RaceOutcome:
             "games": self.games,
             "rounds": self.rounds,
             "order": list(self.order[: self.top]),
+            "estimand": "matchpoints",
+            "strength": self.strength,
             "bounds": {n: list(b) for n, b in self.bounds.items()},
             "eliminated_after_round": self.eliminated,
             "tie_margin": self.tie_margin,
             "within_margin": [list(p) for p in self.within_margin],
+            "cycles": [list(c) for c in self.cycles],
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """A table of the pending round: its entrants (indices), which seats' matchpoints measure their entrant's
+    strength (a uniform draw of its tables), its pass, and in the pairwise phase the pass's contender seated there."""
+
+    seats: tuple[int, ...]
+    counted: tuple[bool, ...]
+    pass_no: int
+    contender: int = -1
+
+
 class Race:
-    """The race's state. Call ``next_round`` for a round's blocks, play them, and ``record`` their results.
+    """The race's state. Call ``next_round`` (or ``next_tables``) for a round, play it, and ``record`` its results.
 
     ``secret`` deals the blocks of ``next_round``; without it every deal seed is 0 (for replaying the schedule from
-    stored results only: the tables and game ids do not depend on it). ``pair_bound``: see the module's docstring."""
+    stored results only: the tables and game ids do not depend on it). Raises ``ValueError`` for a bad tie margin."""
 
     def __init__(
         self,
@@ -149,14 +175,10 @@ class Race:
         confidence: float,
         max_games: int,
         secret: DealSecret | None = None,
-        pair_statistic: str = "difference",
-        pair_bound: float | None = None,
         tie_margin: float = 0.0,
     ) -> None:
-        if pair_statistic not in PAIR_STATISTICS:
-            raise ValueError(f"pair_statistic must be one of {', '.join(PAIR_STATISTICS)}, got {pair_statistic!r}")
-        if not 0 <= tie_margin < float("inf"):
-            raise ValueError(f"tie_margin must be a finite number of points per game, at least 0, got {tie_margin}")
+        if not 0 <= tie_margin < 1:
+            raise ValueError(f"tie_margin must be a matchpoint share from 0 up to 1, got {tie_margin}")
         self.names = tuple(names)
         self.secret = secret
         self.table_size = table_size
@@ -164,17 +186,19 @@ class Race:
         self.top = top
         self.confidence = confidence
         self.max_games = max_games
-        self.pair_statistic = pair_statistic
-        self.pair_bound = pair_bound
         self.tie_margin = tie_margin
-        self._shift = tie_margin * table_size  # the margin on a block total (a block is table_size games)
+        n, k = len(self.names), table_size
+        self._block_games = games_per_block(k)
+        self._kappa = (n - 1) / (2 * (n + k - 2))  # E[x] = 1/2 + kappa (m_a - m_b)
         self.within_margin: tuple[tuple[str, str], ...] = ()
-        n = len(self.names)
+        self.cycles: tuple[tuple[str, ...], ...] = ()
         error = 1 - confidence
         self.field_phase = n > PAIRWISE_FROM  # whether the race starts with the entrants' own sequences
         self.alpha = error / 2 / n
         self.pair_error = error / 2 if self.field_phase else error
-        self.cs = BettingCSArray(n, self.alpha)  # the entrants' matchpoint sequences (field phase only)
+        self.cs = BettingCSArray(n, self.alpha)  # each entrant's strength (decides only in a field phase)
+        self._mp_sum = np.zeros(n)  # Σ of the matchpoints that measure each entrant's strength
+        self._mp_n = np.zeros(n, dtype=np.int64)
         self.alive = np.ones(n, dtype=bool)
         self.survivors = list(self.names)
         self.eliminated: dict[str, int] = {}
@@ -185,132 +209,108 @@ class Race:
         self.reason: str | None = None
         self.settled = False
         self._index = {name: i for i, name in enumerate(self.names)}
-        self._pending: list[tuple[str, ...]] | None = None
-        self._passes: list[int] = []  # the pass of each pending table
-        self._fillers: npt.NDArray[np.bool_] = np.zeros((0, table_size), dtype=bool)  # seats that do not count
-        # The pairwise phase: the pool (entrant indices), each entrant's place in it (-1: outside), the head-to-head
-        # sequences (entry a·m + b for places a < b: a's share against b), blocks shared, Σ paired differences.
+        self._pending: list[_Table] | None = None
+        self._pending_blocks: list[TableBatch] | None = None  # the pending round's blocks, once made
+        self._common: dict[int, tuple[int, ...]] = {}  # pass -> its common opponents (pairwise phase)
+        self._contending: frozenset[int] = frozenset()  # the pending pairwise round's contenders
+        self._seatings: Counter[frozenset[str]] = Counter()  # blocks seated so far per table (seat orders)
+        # The pairwise phase: the pool (entrant indices) and each entrant's place in it (-1: outside); pair tests on
+        # entry a·m + b for places a < b ("above": a is ahead); with a margin, "a not behind b by E" (plus.above) and
+        # "b not behind a by E" (minus.below); head-to-head duels.
         self.pool: Ints | None = None
         self._place = np.full(n, -1, dtype=np.int64)
         self.pairs = MixtureTests(0, 0.5)
-        # With a tie margin E: "a is not behind b by E or more" (plus.above for a < b; minus.below for b over a).
         self._plus = MixtureTests(0, 0.5)
         self._minus = MixtureTests(0, 0.5)
-        self._shared = np.zeros((0, 0))
-        self._advantage = np.zeros((0, 0))
-        self._squares = np.zeros((0, 0))
-        self._frozen = np.zeros((0, 0), dtype=bool)  # "ahead" from the entrants' frozen sequences, in the pool
+        self._duels = MixtureTests(0, 0.5)
+        self._cs_ahead = np.zeros((0, 0), dtype=bool)  # "ahead" from the sequences, in the pool (kept once seen)
         self._closure = np.zeros((0, 0), dtype=bool)
-        self._pair_passes = 0  # passes played in the pairwise phase
+        self._contradiction: tuple[str, ...] = ()  # entrants in a cycle of proven "ahead" (only on the bad event)
         self._near = self._closure  # [a, b]: a proven not behind b by the margin or more (the closure without one)
+        self._pair_passes = 0  # passes played in the pairwise phase
         if not self.field_phase:
             self._start_pairwise()
 
     # ------------------------------------------------------------------------------------------ schedule
 
     def next_tables(self) -> list[tuple[str, ...]] | None:
-        """The tables of the next round (each one block; ``BLOCKS_PER_ROUND`` passes, one after the other), or None
-        when the race is over (``reason`` says why)."""
+        """The tables of the next round (each one block), or None when the race is over (``reason`` says why)."""
+        plan = self._plan()
+        return None if plan is None else [tuple(self.names[i] for i in t.seats) for t in plan]
+
+    def _plan(self) -> list[_Table] | None:
         if self.reason is not None:
             return None
         if self._pending is not None:
             return self._pending
-        rng = random.Random(f"referee-race/{self.seed}/{self.rounds}")
-        tables, passes, fillers = self._pairwise_tables(rng) if self.pool is not None else self._field_tables(rng)
-        if self.games + len(tables) * self.table_size > self.max_games:
+        rng = random.Random(f"referee-race/2/{self.seed}/{self.rounds}")
+        tables = self._pairwise_tables(rng) if self.pool is not None else self._field_tables(rng)
+        if self.games + len(tables) * self._block_games > self.max_games:
             self.reason = (
                 f"stopped at --max-games {self.max_games:,}: the next round would pass it, and the order of the top "
                 f"{self.top} is not settled at {self.confidence:.0%}"
             )
             return None
-        self._passes = passes
-        self._fillers = fillers
-        self._pending = [tuple(self.names[i] for i in t) for t in tables]
-        return self._pending
+        self._pending = tables
+        return tables
 
-    def _field_tables(self, rng: random.Random) -> tuple[list[list[int]], list[int], npt.NDArray[np.bool_]]:
-        """Field phase: every pass a seeded shuffle of the survivors cut into tables, the last one filled."""
-        k = self.table_size
-        survivors = [self._index[s] for s in self.survivors]
-        out = self._out
-        tables: list[list[int]] = []
-        passes: list[int] = []
-        fillers: list[list[bool]] = []
+    def _field_tables(self, rng: random.Random) -> list[_Table]:
+        """Field phase: every pass a seeded random partition of the whole field, the last table completed with
+        random others (not counted there); only tables that measure a survivor."""
+        k, n = self.table_size, len(self.names)
+        tables: list[_Table] = []
         for p in range(BLOCKS_PER_ROUND):
-            players = list(survivors)
-            rng.shuffle(players)
-            part = [players[i : i + k] for i in range(0, len(players), k)]
-            short = k - len(part[-1])
-            flags = [[False] * k for _ in part]
-            if short:
-                extra = rng.sample(out[: 2 * short], min(short, len(out)))
-                spare = [s for s in survivors if s not in part[-1]]
-                extra += rng.sample(spare, short - len(extra))
-                flags[-1][k - short :] = [True] * short
-                part[-1] += extra
-            tables += part
-            passes += [p] * len(part)
-            fillers += flags
-        return tables, passes, np.array(fillers, dtype=bool).reshape(-1, k)
+            everyone = list(range(n))
+            rng.shuffle(everyone)
+            for i in range(0, n, k):
+                part = everyone[i : i + k]
+                counted = [True] * len(part)
+                if len(part) < k:
+                    fill = rng.sample([e for e in range(n) if e not in part], k - len(part))
+                    part, counted = part + fill, counted + [False] * len(fill)
+                if any(c and self.alive[e] for e, c in zip(part, counted, strict=True)):
+                    tables.append(_Table(tuple(part), tuple(counted), p))
+        return tables
 
-    def _pairwise_tables(self, rng: random.Random) -> tuple[list[list[int]], list[int], npt.NDArray[np.bool_]]:
-        """Pairwise phase: the top K + 1 Swiss-style, every other survivor with the best survivors not yet proven
-        ahead of it; only tables with an undecided pair that matters (one of them in the estimated top K)."""
-        k = self.table_size
+    def _contenders(self) -> list[int]:
+        """Survivors in an undecided pair that matters (one of the two in the estimated top K), best first."""
         order = self._ranked()
-        ranking = order + self._out
         best = set(order[: self.top])
-        closure, near, place = self._closure, self._near, self._place
         rank = {e: i for i, e in enumerate(order)}
-
-        def decided(a: int, b: int) -> bool:  # proven ahead either way, or not behind by the margin in rank order
+        place = self._place
+        out: set[int] = set()
+        for a, b in itertools.combinations(order, 2):
+            if a not in best and b not in best:
+                continue
             if rank[b] < rank[a]:
                 a, b = b, a
             pa, pb = place[a], place[b]
-            return bool(closure[pa, pb] or closure[pb, pa] or near[pa, pb])
+            if not (self._closure[pa, pb] or self._closure[pb, pa] or self._near[pa, pb]):
+                out |= {a, b}
+        return [e for e in order if e in out] or order
 
-        def useful(table: Sequence[int]) -> bool:
-            return any(
-                (a in best or b in best) and self.alive[a] and self.alive[b] and not decided(a, b)
-                for a, b in itertools.combinations(table, 2)
-            )
-
-        def seated(c: int, anchors: list[int]) -> list[int]:  # c, its anchors, then the best-ranked others
-            anchors = anchors[: k - 1]
-            return [
-                c,
-                *anchors,
-                *itertools.islice((a for a in ranking if a != c and a not in anchors), k - 1 - len(anchors)),
-            ]
-
-        challenges = [
-            seated(c, [a for a in order if a != c and not near[place[a], place[c]]]) for c in order[self.top :]
-        ]
-        if self.tie_margin:  # "not behind by the margin" does not chain twice: pairs inside the top K meet directly
-            for i, c in enumerate(order[1 : self.top], 1):
-                above = [a for a in order[:i] if not near[place[a], place[c]]]
-                if above:
-                    challenges.append(seated(c, above))
-        swiss = order[: self.top + 1]
-        tables: list[list[int]] = []
-        passes: list[int] = []
-        start = rng.randrange(k)
-        by_offset: dict[int, list[list[int]]] = {}  # a pass's tables depend on its offset only
-        for p in range(self._round_passes()):
-            offset = (start + p) % k if len(swiss) > k else 0  # the passes cycle through the offsets
-            if offset not in by_offset:
-                groups = [swiss[max(0, i) : i + k] for i in range(offset - k, len(swiss), k)]
-                seen: set[frozenset[int]] = set()
-                chosen = by_offset[offset] = []
-                for table in [g + _nearest(g, ranking, k - len(g)) for g in groups if g] + challenges:
-                    if frozenset(table) not in seen and useful(table):
-                        seen.add(frozenset(table))
-                        chosen.append(table)
-            tables += [list(t) for t in by_offset[offset]]
-            passes += [p] * len(by_offset[offset])
-        if not tables:  # not reached while "ahead" is consistent; if it is not, play the top's table anyway
-            tables, passes = [swiss[:k] + _nearest(swiss[:k], ranking, k - len(swiss[:k]))], [0]
-        return tables, passes, np.zeros((len(tables), k), dtype=bool)
+    def _pairwise_tables(self, rng: random.Random) -> list[_Table]:
+        """Pairwise phase: each pass draws k − 1 common opponents from the whole field; every contender outside them
+        plays a block with them."""
+        k, n = self.table_size, len(self.names)
+        contenders = self._contenders()
+        tables: list[_Table] = []
+        self._common = {}
+        self._contending = frozenset(contenders)
+        passes = self._round_passes()
+        p = draws = 0
+        while p < passes and draws < passes * MAX_DRAWS:
+            draws += 1
+            common = tuple(rng.sample(range(n), k - 1))
+            playing = [c for c in contenders if c not in common]
+            if not playing:
+                continue
+            self._common[p] = common
+            for c in playing:
+                seats = (c, *common)
+                tables.append(_Table(seats, (True,) + (False,) * (k - 1), p, c))
+            p += 1
+        return tables
 
     def _round_passes(self) -> int:
         """The passes of the next pairwise round: BLOCKS_PER_ROUND, or PASS_GROWTH of those played before."""
@@ -322,131 +322,153 @@ class Race:
         tables = self.next_tables()
         if tables is None:
             return None
-        pairs = [(self.rounds, table) for table in tables]
-        return table_batches(pairs, self.seed, self.secret, first_batch=self.batches, first_ordinal=self.games)
+        if self._pending_blocks is None:
+            pairs = [(self.rounds, table) for table in tables]
+            self._pending_blocks = table_batches(
+                pairs, self.seed, self.secret, first_batch=self.batches, first_ordinal=self.games,
+                seatings=self._seatings,
+            )  # fmt: skip
+        return self._pending_blocks
 
     # ------------------------------------------------------------------------------------------ results
 
     def record(self, totals: Sequence[Mapping[str, float]]) -> None:
         """The results of the round ``next_tables`` (or ``next_round``) gave, table by table: entrant → its total
-        score over the block's rotations. Updates the sequences, eliminates, and decides whether it is settled."""
+        score over the block's games (forfeits counted as ``counting.counted_scores`` counts them). Updates the
+        tests, eliminates, and decides whether it is settled. Raises ``RuntimeError`` without a pending round and
+        ``ValueError`` for results of another number of tables."""
         tables = self._pending
         if tables is None:
             raise RuntimeError("record() without a round from next_tables()")
         if len(totals) != len(tables):
             raise ValueError(f"a round of {len(tables)} tables, got results of {len(totals)}")
-        seats = np.array([[self._index[n] for n in t] for t in tables], dtype=np.int64)
-        scores = np.array([[float(block[n]) for n in t] for t, block in zip(tables, totals, strict=True)])
-        if self.pool is None:
-            self._record_shares(seats, scores)
-        else:
-            self._record_pairs(seats, scores)
-            self._pair_passes += len(set(self._passes))
-        self.games += len(tables) * self.table_size
+        seats = np.array([t.seats for t in tables], dtype=np.int64)
+        scores = np.array(
+            [[float(block[self.names[i]]) for i in t.seats] for t, block in zip(tables, totals, strict=True)]
+        )
+        k = self.table_size
+        below = (scores[:, :, None] < scores[:, None, :]).sum(-1)
+        ties = (scores[:, :, None] == scores[:, None, :]).sum(-1) - 1
+        shares = (below + 0.5 * ties) / (k - 1)  # each seat's matchpoints at its table
+        counted = np.array([t.counted for t in tables], dtype=bool) & self.alive[seats]
+        self._measure(seats[counted], shares[counted])
+        if self.pool is not None:
+            self._record_pairs(tables, seats, scores, shares)
+            self._pair_passes += len({t.pass_no for t in tables})
+        self.games += len(tables) * self._block_games
         self.batches += len(tables)
         self.rounds += 1
         self._pending = None
+        self._pending_blocks = None
+        self._update_relations()
         self._eliminate()
         self._check_settled()
         if self.pool is None and self.reason is None and len(self.survivors) <= PAIRWISE_FROM:
             self._start_pairwise()
 
-    def _record_shares(self, seats: Ints, scores: npt.NDArray[np.float64]) -> None:
-        """Field phase: each survivor's matchpoint share on its counted block of each pass, one bet per pass."""
-        k = self.table_size
-        below = (scores[:, :, None] < scores[:, None, :]).sum(-1)
-        ties = (scores[:, :, None] == scores[:, None, :]).sum(-1) - 1
-        shares = (below + 0.5 * ties) / (k - 1)
-        counted = self.alive[seats] & ~self._fillers
-        passes = np.array(self._passes)
-        for p in range(BLOCKS_PER_ROUND):
-            lam = bet(self.rounds * BLOCKS_PER_ROUND + p + 1, float(self.cs.variance[self.alive].mean()), self.alpha)
-            chosen = counted & (passes == p)[:, None]
-            self.cs.update(seats[chosen], shares[chosen], lam)
+    def _measure(self, who: Ints, shares: Floats) -> None:
+        """Matchpoints that are unbiased observations of their entrant's strength: its estimate and sequence."""
+        np.add.at(self._mp_sum, who, shares)
+        np.add.at(self._mp_n, who, 1)
+        self.cs.update(who, shares)
 
-    def _record_pairs(self, seats: Ints, scores: npt.NDArray[np.float64]) -> None:
-        """Pairwise phase: every two entrants of the pool at a table add their head-to-head observation."""
-        m = len(self._shared)
-        pairs = list(itertools.combinations(range(self.table_size), 2))
-        first, second = np.array([i for i, _ in pairs]), np.array([j for _, j in pairs])
+    def _record_pairs(self, tables: Sequence[_Table], seats: Ints, scores: Floats, shares: Floats) -> None:
+        """Pairwise phase: the pair observations of every pass (common opponents and direct tables), and the duels
+        of every two pool entrants at a table."""
+        m = len(self.pool) if self.pool is not None else 0
+        place = self._place
+        cons = sorted(self._contending, key=lambda e: place[e])  # the round's contenders, in pool order
+        col = {e: i for i, e in enumerate(cons)}
+        passes = 1 + max(t.pass_no for t in tables)
+        own = np.full((passes, len(cons)), np.nan)  # [p, a]: a's matchpoints at its own table of pass p
+        at = np.full((passes, len(cons), len(cons)), np.nan)  # [p, a, b]: a's (one of the common) at b's table
+        for row, t in enumerate(tables):
+            b = col[t.contender]
+            own[t.pass_no, b] = shares[row, 0]
+            for seat in range(1, len(t.seats)):
+                a = col.get(t.seats[seat])
+                if a is not None:
+                    at[t.pass_no, a, b] = shares[row, seat]
+        i, j = np.triu_indices(len(cons), 1)
+        pair = np.broadcast_to(
+            place[np.array(cons, dtype=np.int64)][i] * m + place[np.array(cons, dtype=np.int64)][j], (passes, len(i))
+        )
+        observed = [
+            (own[:, i] - own[:, j] + 1) / 2,  # both at their own tables: the same common opponents
+            0.5 + (at[:, i, j] - own[:, j]) / 4,  # a among the common opponents, at b's table: a direct table
+            0.5 + (own[:, i] - at[:, j, i]) / 4,  # b among them, at a's table
+        ]
+        idx = np.concatenate([pair[~np.isnan(x)] for x in observed])
+        x = np.concatenate([x[~np.isnan(x)] for x in observed])
+        if len(idx):
+            self.pairs.update(idx, x)
+            if self.tie_margin:
+                shift = 2 * self._kappa * self.tie_margin
+                self._plus.update(idx, (x + shift) / (1 + shift))
+                self._minus.update(idx, x / (1 + shift))
+        self._record_duels(seats, scores)
+
+    def _record_duels(self, seats: Ints, scores: Floats) -> None:
+        """Every two pool entrants at a table: "a beat b on the deal" (a's block total lower, ties half)."""
+        m = len(self.pool) if self.pool is not None else 0
+        k = self.table_size
+        first, second = np.array(list(itertools.combinations(range(k), 2))).T
         place = self._place[seats]
         both = (place[:, first] >= 0) & (place[:, second] >= 0)
         a, b = place[:, first][both], place[:, second][both]
-        gain = (scores[:, second] - scores[:, first])[both]  # a's advantage: b's total minus a's (lower is better)
+        win = scores[:, first][both] < scores[:, second][both]
+        tie = scores[:, first][both] == scores[:, second][both]
+        x = win + 0.5 * tie
         swap = a > b
-        a, b, gain = np.where(swap, b, a), np.where(swap, a, b), np.where(swap, -gain, gain)
-        clip = self._clip()
-        shares = self._share(gain, clip)
-        if self.tie_margin:
-            self._plus.update(a * m + b, self._share(gain + self._shift, clip))
-            self._minus.update(a * m + b, self._share(gain - self._shift, clip))
-        np.add.at(self._squares, (a, b), gain**2)
-        np.add.at(self._shared, (a, b), 1)
-        np.add.at(self._shared, (b, a), 1)
-        np.add.at(self._advantage, (a, b), gain)
-        np.add.at(self._advantage, (b, a), -gain)
-        decided = int(self.pairs.above.sum() + self.pairs.below.sum())
-        self.pairs.update(a * m + b, shares)
-        if int(self.pairs.above.sum() + self.pairs.below.sum()) != decided:
-            ahead = self._frozen | self.pairs.above.reshape(m, m) | self.pairs.below.reshape(m, m).T
-            for v in range(m):  # Warshall: the transitive closure
-                ahead |= ahead[:, v, None] & ahead[None, v, :]
-            self._closure = ahead
-        if self.tie_margin:
-            self._near = _near_closure(
-                self._closure, self._plus.above.reshape(m, m) | self._minus.below.reshape(m, m).T
-            )
-        else:
-            self._near = self._closure
-
-    def _clip(self) -> float | None:
-        """The clip c of this round's paired differences (None: the sign). ``difference`` clips them at CLIP_SPREADS
-        times the spread of the earlier rounds' paired differences around their pair's mean (pooled over the pairs):
-        a clip fixed before the round (predictable)."""
-        c = self.pair_bound
-        if c is None and self.pair_statistic == "difference":
-            met = np.triu(self._shared, 1)
-            freedom = (met - 1).clip(0).sum()  # blocks of each pair, less one per pair met
-            if freedom > 0:
-                spread = self._squares - self._advantage**2 / np.where(met > 0, met, 1)  # around each pair's mean
-                c = CLIP_SPREADS * float(np.sqrt(np.triu(spread, 1).sum() / freedom))
-        return None if self.pair_statistic == "sign" else c
-
-    @staticmethod
-    def _share(gain: npt.NDArray[np.float64], c: float | None) -> npt.NDArray[np.float64]:
-        """The head-to-head observations, in [0, 1], of the paired differences ``gain`` of places a < b (positive:
-        a did better): clipped at ±c and scaled, or the sign when ``c`` is None or 0."""
-        if not c:
-            shares: npt.NDArray[np.float64] = (gain > 0) + 0.5 * (gain == 0)
-        else:
-            shares = (np.clip(gain, -c, c) + c) / (2 * c)
-        return shares
+        lo, hi = np.where(swap, b, a), np.where(swap, a, b)
+        self._duels.update(lo * m + hi, np.where(swap, 1 - x, x))
 
     def _start_pairwise(self) -> None:
-        """The pool is the survivors now; their frozen "ahead" relations carry over."""
+        """The pool is the survivors now; the sequences' "ahead" relations carry over (when they decide)."""
         pool = np.flatnonzero(self.alive)
         m = len(pool)
         self.pool = pool
         self._place[pool] = np.arange(m)
         level = self.pair_error / max(1, m * (m - 1) // 2)  # a pair's share of the error
+        self._duels = MixtureTests(m * m, (1 - self.confidence) / max(1, m * (m - 1) // 2))
         if self.tie_margin:  # four one-sided tests a pair instead of two: half the level for each pair of them
             level /= 2
             self._plus = MixtureTests(m * m, level)
             self._minus = MixtureTests(m * m, level)
         self.pairs = MixtureTests(m * m, level)
-        self._shared = np.zeros((m, m))
-        self._advantage = np.zeros((m, m))
-        self._squares = np.zeros((m, m))  # Σ of the squared paired differences, per pair (a < b)
-        if self.field_phase:
-            self._frozen = self.cs.lower[pool][:, None] > self.cs.upper[pool][None, :]
-        else:
-            self._frozen = np.zeros((m, m), dtype=bool)
-        self._closure = self._frozen.copy()
-        self._near = self._closure
+        self._cs_ahead = np.zeros((m, m), dtype=bool)
+        self._update_relations()
 
     # ------------------------------------------------------------------------------------------ decisions
 
-    def _relation(self) -> tuple[Ints, npt.NDArray[np.bool_]]:
+    def _update_relations(self) -> None:
+        """Close "ahead" transitively (the sequences' relations, when they decide, and the pair tests), the margin's
+        "not behind by E", and the cycles."""
+        if self.pool is None:
+            return
+        m = len(self.pool)
+        if self.field_phase:
+            lower, upper = self.cs.lower[self.pool], self.cs.upper[self.pool]
+            self._cs_ahead |= lower[:, None] > upper[None, :]
+        ahead = self._cs_ahead | self.pairs.above.reshape(m, m) | self.pairs.below.reshape(m, m).T
+        self._closure = _closed(ahead)
+        self._contradiction = tuple(self.names[self.pool[i]] for i in np.flatnonzero(self._closure.diagonal()))
+        if self.tie_margin:
+            near = self._plus.above.reshape(m, m) | self._minus.below.reshape(m, m).T
+            self._near = _near_closure(self._closure, near)
+        else:
+            self._near = self._closure
+        beats = self._duels.above.reshape(m, m) | self._duels.below.reshape(m, m).T
+        reach = _closed(self._closure | beats)
+        together = reach & reach.T
+        groups: dict[tuple[int, ...], None] = {}
+        for i in range(m):
+            members = tuple(int(j) for j in np.flatnonzero(together[i]))
+            if len(members) > 1:
+                groups[members] = None
+        self.cycles = tuple(tuple(self.names[self.pool[j]] for j in g) for g in groups)
+
+    def _relation(self) -> tuple[Ints, Bools]:
         """The entrants whose "ahead" relations are known, and the relation: [i, j] when i is proven ahead of j."""
         if self.pool is not None:
             return self.pool, self._closure
@@ -466,11 +488,10 @@ class Race:
         members, relation = self._relation()
         behind = relation.sum(axis=0)  # how many entrants are proven ahead of each
         ahead = relation.sum(axis=1)
-        rating = self._rating() if self.pool is not None else np.zeros(len(members))
-        estimate = self.cs.estimate
+        estimate = self.strength()
         out = [i for i, e in enumerate(members) if self.alive[e] and behind[i] >= self.top]
         out = sorted(out, key=lambda i: -behind[i])[: len(self.survivors) - self.top]
-        out.sort(key=lambda i: (behind[i], -ahead[i], -rating[i], -estimate[members[i]], members[i]))  # best first
+        out.sort(key=lambda i: (behind[i], -ahead[i], -estimate[members[i]], members[i]))  # best first
         for i in out:
             self.alive[members[i]] = False
             self.eliminated[self.names[members[i]]] = self.rounds
@@ -478,52 +499,53 @@ class Race:
         self.survivors = [s for s in self.survivors if self.alive[self._index[s]]]
 
     def _check_settled(self) -> None:
-        if len(self.survivors) == self.top:
-            ordered = self._ranked()
-            if all(self.ahead(a, b) for a, b in itertools.pairwise(self.names[i] for i in ordered)):
-                self.settled = True
-                self.survivors = [self.names[i] for i in ordered]
-                self.reason = (
-                    f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence after "
-                    f"{self.rounds} rounds ({self.games:,} games)"
-                )
-                return
-        if self.tie_margin and self.pool is not None:
-            self._check_settled_within_margin()
-
-    def _check_settled_within_margin(self) -> None:
-        """Settled up to the tie margin E: every entrant of the estimated top K is proven not behind every survivor
-        ranked below it by E or more (the eliminated are behind K survivors, hence behind the top K or within E)."""
-        ordered = self._ranked()
-        place = self._place
-        pairs = [(a, b) for i, a in enumerate(ordered[: self.top]) for b in ordered[i + 1 :]]
-        if not all(self._near[place[a], place[b]] for a, b in pairs):
+        if self._contradiction:
+            self.reason = (
+                f"not settled: the tests contradict each other ({', '.join(self._contradiction)} each proven ahead of "
+                f"another that is proven ahead of it), which happens in at most {1 - self.confidence:.0%} of races; "
+                f"stopped after {self.rounds} rounds ({self.games:,} games)"
+            )
             return
-        self.settled = True
+        ordered = self._ranked()
+        top = [self.names[i] for i in ordered[: self.top]]
+        if len(self.survivors) == self.top and all(self.ahead(a, b) for a, b in itertools.pairwise(top)):
+            self._settle(ordered, None)
+        elif self.tie_margin and self.pool is not None:
+            place = self._place
+            pairs = [(a, b) for i, a in enumerate(ordered[: self.top]) for b in ordered[i + 1 :]]
+            if all(self._near[place[a], place[b]] for a, b in pairs):
+                within = tuple(
+                    (self.names[a], self.names[b]) for a, b in pairs if not self._closure[place[a], place[b]]
+                )
+                self._settle(ordered, within)
+
+    def _settle(self, ordered: list[int], within: tuple[tuple[str, str], ...] | None) -> None:
+        """Everything the order of the top K needs is proven (``within``: the pairs proven only up to the margin,
+        None for the exact order): settle."""
         self.survivors = [self.names[i] for i in ordered]
-        self.within_margin = tuple(
-            (self.names[a], self.names[b]) for a, b in pairs if not self._closure[place[a], place[b]]
+        self.settled = True
+        self.within_margin = within or ()
+        margin = (
+            ""
+            if within is None
+            else f" up to a tie margin of {self.tie_margin:g} matchpoints ({len(within)} pair(s) within it)"
         )
         self.reason = (
-            f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence up to a tie margin of "
-            f"{self.tie_margin:g} points per game ({len(self.within_margin)} pair(s) within it) after "
+            f"the order of the top {self.top} is settled at {self.confidence:.0%} confidence{margin} after "
             f"{self.rounds} rounds ({self.games:,} games)"
         )
 
-    def _rating(self) -> npt.NDArray[np.float64]:
-        """Least-squares ratings of the pool from the paired score differences (a higher rating is better)."""
-        laplacian = np.diag(self._shared.sum(axis=1)) - self._shared
-        ridge = 1e-6 * (1.0 + laplacian.diagonal().mean()) * np.eye(len(laplacian))  # unconnected: rating 0
-        rating: npt.NDArray[np.float64] = np.linalg.solve(laplacian + ridge, self._advantage.sum(axis=1))
-        return rating
+    def strength(self) -> Floats:
+        """Each entrant's estimated strength: the mean of its matchpoints that measure it (1/2 before any)."""
+        mean: Floats = np.where(self._mp_n > 0, self._mp_sum / np.maximum(self._mp_n, 1), 0.5)
+        return mean
 
     def _ranked(self) -> list[int]:
-        """The survivors best first: fewest proven ahead, most proven behind, rating, own estimate; then a random key
+        """The survivors best first: fewest proven ahead, most proven behind, estimated strength; then a random key
         seeded by the seed and the round (the same for the schedule and the outcome)."""
         members, relation = self._relation()
         spot = {int(e): i for i, e in enumerate(members)}
-        rating = self._rating() if self.pool is not None else np.zeros(len(members))
-        estimate = self.cs.estimate
+        estimate = self.strength()
         behind, ahead = relation.sum(axis=0), relation.sum(axis=1)
         survivors = [self._index[s] for s in self.survivors]
         rng = random.Random(f"referee-race/{self.seed}/{self.rounds}/order")
@@ -531,13 +553,9 @@ class Race:
 
         def key(e: int) -> tuple[float, ...]:
             i = spot[e]
-            return (behind[i], -ahead[i], -rating[i], -estimate[e], jitter[e])
+            return (behind[i], -ahead[i], -estimate[e], jitter[e])
 
         return sorted(survivors, key=key)
-
-    def _eliminated_order(self) -> list[str]:
-        """The eliminated entrants, latest first; those of one round best first (as ``_ranked`` orders)."""
-        return [self.names[e] for e in self._out]
 
     # ------------------------------------------------------------------------------------------ outcome
 
@@ -550,6 +568,8 @@ class Race:
 
     def outcome(self) -> RaceOutcome:
         survivors = self.survivors if self.settled else [self.names[i] for i in self._ranked()]
+        order = tuple(survivors + [self.names[e] for e in self._out])
+        estimate = self.strength()
         return RaceOutcome(
             top=self.top,
             confidence=self.confidence,
@@ -557,7 +577,7 @@ class Race:
             reason=self.reason,
             games=self.games,
             rounds=self.rounds,
-            order=tuple(survivors + self._eliminated_order()),
+            order=order,
             bounds={
                 n: (round(float(self.cs.lower[i]), 6), round(float(self.cs.upper[i]), 6))
                 for i, n in enumerate(self.names)
@@ -566,24 +586,24 @@ class Race:
             eliminated=dict(self.eliminated),
             tie_margin=self.tie_margin,
             within_margin=self.within_margin,
+            cycles=self.cycles,
+            strength={n: round(float(estimate[i]), 6) for i, n in enumerate(self.names) if self._mp_n[i]},
+            ahead_of_next=tuple(self.ahead(a, b) for a, b in itertools.pairwise(order)),
         )
 
 
-def _near_closure(ahead: npt.NDArray[np.bool_], near: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+def _closed(ahead: Bools) -> Bools:
+    """The transitive closure of a relation (Warshall)."""
+    out = ahead.copy()
+    for v in range(len(out)):
+        out |= out[:, v, None] & out[None, v, :]
+    return out
+
+
+def _near_closure(ahead: Bools, near: Bools) -> Bools:
     """[a, b]: a is proven not behind b by the margin or more, from the closed relation ``ahead`` and the direct
     "not behind by the margin" relation ``near``: a path of "ahead" steps with at most one ``near`` step (two near
     steps could add up to twice the margin)."""
     step = (ahead | np.eye(len(ahead), dtype=bool)).astype(np.int64)
-    through: npt.NDArray[np.bool_] = ahead | ((step @ (near | ahead).astype(np.int64) @ step) > 0)
+    through: Bools = ahead | ((step @ (near | ahead).astype(np.int64) @ step) > 0)
     return through
-
-
-def _nearest(group: Sequence[int], ranking: Sequence[int], count: int) -> list[int]:
-    """``count`` entrants of ``ranking`` outside ``group`` nearest to it in the ranking (the better on a tie)."""
-    if count <= 0:
-        return []
-    spots = [i for i, e in enumerate(ranking) if e in group]
-    lo, hi = min(spots), max(spots)
-    others = [i for i, e in enumerate(ranking) if e not in group]
-    nearest = sorted(others, key=lambda i: (lo - i if i < lo else i - hi, i))[:count]
-    return [ranking[i] for i in nearest]

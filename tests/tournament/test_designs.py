@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from referee.tournament import DealSecret, EntrantInfo, ScheduleError, TournamentParams, check_format, schedule_for
 from referee.tournament.designs import balanced_tables
+from referee.tournament.seating import games_per_block
 
 SECRET = DealSecret(bytes(range(32)))
 
@@ -33,10 +34,11 @@ def params(n: int, **kw: object) -> TournamentParams:
 
 
 def assert_blocks(batches: list) -> None:  # type: ignore[type-arg]
-    """Every table is a duplicate block: every seat rotation of its entrants, all on one deal, and ids in order."""
+    """Every table is a duplicate block: every seat rotation of its cyclic seat order, all on one deal, and ids in
+    order."""
     for b in batches:
         k = len(b.entrants)
-        assert len(b.games) == k
+        assert len(b.games) == games_per_block(k) == k
         assert {g.seed for g in b.games} == {b.games[0].seed}
         assert {g.seats for g in b.games} == {b.entrants[i:] + b.entrants[:i] for i in range(k)}
         assert len(set(b.entrants)) == k
@@ -128,8 +130,9 @@ def test_gauntlet_never_seats_two_field_entrants_together(field: int, challenger
         ({"format": "gauntlet", "challengers": ("nobody",), "table_size": 2}, "challenger 'nobody' is not an entrant"),
         ({"format": "race", "max_games": 0}, "--max-games must be at least 1"),
         ({"tie_margin": 0.5}, "--tie-margin applies to --format race only"),
-        ({"format": "race", "tie_margin": -1.0}, "--tie-margin must be 0 or more points per game, got -1.0"),
-        ({"format": "race", "tie_margin": float("nan")}, "--tie-margin must be 0 or more points per game"),
+        ({"format": "race", "tie_margin": -1.0}, "--tie-margin is a matchpoint share: at least 0 and below 1"),
+        ({"format": "race", "tie_margin": 1.0}, "below 1 (e.g. 0.02), got 1.0"),
+        ({"format": "race", "tie_margin": float("nan")}, "--tie-margin is a matchpoint share"),
     ],
 )
 def test_bad_combinations_are_one_line_errors(changes: dict[str, object], message: str) -> None:

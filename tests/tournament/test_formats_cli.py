@@ -14,7 +14,7 @@ from .conftest import referee
 from .test_real_runs import bots, start_referee, wait_for_games
 
 COMMON = ["--seed", "99", "--move-time", "5", "--jobs", "2", "--sandbox", "none", "-k", "3"]
-RACE = ["--format", "race", "--top", "2", "--max-games", "72", "--tie-margin", "0.5"]
+RACE = ["--format", "race", "--top", "2", "--max-games", "72", "--tie-margin", "0.05"]
 
 
 def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> None:
@@ -25,7 +25,7 @@ def test_race_resumes_exactly_after_kill_9(tmp_path: Path, bot_dir: Path) -> Non
     expected = json.loads((whole / "standings.json").read_text())
     assert expected["format"] == "race"
     assert expected["race"]["top"] == 2 and expected["race"]["confidence"] == 0.95
-    assert expected["race"]["tie_margin"] == 0.5 and expected["race"]["within_margin"] == []
+    assert expected["race"]["tie_margin"] == 0.05 and expected["race"]["within_margin"] == []
     assert expected["race"]["settled"] is False and "--max-games 72" in expected["race"]["reason"]
     assert expected["games"] == expected["race"]["games"] == 72  # rounds of 24 games: 4 shuffles, 2 tables of 3
     assert expected["deals"]["secret"] is not None, "a finished race reveals its deal secret"
@@ -104,7 +104,7 @@ def test_refusals_are_one_line(tmp_path: Path, bot_dir: Path) -> None:
         (["--format", "balanced"], "--tables-per-entrant T"),
         (["--top", "2"], "--format race only"),
         (["--tie-margin", "0.5"], "--tie-margin applies to --format race only"),
-        (["--format", "race", "--tie-margin", "-1"], "--tie-margin must be 0 or more points per game, got -1.0"),
+        (["--format", "race", "--tie-margin", "-1"], "--tie-margin is a matchpoint share: at least 0 and below 1"),
         (["--challenger", str(bots(bot_dir)[0])], "need --format gauntlet"),
         (["--format", "swiss"], "Invalid value for '--format'"),
     ]:

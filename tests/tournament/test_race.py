@@ -1,29 +1,36 @@
-"""The race: its confidence sequences, its stopping rule on simulated fields of known order, and its purity."""
+"""The race: its confidence sequences and tests, its schedule, and its verdicts on simulated fields of known round-robin
+order, inside and outside the easy model (issue 24): a high-variance leader, a skewed entrant, an entrant that farms
+weak tables, cycles at 2 and 4 seats, and near-ties at 2, 3 and 4 seats. The truth is what a round robin finds
+(``fields.Field.truth``: expected matchpoints over every table of the field). Races here run at confidence 0.8, so
+that "wrong in at most 1 - C of runs" is a bound a few dozen seeds can check (and the races are short)."""
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections import Counter
 
+import numpy as np
 import pytest
 
 from referee.tournament import BettingCSArray, MixtureTests, Race
 from referee.tournament.race import BLOCKS_PER_ROUND, PAIRWISE_FROM
 
+from .fields import Field, cycle_edges, run, wrong_by
+
+CONFIDENCE = 0.8
+
 
 def test_confidence_sequence_covers_the_mean_at_every_step() -> None:
     """Time-uniform: over 200 sequences of 400 observations, the share that ever excludes the mean is below alpha."""
-    misses = 0
-    for seed in range(200):
-        rng = random.Random(seed)
-        cs = BettingCSArray(1, 0.1)
-        for _ in range(400):
-            cs.update([0], [1.0 if rng.random() < 0.3 else 0.0])
-            if not cs.lower[0] <= 0.3 <= cs.upper[0]:
-                misses += 1
-                break
-    assert misses <= 0.1 * 200
-    assert cs.upper[0] - cs.lower[0] < 0.25, "and it narrows"
+    rng = np.random.default_rng(0)
+    cs = BettingCSArray(200, 0.1)
+    missed = np.zeros(200, dtype=bool)
+    for _ in range(400):
+        cs.update(np.arange(200), (rng.random(200) < 0.3).astype(float))
+        missed |= (cs.lower > 0.3) | (cs.upper < 0.3)
+    assert missed.sum() <= 0.1 * 200
+    assert (cs.upper - cs.lower).max() < 0.25, "and it narrows"
 
 
 def test_confidence_sequence_rejects_bad_input() -> None:
@@ -52,116 +59,172 @@ def test_mixture_tests_keep_their_level_and_find_a_real_gap() -> None:
         gap.update([0], [1.5])
 
 
-def simulate(
-    n: int,
-    top: int,
-    seed: int,
-    *,
-    gap: float = 3.0,
-    noise: float = 2.9,
-    max_games: int = 10**5,
-    statistic: str = "difference",
-    levels: list[float] | None = None,
-    tie_margin: float = 0.0,
-) -> tuple[Race, list[str]]:
-    """A field of in-process entrants of known order, ``gap`` apart (or at ``levels``), shuffled: block total =
-    -strength + normal deal noise (lower is better)."""
-    rng = random.Random(seed)
-    levels = [gap * i for i in range(n)] if levels is None else list(levels)
-    rng.shuffle(levels)
-    strength = {f"e{i:02d}": level for i, level in enumerate(levels)}
-    race = Race(
-        list(strength),
-        table_size=4,
-        seed=seed,
-        top=top,
-        confidence=0.95,
-        max_games=max_games,
-        pair_statistic=statistic,
-        tie_margin=tie_margin,
-    )
-    while (tables := race.next_tables()) is not None:
-        assert race.next_tables() == tables, "asking twice gives the same round"
-        race.record([{e: -strength[e] + rng.gauss(0, noise) for e in t} for t in tables])
-    truth = sorted(strength, key=lambda e: -strength[e])[:top]
-    return race, truth
+# ------------------------------------------------------------------------------------------ the easy model
 
 
-def test_race_settles_the_right_top_k_on_simulated_fields() -> None:
-    right = settled = 0
-    for seed in range(40):
-        race, truth = simulate(10, 3, seed)
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_race_settles_the_right_top_k_in_the_easy_model(k: int) -> None:
+    fld = Field(strength=[0.6 * i for i in range(7)])
+    truth = list(np.array(fld.names)[np.argsort(-fld.truth(k))][:2])
+    for seed in range(4):
+        race = run(fld, k=k, top=2, seed=seed, confidence=0.95)
         outcome = race.outcome()
-        settled += outcome.settled
-        right += outcome.settled and list(outcome.order[:3]) == truth
-        assert outcome.reason is not None and outcome.games == race.games
-        assert outcome.games % 4 == 0
-    assert settled == 40
-    assert right >= 38, "at least 95% exactly right (the guarantee is 95%)"
-
-
-@pytest.mark.parametrize("statistic", ["sign", "difference"])
-def test_both_head_to_head_statistics_settle_the_right_order(statistic: str) -> None:
-    right = 0
-    for seed in range(20):
-        race, truth = simulate(8, 3, seed, gap=2.0, statistic=statistic)
-        outcome = race.outcome()
-        right += outcome.settled and list(outcome.order[:3]) == truth
-    assert right >= 19
+        assert outcome.settled and list(outcome.order[:2]) == truth and outcome.reason is not None
+        assert outcome.games == race.games and outcome.games % k == 0
+        assert outcome.ahead_of_next[0] and outcome.to_dict()["estimand"] == "matchpoints"
 
 
 def test_a_large_field_settles_through_both_phases() -> None:
-    """More than PAIRWISE_FROM entrants: random passes with the entrants' own sequences first, then head to head."""
-    for seed in range(3):
-        race, truth = simulate(PAIRWISE_FROM + 8, 2, seed, gap=1.0)
-        outcome = race.outcome()
+    """More than PAIRWISE_FROM entrants: random partitions of the whole field with the entrants' own sequences
+    first, then common opponents head to head."""
+    fld = Field(strength=[0.0] * (PAIRWISE_FROM + 4) + [1.5, 3.0])
+    for seed in range(2):
+        race = run(fld, k=4, top=2, seed=seed, confidence=0.95)
         assert race.pool is not None and len(race.pool) <= PAIRWISE_FROM
-        assert outcome.settled and list(outcome.order[:2]) == truth
+        assert race.settled and race.leaders() == [fld.names[-1], fld.names[-2]]
 
 
-def test_every_survivor_plays_its_counted_blocks_every_round_of_the_field_phase() -> None:
-    n = PAIRWISE_FROM + 9
-    race = Race([f"e{i}" for i in range(n)], table_size=4, seed=1, top=2, confidence=0.95, max_games=10**6)
-    rng = random.Random(3)
-    for _ in range(5):
+# ------------------------------------------------------------------------------------------ outside it
+
+
+def _wrong_share(fld: Field, k: int, top: int, seeds: int, margin: float = 0.0, max_games: int = 40_000) -> float:
+    wrong = 0
+    for seed in range(seeds):
+        race = run(fld, k=k, top=top, seed=seed, confidence=CONFIDENCE, tie_margin=margin, max_games=max_games)
+        wrong += wrong_by(fld, race, k, margin)
+    return wrong / seeds
+
+
+def test_a_high_variance_leader_is_judged_by_matchpoints() -> None:
+    """e05 is the strongest in points but eight times as erratic as the rest: a round robin puts it third and e04
+    first, and so does the race (settled wrong in at most 1 - C of the seeds); a race on points would crown e05."""
+    fld = Field(strength=[0.0, 0.5, 1.0, 2.0, 3.0, 3.6], spread=[1, 1, 1, 1, 1, 8])
+    m = fld.truth(4)
+    assert m[5] < m[3] < m[4], "matchpoints rank the erratic leader below two steadier entrants"
+    assert _wrong_share(fld, 4, 1, 10) <= 1 - CONFIDENCE
+
+
+def test_a_skewed_entrant_does_not_break_the_guarantee() -> None:
+    """e04 is usually a little better and now and then much worse (skewed luck)."""
+    fld = Field(strength=[0.0, 0.6, 1.2, 1.8, 2.4, 3.0], skew=[False] * 4 + [True])
+    assert _wrong_share(fld, 2, 2, 10) <= 1 - CONFIDENCE
+
+
+def test_an_entrant_that_farms_weak_tables_is_ranked_as_a_round_robin_ranks_it() -> None:
+    """e05 crushes the three weakest and is no match for the rest: against the whole field (a round robin) it is
+    second, behind e04 and ahead of e03, stronger than it at every table without the weak; a race that measured it
+    where the contest is decided (against the strong) would put it third."""
+    edge = np.zeros((6, 6))
+    edge[5, :3] = 4.0
+    fld = Field(strength=[0.0, 0.3, 0.6, 1.2, 3.0, 0.9], edge=edge)
+    m = fld.truth(2)
+    assert list(np.argsort(-m)[:3]) == [4, 5, 3]
+    assert _wrong_share(fld, 2, 2, 10) <= 1 - CONFIDENCE
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_a_cycle_is_reported_and_never_settled(k: int) -> None:
+    """e00 beats e01 beats e02 beats e00 head to head, the others weaker: their strengths against the field are
+    equal, so no order of the top one is right; the race does not settle, and reports the cycle."""
+    fld = Field(strength=[0.0, 0.0, 0.0, -1.5, -1.5], edge=cycle_edges(5, [0, 1, 2], 2.0))
+    reported = 0
+    for seed in range(4):
+        race = run(fld, k=k, top=1, seed=seed, confidence=CONFIDENCE, max_games=8_000)
+        outcome = race.outcome()
+        assert not outcome.settled and "--max-games" in (outcome.reason or "")
+        reported += any(set(c) >= {"e00", "e01", "e02"} for c in outcome.cycles)
+    assert reported >= 3
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_near_ties_settle_up_to_the_margin_and_keep_the_guarantee(k: int) -> None:
+    """Strengths a tenth of a deal's spread apart (matchpoints about 0.03 apart) and a tie margin of 0.02."""
+    fld = Field(strength=[0.0, 0.1, 0.2, 0.3, 0.4])
+    settled = wrong = 0
+    for seed in range(6):
+        race = run(fld, k=k, top=2, seed=seed, confidence=CONFIDENCE, tie_margin=0.02, max_games=40_000)
+        outcome = race.outcome()
+        settled += outcome.settled
+        wrong += wrong_by(fld, race, k, 0.02)
+        for a, b in outcome.within_margin:
+            assert a in outcome.order[:2] and outcome.order.index(a) < outcome.order.index(b)
+            assert not race.ahead(a, b)
+    assert settled >= 5 and wrong / 6 <= 1 - CONFIDENCE
+
+
+# ------------------------------------------------------------------------------------------ the schedule
+
+
+def test_the_field_phase_partitions_the_whole_field() -> None:
+    """Every pass of the field phase is a partition of every entrant, eliminated ones too (the last table completed
+    with others); only tables that hold a survivor are played, and every survivor plays every pass."""
+    fld = Field(strength=[0.0] * (PAIRWISE_FROM + 7) + [2.0, 2.0])
+    race = Race(fld.names, table_size=4, seed=1, top=2, confidence=0.95, max_games=10**6)
+    rng = np.random.default_rng(3)
+    index = {n: i for i, n in enumerate(fld.names)}
+    while race.pool is None:
+        plan = race._plan()
+        assert plan is not None
+        for p in range(BLOCKS_PER_ROUND):
+            tables = [t for t in plan if t.pass_no == p]
+            counted = Counter(e for t in tables for e, c in zip(t.seats, t.counted, strict=True) if c)
+            assert all(counted[index[s]] == 1 for s in race.survivors)
+            assert all(any(c and race.alive[e] for e, c in zip(t.seats, t.counted, strict=True)) for t in tables)
         tables = race.next_tables()
-        assert tables is not None and race.pool is None
-        seen = [e for t in tables for e in t]
-        assert set(race.survivors) <= set(seen) and all(len(set(t)) == len(t) == 4 for t in tables)
-        race.record([{e: rng.random() for e in t} for t in tables])
-        assert all(race.cs.t[race.names.index(s)] == race.rounds * BLOCKS_PER_ROUND for s in race.survivors)
+        assert tables is not None
+        seats = np.array([[index[e] for e in t] for t in tables])
+        race.record(
+            [dict(zip(t, row.tolist(), strict=True)) for t, row in zip(tables, fld.totals(seats, rng), strict=True)]
+        )
 
 
-def test_head_to_head_tables_each_hold_an_undecided_pair_that_matters() -> None:
-    """Seats go where the order is not settled: every table of a pairwise round holds two survivors not yet ordered,
-    one of them among the estimated top K; every survivor outside it plays every pass."""
-    rng = random.Random(5)
-    strength = {f"e{i:02d}": 3.0 * i for i in range(14)}
-    race = Race(list(strength), table_size=4, seed=5, top=3, confidence=0.95, max_games=10**6)
-    while (tables := race.next_tables()) is not None:
-        best = race.outcome().order[:3]
-        for t in tables:
-            alive = [e for e in t if e in race.survivors]
-            assert any(
-                (a in best or b in best) and not race.ahead(a, b) and not race.ahead(b, a)
-                for i, a in enumerate(alive)
-                for b in alive[i + 1 :]
-            ), t
-        for s in race.survivors[3:]:
-            if s not in best:
-                assert sum(s in t for t in tables) >= BLOCKS_PER_ROUND
-        race.record([{e: -strength[e] + rng.gauss(0, 2.9) for e in t} for t in tables])
-    assert race.settled and race.survivors == ["e13", "e12", "e11"]
-    assert all(race.ahead("e13", e) for e in strength if e != "e13"), "ahead is closed transitively"
+def test_pairwise_tables_are_contenders_against_common_opponents() -> None:
+    """Every pass of the pairwise phase seats each contender outside the pass's common opponents with them."""
+    fld = Field(strength=[0.5 * i for i in range(7)])
+    race = Race(fld.names, table_size=3, seed=2, top=2, confidence=0.95, max_games=10**6)
+    rng = np.random.default_rng(4)
+    index = {n: i for i, n in enumerate(fld.names)}
+    while (plan := race._plan()) is not None:
+        by_pass: dict[int, list[tuple[int, ...]]] = {}
+        for t in plan:
+            by_pass.setdefault(t.pass_no, []).append(t.seats)
+        for p, tables in by_pass.items():
+            common = set(race._common[p])
+            assert all(set(t[1:]) == common and t[0] not in common for t in tables)
+            assert {t[0] for t in tables} == set(race._contending) - common
+        tables = race.next_tables()
+        assert tables is not None
+        seats = np.array([[index[e] for e in t] for t in tables])
+        race.record(
+            [dict(zip(t, row.tolist(), strict=True)) for t, row in zip(tables, fld.totals(seats, rng), strict=True)]
+        )
+    assert race.settled
 
 
-def test_a_bad_head_to_head_statistic_is_refused() -> None:
-    with pytest.raises(ValueError, match="pair_statistic"):
-        Race(["a", "b", "c"], table_size=2, seed=1, top=1, confidence=0.95, max_games=10, pair_statistic="mean")
+def test_seat_orders_in_a_race_never_fix_who_sits_after_whom() -> None:
+    """Issue 24: in a 60-entrant race one entrant sat right after another at 4,787 of their 4,918 shared tables.
+    Over a race's blocks every pair that shares enough tables sits in both orders."""
+    fld = Field(strength=[0.1 * i for i in range(12)])
+    race = Race(fld.names, table_size=4, seed=3, top=3, confidence=0.95, max_games=30_000)
+    rng = np.random.default_rng(5)
+    index = {n: i for i, n in enumerate(fld.names)}
+    after: Counter[tuple[str, str]] = Counter()
+    while (blocks := race.next_round()) is not None:
+        for b in blocks:
+            first = b.games[0].seats
+            for i, a in enumerate(first):
+                after[(a, first[(i + 1) % len(first)])] += 1
+        seats = np.array([[index[e] for e in b.entrants] for b in blocks])
+        totals = fld.totals(seats, rng)
+        race.record([dict(zip(b.entrants, row.tolist(), strict=True)) for b, row in zip(blocks, totals, strict=True)])
+    for a, b in itertools.permutations(fld.names, 2):
+        shared = after[(a, b)] + after[(b, a)]
+        if shared >= 40:
+            assert 0.25 < after[(a, b)] / shared < 0.75, (a, b, after[(a, b)], shared)
 
 
 def test_race_stops_at_max_games_with_a_reason() -> None:
-    race, _ = simulate(12, 3, 1, gap=0.0, max_games=200)
+    race = run(Field(strength=[0.0] * 8), k=4, top=3, seed=1, max_games=200)
     outcome = race.outcome()
     assert not outcome.settled and outcome.games <= 200
     assert outcome.reason is not None and "--max-games 200" in outcome.reason
@@ -169,78 +232,17 @@ def test_race_stops_at_max_games_with_a_reason() -> None:
 
 
 def test_race_is_a_pure_function_of_results_and_seed() -> None:
-    one, _ = simulate(9, 2, 5)
-    two, _ = simulate(9, 2, 5)
+    fld = Field(strength=[0.5 * i for i in range(9)])
+    one, two = run(fld, k=4, top=2, seed=5), run(fld, k=4, top=2, seed=5)
     assert one.outcome() == two.outcome()
-    other = Race([f"e{i:02d}" for i in range(9)], table_size=4, seed=6, top=2, confidence=0.95, max_games=10**5)
-    first = Race([f"e{i:02d}" for i in range(9)], table_size=4, seed=5, top=2, confidence=0.95, max_games=10**5)
+    margin = [run(fld, k=4, top=2, seed=5, tie_margin=0.05).outcome() for _ in range(2)]
+    assert margin[0] == margin[1]
+    other = Race(fld.names, table_size=4, seed=6, top=2, confidence=0.95, max_games=10**5)
+    first = Race(fld.names, table_size=4, seed=5, top=2, confidence=0.95, max_games=10**5)
     assert other.next_round() != first.next_round(), "the seed shapes the tables and the deals"
 
 
-def right_up_to(order: Sequence[str], strength: Mapping[str, float], top: int, margin: float) -> bool:
-    """Whether no entrant of the reported top ``top`` is weaker by ``margin`` or more than one reported below it."""
-    return all(strength[order[i]] > max(strength[e] for e in order[i + 1 :]) - margin for i in range(top))
-
-
-#: A field with near-ties, as block totals (4 games, per-game noise sd 1): the top four hold a pair 0.05 points per
-#: game apart and, at the K/K+1 boundary, one 0.025 apart; 0.75 (1.5 margins of 0.5) separates the second and third.
-#: The rest are spaced 2 points per game apart.
-NEAR_TIES = [4 * x for x in (10.0, 9.95, 9.2, 9.175, *[8.0 - 2 * i for i in range(6)])]
-NOISE = 4.0  # sd of a block total: 1 point per game
-MARGIN = 0.5  # points per game
-
-
-def test_a_tie_margin_settles_near_ties_and_keeps_its_guarantee() -> None:
-    """With a tie margin E of 0.5 points per game on a field of near-ties: every race settles, reports its
-    within-margin pairs (never proven ahead), and no reported pair is out of order by E or more (the second and
-    third, 1.5 E apart, are never swapped) on at least 95% of 60 seeds."""
-    right = 0
-    for seed in range(60):
-        race, _ = simulate(len(NEAR_TIES), 3, seed, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
-        outcome = race.outcome()
-        levels = list(NEAR_TIES)
-        random.Random(seed).shuffle(levels)  # the simulation's shuffle: each name's strength
-        strength = {f"e{i:02d}": level / 4 for i, level in enumerate(levels)}
-        assert outcome.settled and "tie margin of 0.5 points per game" in (outcome.reason or "")
-        right += right_up_to(outcome.order, strength, 3, MARGIN)
-        for a, b in outcome.within_margin:
-            assert a in outcome.order[:3] and outcome.order.index(a) < outcome.order.index(b)
-            assert not race.ahead(a, b)
-        assert outcome.to_dict()["tie_margin"] == MARGIN
-        assert outcome.to_dict()["within_margin"] == [list(p) for p in outcome.within_margin]
-    assert right >= 57, "the guarantee: at least 95% right up to the margin"
-
-
-def test_a_tie_margin_stops_long_before_the_exact_race() -> None:
-    """On the near-tie field the exact race does not settle within 20,000 games; with the margin it settles with
-    within-margin pairs, in far fewer games."""
-    exact, _ = simulate(len(NEAR_TIES), 3, 3, levels=NEAR_TIES, noise=NOISE, max_games=20_000)
-    margin, _ = simulate(len(NEAR_TIES), 3, 3, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN, max_games=20_000)
-    assert not exact.outcome().settled and exact.outcome().within_margin == ()
-    assert margin.outcome().settled and margin.outcome().within_margin
-    assert margin.games * 4 < exact.games
-
-
-def test_the_margin_guarantee_holds_for_gaps_just_above_it() -> None:
-    """Entrants spaced 1.5 margins apart (pairs a margin race may not swap): on at least 95% of 60 seeds the settled
-    top 2 is exactly right."""
-    levels = [4 * 1.5 * MARGIN * i for i in range(7)]
-    right = 0
-    for seed in range(60):
-        race, truth = simulate(7, 2, seed, levels=levels, noise=NOISE, tie_margin=MARGIN)
-        outcome = race.outcome()
-        assert outcome.settled
-        right += list(outcome.order[:2]) == truth
-    assert right >= 57
-
-
-def test_a_margin_race_is_a_pure_function_of_results_and_seed() -> None:
-    one, _ = simulate(10, 3, 4, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
-    two, _ = simulate(10, 3, 4, levels=NEAR_TIES, noise=NOISE, tie_margin=MARGIN)
-    assert one.outcome() == two.outcome() and one.games == two.games
-
-
 def test_a_bad_tie_margin_is_refused() -> None:
-    for bad in (-0.1, float("nan"), float("inf")):
+    for bad in (-0.1, 1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="tie_margin"):
             Race(["a", "b", "c"], table_size=2, seed=1, top=1, confidence=0.95, max_games=10, tie_margin=bad)

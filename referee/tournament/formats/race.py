@@ -7,7 +7,6 @@ race's schedule, standings and deals are a pure function of the parameters and t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -35,10 +34,10 @@ TIE_MARGIN: Option[float] = Option(
     flag="--tie-margin",
     kind=float,
     metavar="E",
-    help="race: an indifference zone, in points per game (the mean score difference of two entrants over a deal): "
-    "two entrants closer than E may be reported in either order, and the race stops once every entrant of the top K "
-    "is proven ahead of, or less than E behind, every entrant still in the race below it. With probability at least "
-    "--confidence no reported pair is out of order by E or more.",
+    help="race: an indifference zone, in matchpoints (the share of a table beaten on a deal, against the field as "
+    "a round robin seats it; e.g. 0.02): two entrants closer than E may be reported in either order, and the race "
+    "stops once every entrant of the top K is proven ahead of, or less than E behind, every entrant still in the race "
+    "below it. With probability at least --confidence no reported pair is out of order by E or more.",
     shown="0, the exact order",
 )
 
@@ -72,12 +71,25 @@ def replay_race(race: Race, results: Results, rounds: list[TableBatch] | None = 
     return []
 
 
+#: Added to the block total of an entrant that forfeited a game of the block: the race compares totals only within a
+#: table, so this places it below every entrant that did not (the forfeit rule of ``dealstats.block_outcomes``).
+FORFEITED = 1e9
+
+
 def _block_totals(batch: TableBatch, results: Results) -> dict[str, float]:
+    """Each entrant's total over the block's games, a forfeit counted as the worst score at its table
+    (``counting.counted_scores``), and ``FORFEITED`` more for an entrant that forfeited a game of the block."""
+    from referee.tournament.counting import counted_scores
+
     totals: dict[str, float] = dict.fromkeys(batch.entrants, 0.0)
+    forfeited: set[str] = set()
     for g in batch.games:
-        for row in results[g.game_id]:
-            totals[row.entrant] += row.score
-    return totals
+        rows = results[g.game_id]
+        for row, score in zip(rows, counted_scores(rows), strict=True):
+            totals[row.entrant] += score
+            if row.forfeit_kind is not None:
+                forfeited.add(row.entrant)
+    return {e: t + FORFEITED * (e in forfeited) for e, t in totals.items()}
 
 
 class RaceSchedule:
@@ -111,8 +123,9 @@ class RaceSchedule:
         from referee.tournament.race_status import RaceStatus  # here: ``run --help`` imports this module
 
         race = self.race  # where the race stands, and the live standings in its order
-        order = race.outcome().order
-        tally.order = order
+        now = race.outcome()
+        order = now.order
+        tally.order, tally.race_ahead = order, now.ahead_of_next
         if race.reason is None:
             leaders, left = order[: race.top], set(race.survivors)
             open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
@@ -147,8 +160,8 @@ class RaceFormat(Format):
             raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {top}")
         if not 0.5 <= confidence < 1:
             raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {confidence}")
-        if not 0 <= margin < math.inf:
-            raise ScheduleError(f"--tie-margin must be 0 or more points per game, got {margin}")
+        if not 0 <= margin < 1:
+            raise ScheduleError(f"--tie-margin is a matchpoint share: at least 0 and below 1 (e.g. 0.02), got {margin}")
 
     def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
         return RaceSchedule(race_of(params, secret))
@@ -162,7 +175,7 @@ class RaceFormat(Format):
         return (
             f"race: {entrants}, until the order of the top {TOP.of(params)} is settled at "
             f"{CONFIDENCE.of(params):.0%} "
-            + (f"up to a tie margin of {margin:g} points per game " if margin else "")
+            + (f"up to a tie margin of {margin:g} matchpoints " if margin else "")
             + f"(at most {params.max_games:,} games)"
         )
 
@@ -172,6 +185,7 @@ class RaceFormat(Format):
         replay_race(race, results)
         outcome = race.outcome()
         tally.order = outcome.order
+        tally.race_ahead = outcome.ahead_of_next
         tally.race = outcome.to_dict()
         if outcome.reason is None:
             tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
