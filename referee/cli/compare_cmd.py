@@ -34,9 +34,11 @@ if TYPE_CHECKING:
 DEFAULT_PANEL = ("random_bot", "greedy", "heuristic")
 #: Exit status per verdict (2 is a usage error, 130 an interruption).
 EXIT = {"stronger": 0, "not stronger": 1, "inconclusive": 3}
-#: The defaults of the test's settings (docs/compare.md says why).
-DEFAULTS: dict[str, Any] = {"alpha": 0.05, "beta": 0.05, "metric": "points", "max_games": 2000}
-DEFAULT_D1 = {"points": 1.0, "ranks": 0.1}
+#: The defaults of the test's settings (docs/compare.md says why); no --max-games: the cap is sized from power.
+DEFAULTS: dict[str, Any] = {"alpha": 0.05, "beta": 0.05, "metric": "matchpoints", "max_games": None}
+DEFAULT_D1 = {"matchpoints": 0.05, "points": 1.0, "ranks": 0.1}
+#: Game ids are written for at least this many games when the cap is sized (ids grow a digit beyond it).
+MAX_SIZED_GAMES = 999_999
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
@@ -58,21 +60,25 @@ def _fail(message: str, code: int = 2) -> NoReturn:
 @click.option(
     "--max-games",
     type=int,
-    help=f"Stop as inconclusive (exit 3) before playing more games than this.  [default: {DEFAULTS['max_games']}]",
+    help="Stop as inconclusive (exit 3) before playing more games than this.  [default: a cap sized for power "
+    "1 - beta at d1 from the spread of the blocks so far, printed]",
 )
 @click.option("--alpha", type=float, help="Chance of 'stronger' when the true difference is d0.  [default: 0.05]")
 @click.option("--beta", type=float, help="Chance of 'not stronger' when the true difference is d1.  [default: 0.05]")
 @click.option(
     "--metric",
-    type=click.Choice(["points", "ranks"]),
-    help="The paired difference the test runs on: final scores or ranks, OLD's minus NEW's per game (positive: "
-    "NEW better).  [default: points]",
+    type=click.Choice(["matchpoints", "ranks", "points"]),
+    help="The gain the test runs on (positive: NEW better): matchpoints (NEW's share of the opponents it beat on a "
+    "deal minus OLD's; betting tests with a guarantee), ranks (OLD's rank minus NEW's per game; betting tests) or "
+    "points (OLD's score minus NEW's per game; GSPRT, calibrated for near-normal blocks only).  "
+    "[default: matchpoints]",
 )
-@click.option("--d0", type=float, help="H0: NEW is better by this much per game (no better).  [default: 0]")
+@click.option("--d0", type=float, help="H0: NEW's gain is at most this (no better).  [default: 0]")
 @click.option(
     "--d1",
     type=float,
-    help="H1: NEW is better by this much per game, the gain worth detecting.  [default: 1.0 points, 0.1 ranks]",
+    help="H1: NEW's gain is at least this, the gain worth detecting.  [default: 0.05 matchpoints, 0.1 ranks, "
+    "1.0 points]",
 )
 @click.option("--jobs", "-j", type=int, default=2, show_default=True, help="Games played at the same time.")
 @move_time_option(stored=True)
@@ -85,11 +91,11 @@ def compare_cmd(**options: Any) -> None:
     """Is NEW stronger than OLD? Plays both on the same deals, seats and opponents until a sequential test decides.
 
     Each block is one deal at one table of panel opponents in every seat rotation, played once with NEW and once
-    with OLD in the same seat; its paired difference is OLD's result minus NEW's per game (lower is better in 23,
-    so positive means NEW did better). After every block a sequential probability ratio test weighs H0 (the
-    difference is --d0) against H1 (it is --d1) and stops at a bound: exit status 0 when NEW is stronger, 1 when
-    it is not, 3 when --max-games runs out first, 2 for a usage error. Results are stored like a tournament's;
-    Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
+    with OLD in the same seats; its gain is NEW's result minus OLD's (matchpoints: the share of the opponents beaten
+    on the deal; positive means NEW did better). After every block two betting tests weigh H0 (the gain is at most
+    --d0) and H1 (it is at least --d1), valid however long the test runs, and stop at the first bound: exit status 0
+    when NEW is stronger, 1 when it is not, 3 when the cap runs out first, 2 for a usage error. Results are stored
+    like a tournament's; Ctrl-C stops cleanly, and --resume FOLDER continues. See docs/compare.md.
     """
     # The results folder's lock is held until the comparison ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
@@ -138,7 +144,7 @@ def _resolve(held: ResultsFolder, given: CompareOptions) -> ComparePlan:
     """Check the options, read the comparison the results folder holds (if any), settle the parameters, the test
     and the deal secret; every problem is one line and an exit. Takes the folder's lock."""
     from referee.cli.options import load_ruleset
-    from referee.compare import CompareError, block_batches, games_per_block, stored_settings
+    from referee.compare import CompareError, CompareState, block_batches, games_per_block, stored_settings
     from referee.engine import RulesetError
     from referee.runner import BotSpecError, ConfigError, check_results_hidden
     from referee.tournament import (
@@ -196,10 +202,11 @@ def _resolve(held: ResultsFolder, given: CompareOptions) -> ComparePlan:
         settings = _settings(stored_test, given.alpha, given.beta, given.metric, given.d0, given.d1, given.max_games)
         block_batches(0, params.names[2:], params.table_size, params.seed, secret)
         check_results_hidden(params.bot_specs().values(), params.runner_config(results=directory), nested=True)
-        params.check_line_length([f"g{settings.max_games:06d}"])
+        params.check_line_length([f"g{settings.max_games or MAX_SIZED_GAMES:06d}"])
+        CompareState(params.table_size, settings)  # a design the metric cannot test is refused here
     except (ParamsError, CompareError, ConfigError, RulesetError, BotSpecError, ValueError) as e:
         refuse("compare", directory, stored is not None, str(e).replace("tournament", "comparison"))
-    if settings.max_games < games_per_block(params.table_size):
+    if settings.max_games is not None and settings.max_games < games_per_block(params.table_size):
         _fail(
             f"--max-games {settings.max_games} is less than one block: a block at tables of {params.table_size} "
             f"is {games_per_block(params.table_size)} games"
@@ -301,7 +308,7 @@ def _run(
     resumed: bool,
 ) -> None:
     from referee.compare import run_compare
-    from referee.compare.display import BlockLines, verdict_line
+    from referee.compare.display import BlockLines, cap_line, verdict_line
     from referee.runner import BotSpecError, ConfigError
     from referee.runner.safe_text import literal
     from referee.tournament import LocalExecutor, StoreError, standings_from_store
@@ -314,8 +321,9 @@ def _run(
             f"`{old.command()}` at tables of {params.table_size} with {', '.join(p.name for p in panel)}"
             f"{' (the default panel: the quick sample bots)' if tuple(p.name for p in panel) == DEFAULT_PANEL else ''}"
             "; seed "
-            f"{params.seed}; H0 {design.d0:g} vs H1 {design.d1:g} {settings.metric}/game (OLD minus NEW), alpha "
-            f"{design.alpha:g}, beta {design.beta:g}, at most {settings.max_games} games"
+            f"{params.seed}; {settings.metric}: H0 gain <= {design.d0:g} vs H1 gain >= {design.d1:g} (NEW minus OLD), "
+            f"alpha {design.alpha:g}, beta {design.beta:g}, "
+            + (f"at most {settings.max_games} games" if settings.max_games else "a cap sized from power")
         )
     )
     started = time.monotonic()
@@ -346,6 +354,7 @@ def _run(
         resume_hint("compare", played, directory)
     verdict = state.verdict or "inconclusive"
     console.print(verdict_line(state))
+    console.print(cap_line(state))
     console.print(f"{outcome.played} games played in {seconds:.0f} s; results in {directory}")
     if as_json:
         data = state.to_dict() | {"forfeits": forfeits, "out": str(directory), "seed": params.seed}

@@ -7,30 +7,69 @@ from rich.console import Console
 from referee.compare.run import CompareProgress, CompareState
 from referee.compare.sprt import BlockStats
 
-__all__ = ["BlockLines", "describe_diff", "early_crossing", "progress_line", "verdict_line"]
+__all__ = ["BlockLines", "cap_line", "describe_diff", "early_crossing", "progress_line", "verdict_line"]
 
 _VERDICT_TEXT = {
     "stronger": "NEW is stronger",
     "not stronger": "NEW is not stronger",
-    "inconclusive": "inconclusive: --max-games ran out before the test decided",
+    "inconclusive": "inconclusive: the cap ran out before the test decided",
 }
+#: The unit of each metric's gain.
+_UNIT = {"matchpoints": "matchpoints", "points": "points/game", "ranks": "ranks/game"}
 
 
 def describe_diff(stats: BlockStats, unit: str) -> str:
-    """``+2.31 points/game [+1.02, +3.60]``: the mean paired difference and its 95% interval over blocks."""
+    """``+2.31 points/game [+1.02, +3.60]``: the mean paired difference and its 95% t interval over blocks."""
     if stats.n == 0:
-        return f"- {unit}/game"
+        return f"- {unit}"
     ci = stats.ci95()
     interval = "" if ci is None else f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
-    return f"{stats.mean:+.2f} {unit}/game{interval}"
+    return f"{stats.mean:+.2f} {unit}{interval}"
+
+
+def _tested(state: CompareState) -> str:
+    """The tested metric's mean gain with its confidence sequence."""
+    metric = state.settings.metric
+    if not state.blocks:
+        return f"- {_UNIT[metric]}"
+    seq = state.interval()
+    interval = "" if seq is None else f" [{seq[0]:+.3f}, {seq[1]:+.3f}]"
+    return f"{state.tested.mean:+.3f} {_UNIT[metric]}{interval}"
+
+
+def _evidence(state: CompareState) -> str:
+    design = state.settings.design
+    if state.test is None:
+        return f"LLR {state.llr:+6.2f} [{design.lower:+.2f}, {design.upper:+.2f}]"
+    test = state.test
+    stronger, weaker = test.evidence()
+    return (
+        f"evidence stronger {stronger:+5.2f}/{test.stronger.threshold:.2f}, "
+        f"not stronger {weaker:+5.2f}/{test.weaker.threshold:.2f}"
+    )
+
+
+def _others(state: CompareState) -> str:
+    return "  ".join(describe_diff(s, _UNIT[m]) for m, s in state.stats.items() if m != state.settings.metric)
 
 
 def progress_line(state: CompareState) -> str:
-    design = state.settings.design
     return (
-        f"block {state.blocks:>4}  games {state.games:>5}  "
-        f"LLR {state.llr:+6.2f} [{design.lower:+.2f}, {design.upper:+.2f}]  "
-        f"{describe_diff(state.points, 'points')}  {describe_diff(state.ranks, 'ranks')}"
+        f"block {state.blocks:>4}  games {state.games:>5}  {_tested(state)}  {_evidence(state)}  "
+        f"cap {state.cap_blocks} blocks  {_others(state)}"
+    )
+
+
+def cap_line(state: CompareState) -> str:
+    """How the cap was set: sized from power (and on what), or ``--max-games``."""
+    design = state.settings.design
+    games = state.cap_blocks * (state.games // state.blocks if state.blocks else 0)
+    if not state.cap_sized:
+        return f"cap: {state.cap_blocks} blocks (--max-games {state.settings.max_games}); power at d1 not sized"
+    return (
+        f"cap: {state.cap_blocks} blocks{f' ({games} games)' if games else ''}, sized for power {1 - design.beta:.0%} "
+        f"at d1 = {design.d1:g} {_UNIT[state.settings.metric]} from the spread of the blocks so far (it moves as "
+        "they come; --max-games fixes it)"
     )
 
 
@@ -38,21 +77,34 @@ def verdict_line(state: CompareState) -> str:
     """The verdict in one sentence, with what it rests on."""
     design = state.settings.design
     verdict = state.verdict or "inconclusive"
-    unit = state.settings.metric
-    return (
-        f"Verdict: {_VERDICT_TEXT[verdict]} (H0: {design.d0:g} vs H1: {design.d1:g} {unit}/game, "
-        f"alpha {design.alpha:g}, beta {design.beta:g}): LLR {state.llr:+.2f} in [{design.lower:+.2f}, "
-        f"{design.upper:+.2f}] after {state.blocks} blocks ({state.games} games). NEW's gain per game (OLD's result "
-        f"minus NEW's, positive: NEW better): {describe_diff(state.points, 'points')}, "
-        f"{describe_diff(state.ranks, 'ranks')} (95% intervals over blocks)."
+    metric = state.settings.metric
+    if state.test is None:
+        rests = (
+            f"GSPRT on points, H0 {design.d0:g} vs H1 {design.d1:g} points/game, alpha {design.alpha:g}, beta "
+            f"{design.beta:g}: LLR {state.llr:+.2f} in [{design.lower:+.2f}, {design.upper:+.2f}], calibrated, "
+            "not guaranteed"
+        )
+        kind = "95% asymptotic confidence sequence"
+    else:
+        rests = (
+            f"betting tests on {metric}, H0 gain <= {design.d0:g} (alpha {design.alpha:g}) and H1 gain >= "
+            f"{design.d1:g} (beta {design.beta:g}); {_evidence(state)}"
+        )
+        kind = f"{1 - design.alpha - design.beta:.0%} confidence sequence of the tests, valid at this stop"
+    text = (
+        f"Verdict: {_VERDICT_TEXT[verdict]} ({rests}) after {state.blocks} blocks ({state.games} games). "
+        f"NEW's gain over OLD (positive: NEW better): {_tested(state)} ({kind}); {_others(state)} (95% t intervals "
+        "over blocks, not adjusted for the stop)."
     )
+    warning = state.warning()
+    return text if warning is None else f"{text}\nWarning: {warning}."
 
 
 def early_crossing(state: CompareState) -> str | None:
-    """The line to say when the LLR is past a bound before the test may decide (``min_blocks``): why it goes on.
-    None otherwise."""
+    """For the GSPRT (``--metric points``), the line to say when the LLR is past a bound before the test may decide
+    (``min_blocks``): why it goes on. None otherwise (the betting tests have no minimum: they stop at their bound)."""
     design = state.settings.design
-    if state.verdict is not None or state.blocks >= design.min_blocks:
+    if state.test is not None or state.verdict is not None or state.blocks >= design.min_blocks:
         return None
     if design.lower < state.llr < design.upper:
         return None
@@ -65,9 +117,9 @@ def early_crossing(state: CompareState) -> str | None:
 
 
 class BlockLines(CompareProgress):
-    """Prints a line per finished block on ``console``: blocks, games, the LLR with its bounds, and the mean paired
-    difference in points and in ranks with its 95% interval; once, when the LLR crosses a bound before the test's
-    minimum of blocks, a line saying why it goes on (``early_crossing``)."""
+    """Prints a line per finished block on ``console``: blocks, games, the tested gain with its confidence
+    sequence, the test's evidence, the cap, and the other metrics' mean gains with their 95% intervals; once, when
+    the GSPRT's LLR crosses a bound before its minimum of blocks, a line saying why it goes on (``early_crossing``)."""
 
     def __init__(self, console: Console) -> None:
         self.console = console

@@ -12,12 +12,14 @@ the first that reaches a bound (later blocks of that wave stay stored, unused).
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from referee.compare.betting import CAP_FACTOR, BoundedTests, fixed_blocks
 from referee.compare.blocks import BlockResult, block_batches, block_result, games_per_block
 from referee.compare.errors import CompareError
-from referee.compare.sprt import BlockStats, Design, Verdict
+from referee.compare.sprt import BlockStats, Design, Verdict, asymptotic_sequence, shape_warning
 from referee.runner import Stopped
 from referee.tournament import (
     LocalExecutor,
@@ -32,28 +34,35 @@ from referee.tournament import (
 
 __all__ = [
     "META_KEY",
+    "METRICS",
     "CompareOutcome",
     "CompareProgress",
     "CompareState",
     "Metric",
     "Settings",
+    "metric_bound",
     "run_compare",
     "stored_settings",
 ]
 
-Metric = Literal["points", "ranks"]
+Metric = Literal["matchpoints", "ranks", "points"]
+#: The metrics, the default first: the bounded ones run the betting test (``betting``), points the GSPRT (``sprt``).
+METRICS: tuple[Metric, ...] = ("matchpoints", "ranks", "points")
 
 #: The meta-table key of a comparison's settings.
 META_KEY = "compare"
+#: The points test's (asymptotic) confidence sequence is at 95%.
+POINTS_SEQUENCE_ALPHA = 0.05
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """The test's settings, stored with the results: its design, the metric it runs on and the game budget."""
+    """The test's settings, stored with the results: its design, the metric it runs on and the game budget (None:
+    the cap sized from power, ``CompareState.cap_blocks``)."""
 
     design: Design
-    metric: Metric = "points"
-    max_games: int = 2000
+    metric: Metric = "matchpoints"
+    max_games: int | None = None
 
     def to_json(self) -> str:
         return json.dumps({"design": asdict(self.design), "metric": self.metric, "max_games": self.max_games})
@@ -64,9 +73,10 @@ class Settings:
         try:
             data = json.loads(text)
             metric = data["metric"]
-            if metric not in ("points", "ranks"):
+            if metric not in METRICS:
                 raise ValueError(f"unknown metric {metric!r}")
-            return cls(Design(**data["design"]), metric, int(data["max_games"]))
+            games = data["max_games"]
+            return cls(Design(**data["design"]), metric, None if games is None else int(games))
         except (ValueError, KeyError, TypeError) as e:
             raise CompareError(f"the stored comparison settings are unreadable ({e})") from e
 
@@ -81,16 +91,41 @@ class Settings:
         return None
 
 
+def metric_bound(metric: Metric, table_size: int) -> float | None:
+    """The largest gain a block can show in ``metric`` by the rules: 1 for matchpoints, k - 1 for ranks (None for
+    points: a score has no useful bound)."""
+    return {"matchpoints": 1.0, "ranks": float(table_size - 1)}.get(metric)
+
+
 @dataclass(slots=True)
 class CompareState:
-    """The test so far: the blocks it used, in order, their statistics in points and in ranks, and its verdict."""
+    """The test so far: the blocks it used, in order, their statistics in every metric, the test on the chosen one
+    (``test``: the betting test of a bounded metric; None for points, whose GSPRT is ``stats["points"]``'s), and its
+    verdict. Raises ``DesignError`` for a design the metric cannot test (d0 or d1 beyond the metric's bound)."""
 
     table_size: int
     settings: Settings
-    points: BlockStats = field(default_factory=BlockStats)
-    ranks: BlockStats = field(default_factory=BlockStats)
+    stats: dict[str, BlockStats] = field(default_factory=lambda: {m: BlockStats() for m in METRICS})
+    test: BoundedTests | None = None
     forfeits: dict[str, int] = field(default_factory=dict)
     decided: Verdict | None = None
+
+    def __post_init__(self) -> None:
+        bound = metric_bound(self.settings.metric, self.table_size)
+        if bound is not None and self.test is None:
+            self.test = BoundedTests(self.settings.design, bound)
+
+    @property
+    def points(self) -> BlockStats:
+        return self.stats["points"]
+
+    @property
+    def ranks(self) -> BlockStats:
+        return self.stats["ranks"]
+
+    @property
+    def matchpoints(self) -> BlockStats:
+        return self.stats["matchpoints"]
 
     @property
     def blocks(self) -> int:
@@ -101,62 +136,107 @@ class CompareState:
         return self.blocks * games_per_block(self.table_size)
 
     @property
-    def max_blocks(self) -> int:
-        return self.settings.max_games // games_per_block(self.table_size)
-
-    @property
     def tested(self) -> BlockStats:
         """The statistics of the metric the test runs on."""
-        return self.points if self.settings.metric == "points" else self.ranks
+        return self.stats[self.settings.metric]
 
     @property
     def llr(self) -> float:
+        """The GSPRT's log-likelihood ratio on the tested metric (the test of ``--metric points``)."""
         return self.tested.llr(self.settings.design)
 
     @property
+    def cap_sized(self) -> bool:
+        """Whether the cap is sized from power (no ``--max-games``)."""
+        return self.settings.max_games is None
+
+    @property
+    def cap_blocks(self) -> int:
+        """The blocks after which the test stops as inconclusive: ``--max-games`` in whole blocks, or ``CAP_FACTOR``
+        times the blocks a fixed-size z-test of the same errors needs at the spread so far (the betting test: with
+        its prior pseudo-observation; the GSPRT: at least its minimum, and no cap before two blocks)."""
+        if self.settings.max_games is not None:
+            return self.settings.max_games // games_per_block(self.table_size)
+        if self.test is not None:
+            return self.test.cap()
+        design, n = self.settings.design, self.tested.n
+        if n < 2:
+            return max(design.min_blocks, n + 1)
+        sd = math.sqrt(self.tested.llr_variance(design))
+        return max(design.min_blocks, math.ceil(CAP_FACTOR * fixed_blocks(design, sd)))
+
+    @property
     def verdict(self) -> Verdict | None:
-        """The test's verdict: at a bound, or "inconclusive" once the game budget is spent; None while it runs."""
+        """The test's verdict: at a bound, or "inconclusive" once the cap is reached; None while it runs."""
         if self.decided is not None:
             return self.decided
-        return "inconclusive" if self.blocks >= self.max_blocks else None
+        return "inconclusive" if self.blocks >= self.cap_blocks else None
 
     def add(self, result: BlockResult) -> None:
+        """Count one block (in order); raises ``ValueError`` after the test has ended."""
         if self.verdict is not None:
             raise ValueError("the test has already ended")
-        self.points.add(result.points)
-        self.ranks.add(result.ranks)
+        for metric, stats in self.stats.items():
+            stats.add(result.gain(metric))
         for name, n in result.forfeits.items():
             self.forfeits[name] = self.forfeits.get(name, 0) + n
-        self.decided = self.tested.verdict(self.settings.design)
+        if self.test is not None:
+            self.test.add_one(result.gain(self.settings.metric))
+            self.decided = self.test.verdict()
+        else:
+            self.decided = self.tested.verdict(self.settings.design)
+
+    def interval(self) -> tuple[float, float] | None:
+        """The tested metric's mean gain with a confidence sequence, valid at the data-dependent stop: for a bounded
+        metric the tests' own (``betting.TestSequence``, level 1 - alpha - beta); for points the 95% asymptotic
+        sequence of ``sprt.asymptotic_sequence`` (None below two blocks)."""
+        if self.test is not None:
+            return self.test.interval() if self.blocks else None
+        return asymptotic_sequence(self.tested, POINTS_SEQUENCE_ALPHA)
+
+    def warning(self) -> str | None:
+        """For ``--metric points``, a sentence when the blocks break the GSPRT's normal approximation."""
+        return shape_warning(self.tested.shape()) if self.test is None else None
 
     def to_dict(self) -> dict[str, Any]:
         """The summary ``referee compare --json`` prints (the verdict is "inconclusive" while undecided)."""
         design = self.settings.design
         tested = self.tested
+        test = self.test
+        shape = tested.shape()
         return {
             "verdict": self.verdict or "inconclusive",
-            "llr": self.llr,
-            "bounds": [design.lower, design.upper],
+            "test": "gsprt" if test is None else "betting",
+            "evidence": None if test is None else dict(zip(("stronger", "not stronger"), test.evidence(), strict=True)),
+            "thresholds": None
+            if test is None
+            else {"stronger": test.stronger.threshold, "not stronger": test.weaker.threshold},
+            "llr": self.llr if test is None else None,
+            "bounds": [design.lower, design.upper] if test is None else None,
             "blocks": self.blocks,
             "games": self.games,
+            "cap_blocks": self.cap_blocks,
+            "cap_games": self.cap_blocks * games_per_block(self.table_size),
+            "cap": "sized from power" if self.cap_sized else "--max-games",
             "mean_diff": tested.mean if tested.n else None,
-            "ci95": _interval(tested),
+            "ci95": _listed(self.interval()),
+            "interval": "confidence sequence" if test is not None else "asymptotic confidence sequence",
             "metric": self.settings.metric,
             "d0": design.d0,
             "d1": design.d1,
             "alpha": design.alpha,
             "beta": design.beta,
-            "min_blocks": design.min_blocks,
+            "min_blocks": design.min_blocks if test is None else None,
             "max_games": self.settings.max_games,
-            "points": {"mean_diff": self.points.mean if self.points.n else None, "ci95": _interval(self.points)},
-            "ranks": {"mean_diff": self.ranks.mean if self.ranks.n else None, "ci95": _interval(self.ranks)},
+            **{m: {"mean_diff": s.mean if s.n else None, "ci95": _listed(s.ci95())} for m, s in self.stats.items()},
+            "shape": None if shape is None else asdict(shape),
+            "warning": self.warning(),
             "forfeits_in_blocks": dict(self.forfeits),
         }
 
 
-def _interval(stats: BlockStats) -> list[float] | None:
-    ci = stats.ci95()
-    return None if ci is None else list(ci)
+def _listed(interval: tuple[float, float] | None) -> list[float] | None:
+    return None if interval is None else list(interval)
 
 
 class CompareProgress:
@@ -222,7 +302,7 @@ def run_compare(
             progress.block_done(state)
             if state.verdict is not None:
                 return []
-        wave[:] = range(state.blocks, min(state.blocks + max(1, executor.jobs), state.max_blocks))
+        wave[:] = range(state.blocks, state.blocks + max(1, min(executor.jobs, state.cap_blocks - state.blocks)))
         return [b for i in wave for b in block_batches(i, panel, k, params.seed, secret)]
 
     interrupted = False

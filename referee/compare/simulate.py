@@ -11,9 +11,24 @@ import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
+from referee.compare.betting import BoundedTests
 from referee.compare.sprt import Design, sequential_verdict
 
-__all__ = ["BlockSource", "Rates", "game_like_blocks", "normal_blocks", "rates", "resampled_blocks"]
+__all__ = [
+    "BOUNDED_SHAPES",
+    "BlockSource",
+    "BoundedSource",
+    "Rates",
+    "betting_rates",
+    "bounded_blocks",
+    "game_like_blocks",
+    "normal_blocks",
+    "rates",
+    "resampled_blocks",
+]
 
 #: Draws an endless stream of block differences with the given mean from a random generator.
 BlockSource = Callable[[random.Random, float], Iterator[float]]
@@ -57,6 +72,87 @@ def resampled_blocks(observed: Sequence[float]) -> BlockSource:
     return draw
 
 
+#: Draws ``size`` gains in [-1, 1] with the given mean from a numpy generator.
+BoundedSource = Callable[[np.random.Generator, float, int], npt.NDArray[np.float64]]
+
+
+def bounded_blocks(shape: str) -> BoundedSource:
+    """Gains in [-1, 1] (scale them by the metric's bound) of one of the shapes a betting test must hold its level
+    on, with the wanted mean (up to ``MAX_MEAN`` either way):
+
+    - ``normal``: near-normal, standard deviation 0.35, its tails beyond the bound redrawn (symmetric, so the mean
+      stays);
+    - ``heavy``: a narrow core (standard deviation 0.05) with one block in ten at ±1;
+    - ``skew-left``: usually a little better, now and then the worst (-1 with probability 0.08): NEW collapses;
+    - ``skew-right``: usually a little worse, now and then the best (+1 with probability 0.08);
+    - ``sparse``: 0 on most blocks (near-deterministic bots that seldom differ), ±1 on 6 in a hundred.
+
+    Raises ``ValueError`` for an unknown shape, or (when drawing) a mean beyond ``MAX_MEAN``."""
+    if shape not in BOUNDED_SHAPES:
+        raise ValueError(f"unknown shape {shape!r}; use one of {', '.join(BOUNDED_SHAPES)}")
+
+    def draw(rng: np.random.Generator, mean: float, size: int) -> npt.NDArray[np.float64]:
+        if not abs(mean) <= MAX_MEAN:
+            raise ValueError(f"a mean of {mean} is beyond what the shape {shape!r} can have")
+        u = rng.random(size)
+        if shape == "normal":
+            x = rng.normal(mean, 0.35, size)
+            while (bad := np.abs(x - mean) > 1 - abs(mean)).any():
+                x[bad] = rng.normal(mean, 0.35, int(bad.sum()))
+        elif shape == "heavy":
+            spike = np.where(rng.random(size) < (1 + 10 * mean) / 2, 1.0, -1.0)
+            x = np.where(u < 0.1, spike, np.clip(rng.normal(0, 0.05, size), -1, 1))
+        elif shape == "skew-left":
+            x = np.where(u < 0.08, -1.0, (mean + 0.08) / 0.92)
+        elif shape == "skew-right":
+            x = np.where(u < 0.08, 1.0, (mean - 0.08) / 0.92)
+        else:
+            x = np.where(u < (0.06 + mean) / 2, 1.0, np.where(u < 0.06, -1.0, 0.0))
+        out: npt.NDArray[np.float64] = x.astype(float)
+        return out
+
+    return draw
+
+
+#: The shapes of ``bounded_blocks``.
+BOUNDED_SHAPES = ("normal", "heavy", "skew-left", "skew-right", "sparse")
+#: The largest mean, either way, every shape of ``bounded_blocks`` can have (heavy: 0.1).
+MAX_MEAN = 0.06
+
+
+def betting_rates(
+    source: BoundedSource,
+    mean: float,
+    design: Design,
+    *,
+    runs: int,
+    seed: int,
+    max_blocks: int | None = None,
+    limit: int = 200_000,
+) -> Rates:
+    """The betting test of ``referee compare`` (gains in [-1, 1]: matchpoints) run ``runs`` times at once on gains
+    of ``source`` with the given true mean, each run stopped at its verdict or at its cap: ``max_blocks``, or None
+    for the cap sized from power (as without ``--max-games``). ``limit`` bounds the blocks of any run."""
+    rng = np.random.default_rng(seed)
+    tests = BoundedTests(design, 1.0, runs, sequence=False)
+    open_ = np.ones(runs, dtype=bool)
+    verdict = np.zeros(runs, dtype=np.int8)
+    while open_.any() and int(tests.n.max()) < limit:
+        tests.add(source(rng, mean, runs), open_)
+        decided = open_ & (tests.verdicts() != 0)
+        verdict[decided] = tests.verdicts()[decided]
+        capped = open_ & ~decided & (tests.n >= (tests.caps() if max_blocks is None else max_blocks))
+        open_ &= ~(decided | capped)
+    used = tests.n.astype(float)
+    return Rates(
+        runs,
+        float((verdict == 1).mean()),
+        float((verdict == 0).mean()),
+        float(used.mean()),
+        float(used.std(ddof=1)) if runs > 1 else 0.0,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Rates:
     """Over ``runs`` simulated tests: the shares of each verdict, and the mean and standard deviation of the
@@ -70,7 +166,8 @@ class Rates:
 
 
 def rates(source: BlockSource, mean: float, design: Design, *, runs: int, seed: int, max_blocks: int = 5000) -> Rates:
-    """Run the sequential test ``runs`` times on blocks of ``source`` with the given true mean difference."""
+    """Run the GSPRT (``--metric points``) ``runs`` times on blocks of ``source`` with the given true mean
+    difference."""
     rng = random.Random(seed)
     stronger = inconclusive = 0
     used = []

@@ -21,15 +21,22 @@ small, and a test that divides by an underestimate stops too early and too often
 "stronger" came out in 7% of simulated tests at alpha = 5%). So ``var`` is the estimate's one-sided
 ``VAR_LEVEL`` upper confidence limit, ``sum((x - mean)²) / chi2(n - 1, 1 - VAR_LEVEL)`` (the chi-square
 quantile by Wilson and Hilferty's approximation), and no verdict is given before ``min_blocks`` blocks. That
-brings the simulated error rates back to the design (bench/bench_compare.py, docs/compare.md). A variance of zero
-(every block the same, e.g. a deterministic bot against itself) is floored at ``VAR_FLOOR * (d1 - d0)²``.
+brings the simulated error rates back to the design (bench/bench_compare.py, docs/compare.md) for near-normal
+blocks. Instead of a floor, the sum of squares carries one prior pseudo-observation of ``PRIOR_VARIANCE * (d1 -
+d0)²``, so identical blocks (a deterministic bot against itself) give a finite LLR that the blocks soon outweigh.
+
+This is a calibration, not a guarantee: with a plug-in variance the LLR is not a martingale, and strongly skewed,
+heavy-tailed or sparse blocks move the error rates well away from the design. ``BlockStats.shape`` reports what the
+normal approximation needs (skewness, the largest deviation, how many blocks are identical) and ``shape_warning``
+says when it does not hold; ``referee compare`` uses the bounded betting test (``betting``) unless ``--metric
+points`` asks for this one.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Literal
 
@@ -37,20 +44,27 @@ from referee.compare.errors import DesignError
 from referee.tournament.standings import t_quantile_975
 
 __all__ = [
-    "VAR_FLOOR",
+    "PRIOR_VARIANCE",
     "VAR_LEVEL",
+    "BlockShape",
     "BlockStats",
     "Design",
     "Verdict",
+    "asymptotic_sequence",
     "chi2_quantile",
     "fixed_sample_size",
     "sequential_verdict",
+    "shape_warning",
 ]
 
 Verdict = Literal["stronger", "not stronger", "inconclusive"]
 
-#: The smallest variance used, as a share of (d1 - d0)²: keeps the LLR finite when every block is the same.
-VAR_FLOOR = 1e-6
+#: The prior pseudo-observation in the variance the LLR divides by, as a share of (d1 - d0)²: keeps the LLR finite
+#: when every block is the same.
+PRIOR_VARIANCE = 1.0
+#: |skewness| above this, or a block this many standard deviations from the mean, breaks the normal approximation.
+SKEW_LIMIT = 1.0
+OUTLIER_SDS = 5.0
 #: The confidence level of the upper limit of the variance that the LLR divides by.
 VAR_LEVEL = 0.8
 
@@ -94,14 +108,32 @@ class BlockStats:
     n: int = 0
     mean: float = 0.0
     _m2: float = 0.0
+    _values: list[float] = field(default_factory=list, repr=False)  # for the shape (skewness, largest, ties)
 
     def add(self, x: float) -> None:
+        """One block's difference; raises ``ValueError`` for a value that is not finite."""
         if not math.isfinite(x):
             raise ValueError(f"a block difference must be a finite number, got {x}")
         self.n += 1
         delta = x - self.mean
         self.mean += delta / self.n
         self._m2 += delta * (x - self.mean)
+        self._values.append(x)
+
+    def shape(self) -> BlockShape | None:
+        """Skewness, the largest deviation from the mean (in standard deviations) and the largest share of identical
+        blocks; None below 3 blocks."""
+        if self.n < 3:
+            return None
+        sd = math.sqrt(self._m2 / self.n)
+        counts: dict[float, int] = {}
+        for x in self._values:
+            counts[x] = counts.get(x, 0) + 1
+        largest = max(self._values, key=lambda x: abs(x - self.mean))
+        if sd == 0:
+            return BlockShape(0.0, largest, 0.0, max(counts.values()) / self.n)
+        skew = math.fsum((x - self.mean) ** 3 for x in self._values) / self.n / sd**3
+        return BlockShape(skew, largest, abs(largest - self.mean) / sd, max(counts.values()) / self.n)
 
     @property
     def variance(self) -> float:
@@ -115,13 +147,18 @@ class BlockStats:
         half = t_quantile_975(self.n - 1) * math.sqrt(self._m2 / (self.n - 1) / self.n)
         return (self.mean - half, self.mean + half)
 
+    def llr_variance(self, design: Design) -> float:
+        """The variance the LLR divides by: the sum of squares with a prior pseudo-observation of
+        ``PRIOR_VARIANCE * (d1 - d0)²``, over the chi-square quantile that makes it a ``VAR_LEVEL`` upper limit."""
+        width = design.d1 - design.d0
+        return (self._m2 + PRIOR_VARIANCE * width * width) / chi2_quantile(max(self.n, 1), 1 - VAR_LEVEL)
+
     def llr(self, design: Design) -> float:
         """The GSPRT log-likelihood ratio of H1 against H0 after these blocks (0 before two)."""
         if self.n < 2:
             return 0.0
         width = design.d1 - design.d0
-        var = max(self._m2 / chi2_quantile(self.n - 1, 1 - VAR_LEVEL), VAR_FLOOR * width * width)
-        return self.n * (self.mean - (design.d0 + design.d1) / 2) * width / var
+        return self.n * (self.mean - (design.d0 + design.d1) / 2) * width / self.llr_variance(design)
 
     def verdict(self, design: Design) -> Verdict | None:
         """Returns "stronger" or "not stronger" once the LLR reaches a bound (after ``min_blocks``); else None."""
@@ -133,6 +170,37 @@ class BlockStats:
         if llr <= design.lower:
             return "not stronger"
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockShape:
+    """What the normal approximation of the GSPRT needs of the block differences: ``skew`` (sample skewness),
+    ``largest`` (the block farthest from the mean) and its distance ``largest_sds`` in standard deviations, and
+    ``tied``, the largest share of blocks with one same value."""
+
+    skew: float
+    largest: float
+    largest_sds: float
+    tied: float
+
+
+def shape_warning(shape: BlockShape | None) -> str | None:
+    """A sentence when the blocks break the normal approximation (skewed, an outlier, or mostly identical)."""
+    if shape is None:
+        return None
+    problems = []
+    if abs(shape.skew) > SKEW_LIMIT:
+        problems.append(f"skewness {shape.skew:+.2f}")
+    if shape.largest_sds > OUTLIER_SDS:
+        problems.append(f"a block {shape.largest_sds:.1f} standard deviations from the mean ({shape.largest:+.2f})")
+    if shape.tied > 0.5:
+        problems.append(f"{shape.tied:.0%} of the blocks identical")
+    if not problems:
+        return None
+    return (
+        f"the block differences are far from normal ({', '.join(problems)}): the GSPRT's error rates are only "
+        "calibrated for near-normal blocks; --metric matchpoints (the default) or ranks has a guarantee"
+    )
 
 
 def sequential_verdict(diffs: Iterable[float], design: Design, max_blocks: int) -> tuple[Verdict, BlockStats]:
@@ -147,6 +215,22 @@ def sequential_verdict(diffs: Iterable[float], design: Design, max_blocks: int) 
         if verdict is not None:
             return verdict, stats
     return "inconclusive", stats
+
+
+def asymptotic_sequence(stats: BlockStats, alpha: float, *, tuned_for: int = 100) -> tuple[float, float] | None:
+    """An asymptotic confidence sequence for the mean block difference: the Gaussian-mixture boundary of
+    Waudby-Smith, Arnold, Wu, Wang & Ramdas ("Time-uniform central limit theory and asymptotic confidence
+    sequences", Annals of Statistics 2024, Theorem 2.2), mean ± σ̂·sqrt(2(nρ² + 1)/(n²ρ²) · ln(sqrt(nρ² + 1)/alpha)),
+    ρ chosen to be tightest near ``tuned_for`` blocks. Valid at any stop as the blocks grow (asymptotically: it
+    needs a finite variance, not normality); None below two blocks."""
+    if stats.n < 2:
+        return None
+    n = stats.n
+    sd = math.sqrt(stats._m2 / (n - 1))
+    log_alpha = math.log(alpha)
+    rho2 = (-2 * log_alpha + math.log(-2 * log_alpha + 1)) / tuned_for
+    half = sd * math.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * math.log(math.sqrt(n * rho2 + 1) / alpha))
+    return (stats.mean - half, stats.mean + half)
 
 
 def chi2_quantile(df: int, p: float) -> float:

@@ -3,7 +3,8 @@
 Every seat of a deal has a base score drawn from the deal's seed and the seat (so NEW and OLD, in the same seat
 of the same deal, get the same base: the luck of the cards cancels out of their paired difference), plus noise
 drawn from the game id; NEW's score is lowered by ``edge`` points (lower is better). The entrants in ``crash``
-forfeit every game, with ``FORFEIT_COST`` points more.
+forfeit every game, with ``forfeit_cost`` points more (default ``FORFEIT_COST``; a negative cost is a forfeit whose
+card penalty is lower than what the others score).
 """
 
 from __future__ import annotations
@@ -26,7 +27,13 @@ def ranks_of(scores: list[int], forfeited: set[int]) -> tuple[int, ...]:
 FORFEIT_COST = 15
 
 
-def known_difference(edge: float, noise: float = 3.0, base: float = 10.0, crash: frozenset[str] = frozenset()) -> Any:
+def known_difference(
+    edge: float,
+    noise: float = 3.0,
+    base: float = 10.0,
+    crash: frozenset[str] = frozenset(),
+    forfeit_cost: float = FORFEIT_COST,
+) -> Any:
     async def play(
         players: list[FakePlayer], *, game_id: str, ruleset: Any, seed: int, log_path: Path, wire_id: str = ""
     ) -> FakeResult:
@@ -41,7 +48,7 @@ def known_difference(edge: float, noise: float = 3.0, base: float = 10.0, crash:
             p.hello = FakeHello(f"{p.name}-declared")
             score = bases[seat] + luck.gauss(0, noise) - (edge if p.name == "new" else 0)
             if p.name in crash:
-                score += FORFEIT_COST
+                score += forfeit_cost
                 forfeited.add(seat)
                 faults.append(FakeFault(seat, "crash"))
             scores.append(round(score))

@@ -15,7 +15,7 @@ from tests.tournament.test_real_runs import start_referee, wait_for_games
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_bots"
-KEYS = {"verdict", "llr", "bounds", "blocks", "games", "mean_diff", "ci95"}
+KEYS = {"verdict", "test", "evidence", "thresholds", "blocks", "games", "cap_blocks", "mean_diff", "ci95", "warning"}
 #: A quick panel (random_bot three times) and quick games: the sample bots answer at once.
 FAST = ["--panel", "random_bot", "--panel", "random_bot", "--panel", "random_bot", "--move-time", "0.5"]
 FAST += ["--sandbox", "none", "--jobs", "2", "--seed", "3"]
@@ -49,13 +49,14 @@ def test_two_different_sample_bots_at_four_seats_reach_a_verdict(tmp_path: Path,
     assert done.returncode == 0, done.stderr
     data = one_json(done.stdout)
     assert data.keys() >= KEYS
-    assert data["verdict"] == "stronger"
+    assert data["verdict"] == "stronger" and data["test"] == "betting" and data["metric"] == "matchpoints"
     blocks = data["blocks"]
-    assert isinstance(blocks, int) and 8 <= blocks <= 30 and data["games"] == 8 * blocks
+    assert isinstance(blocks, int) and 2 <= blocks <= 40 and data["games"] == 8 * blocks
     low, high = data["ci95"]  # type: ignore[misc]
-    assert 0 < low < data["mean_diff"] < high  # type: ignore[operator]
-    assert data["llr"] >= data["bounds"][1]  # type: ignore[index,operator]
-    assert f"block {blocks:>4}  games {8 * blocks:>5}  LLR" in done.stderr, "progress goes to stderr with --json"
+    assert 0 < low < data["mean_diff"] < high, "the confidence sequence agrees with the verdict"  # type: ignore[operator]
+    assert data["evidence"]["stronger"] >= data["thresholds"]["stronger"]  # type: ignore[index,operator]
+    assert f"block {blocks:>4}  games {8 * blocks:>5}  " in done.stderr, "progress goes to stderr with --json"
+    assert "cap: " in done.stderr and "sized for power 95%" in done.stderr
     with sqlite3.connect(out / "results.sqlite") as db:
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
     # with --jobs 2 the block in flight when the verdict came is finished and stored too (not counted)
@@ -64,7 +65,8 @@ def test_two_different_sample_bots_at_four_seats_reach_a_verdict(tmp_path: Path,
     shown = referee("standings", out, "--json")
     assert shown.returncode == 0 and json.loads(shown.stdout)["games"] == stored
     again = referee("compare", "--resume", out, "--json")
-    assert again.returncode == 0 and one_json(again.stdout)["llr"] == data["llr"], "a finished comparison replays"
+    replayed = one_json(again.stdout)
+    assert again.returncode == 0 and replayed["evidence"] == data["evidence"], "a finished comparison replays"
     assert live_processes_under(bots) == []
 
 
@@ -98,7 +100,8 @@ def test_a_bot_compared_with_itself_is_not_stronger(tmp_path: Path, bots: Path) 
 @pytest.mark.slow
 def test_a_killed_comparison_resumes_and_finishes(tmp_path: Path, bots: Path) -> None:
     out = tmp_path / "c"
-    args = ["compare", bots / "random_bot.py", bots / "greedy.py", "-k", "2", *FAST, "--d1", "40", "-o", out]
+    args = ["compare", bots / "random_bot.py", bots / "greedy.py", "-k", "2", *FAST, "--metric", "points", "--d1", "40"]
+    args += ["-o", out]
     proc = start_referee(*args, "--max-games", "400")
     try:
         wait_for_games(out / "results.sqlite", 10, proc)
@@ -138,7 +141,7 @@ def test_a_killed_comparison_resumes_and_finishes(tmp_path: Path, bots: Path) ->
 def test_ctrl_c_stops_with_130_and_says_how_to_resume(tmp_path: Path, bots: Path) -> None:
     out = tmp_path / "c"
     proc = start_referee(
-        "compare", bots / "random_bot.py", bots / "greedy.py", "-k", "2", *FAST, "--d1", "40", "-o", out
+        "compare", bots / "random_bot.py", bots / "greedy.py", "-k", "2", *FAST, "--d1", "0.9", "-o", out
     )
     try:
         wait_for_games(out / "results.sqlite", 6, proc)
@@ -184,7 +187,8 @@ def test_a_comparison_folder_is_not_continued_as_a_tournament_and_vice_versa(tmp
         (["a.py"], "give both NEW and OLD"),
         ([], "give NEW and OLD (bot files or command lines), or --resume FOLDER"),
         (["{g}", "{r}", "--alpha", "0.7"], "--alpha must be between 0 and 0.5 (exclusive), got 0.7"),
-        (["{g}", "{r}", "--d0", "2", "--d1", "1"], "--d1 must be larger than --d0, got d0=2.0 and d1=1.0"),
+        (["{g}", "{r}", "--d0", "0.2", "--d1", "0.1"], "--d1 must be larger than --d0, got d0=0.2 and d1=0.1"),
+        (["{g}", "{r}", "--d1", "1.5"], "--d1 must lie between -1 and 1 for this metric, got 1.5"),
         (["{g}", "{r}", "--max-games", "7"], "--max-games 7 is less than one block: a block at tables of 4 is 8 games"),
         (["{g}", "{r}", "--panel", "greedy", "-k", "4"], "a table of 4 needs at least 3 panel bot(s), got 1"),
         (["{g}", "{r}", "-k", "5"], "--table-size must be 2 to 4, got 5"),

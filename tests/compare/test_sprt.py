@@ -10,6 +10,7 @@ import statistics
 import pytest
 
 from referee.compare import (
+    PRIOR_VARIANCE,
     BlockStats,
     Design,
     DesignError,
@@ -19,9 +20,10 @@ from referee.compare import (
     rates,
     resampled_blocks,
     sequential_verdict,
+    shape_warning,
 )
 from referee.compare.simulate import BlockSource
-from referee.compare.sprt import chi2_quantile
+from referee.compare.sprt import asymptotic_sequence, chi2_quantile
 
 RUNS = 1500
 
@@ -106,7 +108,8 @@ def test_statistics_interval_and_bounds() -> None:
     assert (low, high) == (pytest.approx(stats.mean - half), pytest.approx(stats.mean + half))
     d = Design(alpha=0.05, beta=0.1)
     assert d.lower == pytest.approx(math.log(0.1 / 0.95)) and d.upper == pytest.approx(math.log(0.9 / 0.05))
-    var = sum((x - stats.mean) ** 2 for x in xs) / chi2_quantile(4, 0.2)
+    # the variance's upper limit, with one prior pseudo-observation of PRIOR_VARIANCE (d1 - d0)² (no floor)
+    var = (sum((x - stats.mean) ** 2 for x in xs) + PRIOR_VARIANCE) / chi2_quantile(5, 0.2)
     assert stats.llr(d) == pytest.approx(5 * (stats.mean - 0.5) * 1.0 / var)
     assert BlockStats().ci95() is None and BlockStats().llr(d) == 0.0
 
@@ -145,3 +148,39 @@ def test_resampled_blocks_keep_the_observed_spread_around_the_wanted_mean() -> N
     assert values == {8.0, 9.0, 13.0}
     with pytest.raises(ValueError, match="at least 2"):
         resampled_blocks([1.0])
+
+
+def test_skewed_or_sparse_blocks_are_flagged_for_the_points_test() -> None:
+    """Issue 24: the GSPRT's normal approximation is named when it fails: a block that collapses now and then (strong
+    left skew), one outlier, mostly identical blocks; near-normal blocks are not flagged."""
+    rng = random.Random(8)
+    cases = {
+        "skewness": [-12.0 if rng.random() < 0.08 else rng.gauss(1.0, 0.5) for _ in range(200)],
+        "identical": [0.0] * 60 + [5.0] * 3,
+    }
+    for word, xs in cases.items():
+        stats = BlockStats()
+        for x in xs:
+            stats.add(x)
+        warning = shape_warning(stats.shape())
+        assert warning is not None and word in warning and "--metric matchpoints" in warning
+    normal = BlockStats()
+    for _ in range(200):
+        normal.add(rng.gauss(0.0, 3.0))
+    assert shape_warning(normal.shape()) is None
+
+
+def test_the_asymptotic_sequence_covers_the_mean_at_every_stop() -> None:
+    """Over 200 streams of 300 normal blocks, the share whose sequence ever excludes the mean stays at alpha (an
+    asymptotic sequence: within three binomial standard errors)."""
+    misses = 0
+    for seed in range(200):
+        rng = random.Random(seed)
+        stats = BlockStats()
+        for _ in range(300):
+            stats.add(rng.gauss(1.0, 3.0))
+            seq = asymptotic_sequence(stats, 0.05)
+            if stats.n >= 10 and seq is not None and not seq[0] <= 1.0 <= seq[1]:
+                misses += 1
+                break
+    assert misses / 200 <= 0.05 + 3 * (0.05 * 0.95 / 200) ** 0.5
