@@ -1,15 +1,20 @@
-"""The sequential test of `referee compare` on simulated blocks: its error rates and the blocks it uses,
+"""The sequential tests of `referee compare` on simulated blocks: their error rates and the blocks they use,
 against a fixed-size test of the same power.
 
-For each kind of block difference (normal, and game-like with a long tail on the right or on the left, at
-several standard deviations; optionally resampled from a real comparison's blocks) it runs the test many times
-with the true mean difference at d0 (how often does it wrongly say "stronger"? target: at most alpha) and at d1
-(how often does it rightly say so? target: at least 1 - beta), and prints the mean number of blocks used next to
-the number a fixed-size one-sided z-test needs for the same alpha and power (with the standard deviation known
-in advance, which favours the fixed test). Run from the project root:
+``--test betting`` (the default, ``--metric matchpoints``'s test): matchpoint gains in [-1, 1] of every shape of
+``simulate.bounded_blocks`` (normal, heavy-tailed, skewed both ways, sparse), optionally resampled from a real
+comparison's blocks, each run stopped at its verdict or at the cap sized from power as ``referee compare`` sizes it
+without ``--max-games`` (so "stronger at d1" is the power within the printed cap). ``--test gsprt`` (``--metric
+points``): the GSPRT on normal and game-like block differences at several spreads, as before.
 
-    python bench/bench_compare.py                      # the default design, 2000 runs per figure
-    python bench/bench_compare.py --runs 5000 --from compare/20261130-210000
+For each it runs the test many times with the true mean gain at d0 (how often does it wrongly say "stronger"?
+target: at most alpha) and at d1 (how often does it rightly say so? target: at least 1 - beta), and prints the mean
+number of blocks used next to the number a fixed-size one-sided z-test needs for the same alpha and power (with the
+standard deviation known in advance, which favours the fixed test). Run from the project root:
+
+    python bench/bench_compare.py                      # the betting test, d1 0.05, 2000 runs per figure
+    python bench/bench_compare.py --from compare/20261130-210000
+    python bench/bench_compare.py --test gsprt --d1 1  # the points test
 """
 
 from __future__ import annotations
@@ -20,19 +25,25 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
+import numpy.typing as npt
+
 from referee.compare import (
+    BOUNDED_SHAPES,
     Design,
     block_result,
+    bounded_blocks,
     fixed_sample_size,
     game_like_blocks,
     normal_blocks,
     rates,
     resampled_blocks,
 )
-from referee.compare.simulate import BlockSource
+from referee.compare.simulate import BoundedSource, Rates, betting_rates
 from referee.tournament import ResultsStore
 
 
@@ -43,10 +54,32 @@ def stored_blocks(folder: Path, metric: str) -> list[float]:
         if params is None:
             raise SystemExit(f"{folder} holds no comparison")
         seats = {g.ordinal: g.seats for g in store.games()}
-    out = []
+    out: list[float] = []
     while (r := block_result(len(out), params.table_size, seats)) is not None:
-        out.append(r.points if metric == "points" else r.ranks)
+        out.append(r.gain(metric))
     return out
+
+
+def resampled_gains(observed: list[float]) -> BoundedSource:
+    """Gains drawn with replacement from ``observed`` (in [-1, 1]), shifted by the amount that brings the mean of the
+    shifted and clipped gains to the wanted one (found by bisection), then clipped: a real comparison's shape."""
+    values = np.asarray(observed, dtype=float)
+
+    def shift_for(mean: float) -> float:
+        low, high = -2.0, 2.0
+        for _ in range(60):
+            mid = (low + high) / 2
+            low, high = (mid, high) if np.clip(values + mid, -1, 1).mean() < mean else (low, mid)
+        return (low + high) / 2
+
+    shifts: dict[float, float] = {}
+
+    def draw(rng: np.random.Generator, mean: float, size: int) -> npt.NDArray[np.float64]:
+        shift = shifts.setdefault(mean, shift_for(mean))
+        out: npt.NDArray[np.float64] = np.clip(rng.choice(values, size) + shift, -1, 1)
+        return out
+
+    return draw
 
 
 def share(p: float, runs: int) -> str:
@@ -55,31 +88,42 @@ def share(p: float, runs: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--test", choices=["betting", "gsprt"], default="betting")
     parser.add_argument("--runs", type=int, default=2000, help="simulated tests per figure (default 2000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
     parser.add_argument("--d0", type=float, default=0.0)
-    parser.add_argument("--d1", type=float, default=1.0)
+    parser.add_argument("--d1", type=float, help="default: 0.05 (betting, matchpoints), 1.0 (gsprt, points)")
     parser.add_argument("--from", dest="folder", type=Path, help="also resample the blocks of this comparison")
-    parser.add_argument("--metric", choices=["points", "ranks"], default="points")
+    parser.add_argument("--metric", choices=["matchpoints", "points", "ranks"], help="of --from's blocks")
     args = parser.parse_args()
-    design = Design(alpha=args.alpha, beta=args.beta, d0=args.d0, d1=args.d1)
+    betting = args.test == "betting"
+    d1 = args.d1 if args.d1 is not None else 0.05 if betting else 1.0
+    design = Design(alpha=args.alpha, beta=args.beta, d0=args.d0, d1=d1)
     width = design.d1 - design.d0
-    cases: list[tuple[str, float, BlockSource]] = [
-        (f"normal, sd {k:g} x (d1-d0)", k * width, normal_blocks(k * width)) for k in (1, 3, 6)
-    ]
-    cases += [
-        (f"game-like, {side} tail, sd 3 x (d1-d0)", 3 * width, game_like_blocks(3 * width, tail=tail))
-        for side, tail in (("right", 1), ("left", -1))
-    ]
+    cases: list[tuple[str, float, Any]] = []
+    if betting:
+        for shape in BOUNDED_SHAPES:
+            source = bounded_blocks(shape)
+            sample = source(np.random.default_rng(0), design.d1, 200_000)
+            cases.append((f"{shape}, sd {sample.std():.2f}", float(sample.std()), source))
+    else:
+        cases += [(f"normal, sd {k:g} x (d1-d0)", k * width, normal_blocks(k * width)) for k in (1, 3, 6)]
+        cases += [
+            (f"game-like, {side} tail, sd 3 x (d1-d0)", 3 * width, game_like_blocks(3 * width, tail=tail))
+            for side, tail in (("right", 1), ("left", -1))
+        ]
     if args.folder is not None:
-        observed = stored_blocks(args.folder, args.metric)
+        metric = args.metric or ("matchpoints" if betting else "points")
+        observed = stored_blocks(args.folder, metric)
         sd = statistics.stdev(observed)
-        cases.append((f"resampled from {args.folder.name} ({len(observed)} blocks)", sd, resampled_blocks(observed)))
+        resampled = resampled_gains(observed) if betting else resampled_blocks(observed)
+        cases.append((f"resampled from {args.folder.name} ({len(observed)} blocks)", sd, resampled))
     print(
-        f"design: alpha {design.alpha}, beta {design.beta}, d0 {design.d0}, d1 {design.d1}, at least "
-        f"{design.min_blocks} blocks; {args.runs} runs per figure (± is a 95% interval)"
+        f"{args.test}: alpha {design.alpha}, beta {design.beta}, d0 {design.d0}, d1 {design.d1}"
+        + (", cap sized from power" if betting else f", at least {design.min_blocks} blocks")
+        + f"; {args.runs} runs per figure (± is a 95% interval)"
     )
     header = (
         f"{'blocks':<44} {'stronger at d0':>16} {'stronger at d1':>16} {'blocks at d0':>14} "
@@ -91,8 +135,14 @@ def main() -> None:
     worst_ratio = 0.0
     started = time.perf_counter()
     for i, (label, sd, source) in enumerate(cases):
-        h0 = rates(source, design.d0, design, runs=args.runs, seed=args.seed + 2 * i)
-        h1 = rates(source, design.d1, design, runs=args.runs, seed=args.seed + 2 * i + 1)
+        runs: list[Rates] = []
+        for j, mean in enumerate((design.d0, design.d1)):
+            seed = args.seed + 2 * i + j
+            if betting:
+                runs.append(betting_rates(source, mean, design, runs=args.runs, seed=seed))
+            else:
+                runs.append(rates(source, mean, design, runs=args.runs, seed=seed))
+        h0, h1 = runs
         fixed = fixed_sample_size(design, sd)
         ratio = max(h0.mean_blocks, h1.mean_blocks) / fixed
         worst_alpha = max(worst_alpha, h0.stronger)
@@ -102,7 +152,8 @@ def main() -> None:
         print(
             f"{label:<44} {share(h0.stronger, args.runs):>16} {share(h1.stronger, args.runs):>16} "
             f"{h0.mean_blocks:7.1f} ± {1.96 * se0:4.1f} {h1.mean_blocks:7.1f} ± {1.96 * se1:4.1f} {fixed:>8} "
-            f"{ratio:6.2f}"
+            f"{ratio:6.2f}",
+            flush=True,
         )
     print(f"({time.perf_counter() - started:.0f} s)")
     print(

@@ -42,11 +42,24 @@ from typing import Any
 HERE = Path(__file__).resolve().parents[1]
 
 
+def _fields() -> Any:
+    """tests/tournament/fields.py of this checkout, loaded by its path (the other side's ``tests`` package is first on
+    its path, and may not have it); it imports the side's own ``referee``."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_fields", HERE / "tests" / "tournament" / "fields.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_fields"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def race_fields() -> dict[str, tuple[Any, int, int]]:
     import numpy as np
 
-    from tests.tournament.fields import Field, cycle_edges
-
+    fields = _fields()
+    Field, cycle_edges = fields.Field, fields.cycle_edges
     farm = np.zeros((6, 6))
     farm[5, :3] = 4.0
     return {
@@ -60,8 +73,8 @@ def race_fields() -> dict[str, tuple[Any, int, int]]:
 
 
 def side_race(seeds: int, max_games: int) -> dict[str, Any]:
-    from tests.tournament.fields import run, wrong_by
-
+    fields = _fields()
+    run, wrong_by = fields.run, fields.wrong_by
     out: dict[str, Any] = {}
     for name, (fld, k, top) in race_fields().items():
         rows = []
@@ -146,7 +159,7 @@ def _new_test(mp: list[float]) -> tuple[str, int]:
 
 
 def run_side(checkout: Path, seeds: int, max_games: int) -> dict[str, Any]:
-    env = dict(os.environ, PYTHONPATH=f"{checkout}{os.pathsep}{HERE}")
+    env = dict(os.environ, PYTHONPATH=str(checkout))
     command = [sys.executable, __file__, "--side", "--seeds", str(seeds), "--max-games", str(max_games)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:

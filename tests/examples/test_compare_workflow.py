@@ -54,7 +54,7 @@ def test_the_compare_step_passes_a_stronger_bot_and_fails_a_weaker_one(
     )
     assert done.returncode == status, done.stdout + done.stderr
     assert summary.read_text().startswith(f"### referee compare: {verdict}\n")
-    assert "95% interval" in summary.read_text()
+    assert "confidence sequence [" in summary.read_text()
     assert (tmp_path / "compare-results" / "results.sqlite").is_file()
     assert "forfeit" not in done.stdout, "both versions started and played"
     if status == 1:
