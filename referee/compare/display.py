@@ -18,23 +18,23 @@ _VERDICT_TEXT = {
 _UNIT = {"matchpoints": "matchpoints", "points": "points/game", "ranks": "ranks/game"}
 
 
+def _gain(n: int, mean: float, interval: tuple[float, float] | None, unit: str, digits: int) -> str:
+    """``+2.31 points/game [+1.02, +3.60]``: a mean gain over ``n`` blocks and its interval (``-`` before any)."""
+    if n == 0:
+        return f"- {unit}"
+    shown = "" if interval is None else f" [{interval[0]:+.{digits}f}, {interval[1]:+.{digits}f}]"
+    return f"{mean:+.{digits}f} {unit}{shown}"
+
+
 def describe_diff(stats: BlockStats, unit: str) -> str:
     """``+2.31 points/game [+1.02, +3.60]``: the mean paired difference and its 95% t interval over blocks."""
-    if stats.n == 0:
-        return f"- {unit}"
-    ci = stats.ci95()
-    interval = "" if ci is None else f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"
-    return f"{stats.mean:+.2f} {unit}{interval}"
+    return _gain(stats.n, stats.mean, stats.ci95() if stats.n else None, unit, 2)
 
 
 def _tested(state: CompareState) -> str:
     """The tested metric's mean gain with its confidence sequence."""
-    metric = state.settings.metric
-    if not state.blocks:
-        return f"- {_UNIT[metric]}"
-    seq = state.interval()
-    interval = "" if seq is None else f" [{seq[0]:+.3f}, {seq[1]:+.3f}]"
-    return f"{state.tested.mean:+.3f} {_UNIT[metric]}{interval}"
+    unit = _UNIT[state.settings.metric]
+    return _gain(state.blocks, state.tested.mean, state.interval() if state.blocks else None, unit, 3)
 
 
 def _evidence(state: CompareState) -> str:
