@@ -54,7 +54,9 @@ class Player:
         self.spec = spec
         self.config = config or RunnerConfig()
         self.stderr_path = stderr_path
-        self.sandbox = resolve_mode(self.config)
+        # Quiet here: the notice that bubblewrap is missing is said when the first bot starts (below), not while a
+        # command still checks its options (a ruleset refused then is the one line the organiser sees).
+        self.sandbox = resolve_mode(self.config, quiet=True)
         self.hello: HelloReply | None = None
         self.startup_fault: BotFault | ProtocolViolation | None = None
         self.starts = 0
@@ -118,6 +120,8 @@ class Player:
         self.startup_fault = None
         self._last_sent, self._quiet = None, []
         self.starts += 1
+        if self.starts == 1:
+            resolve_mode(self.config)  # says, once for the whole referee, what sandbox the bots run without
         try:
             self._proc = await BotProcess.start(self.spec, self.config, self.stderr_path, self.sandbox)
         except BotCrashed as exc:
