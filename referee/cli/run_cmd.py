@@ -504,6 +504,16 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
                     "against the field (the race's order is the field's, as a round robin's)"
                 )
             )
+    if standings.gauntlet is not None:  # --early-stop: each challenger's verdict against the field
+        g = standings.gauntlet
+        how = "every challenger decided" if g["decided"] else "not every challenger decided"
+        verdicts = ", ".join(
+            f"{c} {v['verdict']}" + ("" if v["share_vs_field"] is None else f" (share {v['share_vs_field']:.2f})")
+            for c, v in g["challengers"].items()
+        )
+        console.print(
+            literal(f"Gauntlet: {how} after {g['rounds']} repeat(s), at {g['confidence']:.0%} together: {verdicts}")
+        )
     if played.lost:
         now = len(outcome.lost)
         tables = sum(len(t) for w in played.lost if isinstance(t := w.get("tables"), list))

@@ -114,13 +114,13 @@ def load_tournament(
 
 
 def _planned(params: TournamentParams, tally: Tally) -> int | None:
-    """The games the tournament plans: its format's count (for a race, once it has ended, the games it played);
-    None when its stored parameters make no schedule."""
+    """The games the tournament plans: its format's count (for a race, or a gauntlet stopped early by
+    ``--early-stop``, once it has ended: the games it played); None when its stored parameters make no schedule."""
     try:
         check_format(params)
     except ScheduleError:
         return None
-    return tally.race_games if format_of(params).adaptive else planned_games(params)
+    return tally.race_games if format_of(params).adaptive or tally.race_games is not None else planned_games(params)
 
 
 def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:

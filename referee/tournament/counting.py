@@ -13,10 +13,17 @@ scores count as they are. The game logs and the results database keep the scores
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-__all__ = ["CountedSeat", "counted_scores"]
+if TYPE_CHECKING:
+    from referee.tournament.schedule import TableBatch
+
+__all__ = ["FORFEITED", "CountedSeat", "block_totals", "counted_scores"]
+
+#: Added to the block total of an entrant that forfeited a game of the block: totals are compared only within a
+#: table, so this places it below every entrant that did not (the forfeit rule of ``dealstats.block_outcomes``).
+FORFEITED = 1e9
 
 
 class CountedSeat(Protocol):
@@ -37,3 +44,18 @@ def counted_scores(seats: Sequence[CountedSeat]) -> list[int]:
         return [s.score for s in seats]
     worst = max(played) + 1
     return [s.score if s.forfeit_kind is None else max(s.score, worst) for s in seats]
+
+
+def block_totals(batch: TableBatch, results: Mapping[str, Sequence[CountedSeat]]) -> dict[str, float]:
+    """Each entrant's total over the block ``batch`` (``results``: game id → its seats, every game of the block
+    there, each seat with its ``entrant``), a forfeit counted as the worst score at its table (``counted_scores``)
+    and ``FORFEITED`` more for an entrant that forfeited a game of the block. Lower is better."""
+    totals: dict[str, float] = dict.fromkeys(batch.entrants, 0.0)
+    forfeited: set[str] = set()
+    for g in batch.games:
+        rows = results[g.game_id]
+        for entrant, row, score in zip(g.seats, rows, counted_scores(rows), strict=True):
+            totals[entrant] += score
+            if row.forfeit_kind is not None:
+                forfeited.add(entrant)
+    return {e: t + FORFEITED * (e in forfeited) for e, t in totals.items()}

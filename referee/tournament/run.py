@@ -83,7 +83,7 @@ def run_tournament(
     """
     progress = progress or Progress()
     schedule: Schedule = schedule_of(params, store.deal_secret())
-    adaptive = format_of(params).adaptive  # its rounds read the results so far
+    adaptive = format_of(params).decides_as_it_goes(params)  # its rounds read the results so far
     finished = store.finished_game_ids()
     results: dict[str, tuple[SeatRow, ...]] = {}
     tally = tally_from_store(store)

@@ -105,6 +105,8 @@ class Standings:
     deals: int = 0
     format: str = DEFAULT_FORMAT
     race: dict[str, Any] | None = None
+    #: A gauntlet with ``--early-stop``: its rounds and each challenger's verdict against the field.
+    gauntlet: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -120,6 +122,8 @@ class Standings:
         }
         if self.race is not None:
             out["race"] = self.race
+        if self.gauntlet is not None:
+            out["gauntlet"] = self.gauntlet
         return out
 
     def to_csv(self) -> str:
@@ -194,7 +198,10 @@ class Tally:
         self.names = tuple(names)
         self.format = format
         self.race: dict[str, Any] | None = None
-        #: How many games a race played once it has ended (settled, or stopped at --max-games); None before.
+        #: A gauntlet with ``--early-stop``: ``GauntletStop.to_dict()``.
+        self.gauntlet: dict[str, Any] | None = None
+        #: How many games a race played once it has ended (settled, or stopped at --max-games), or a gauntlet that
+        #: stopped early; None before (and for the other formats).
         self.race_games: int | None = None
         #: Entrant names best first, when the format decides the order (a race); else by matchpoints.
         self.order: Sequence[str] | None = None
@@ -283,7 +290,15 @@ class Tally:
         met = {a: {b: self._met[a][b] for b in self.names if b != a} for a in self.names}
         paired = self.deal_tally.pairs(self.names)
         return Standings(
-            self.games, tuple(rows), h2h, met, paired, self.deal_tally.blocks, format=self.format, race=self.race
+            self.games,
+            tuple(rows),
+            h2h,
+            met,
+            paired,
+            self.deal_tally.blocks,
+            format=self.format,
+            race=self.race,
+            gauntlet=self.gauntlet,
         )
 
     def _entrant(self, name: str) -> EntrantStanding:

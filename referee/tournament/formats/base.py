@@ -137,6 +137,11 @@ class Format:
         assert secret is not None, "a fixed schedule is dealt from the tournament's secret"
         return FixedSchedule(self.batches(params, secret))
 
+    def decides_as_it_goes(self, params: TournamentParams) -> bool:
+        """Whether the rounds of ``params``'s schedule read the results so far (``adaptive``; a gauntlet with
+        ``--early-stop`` too)."""
+        return self.adaptive
+
     def table_size(self, size: int, options: Mapping[str, Any]) -> int:
         """The default table size, ``size`` being ``min(4, entrants)`` and ``options`` the given ones."""
         return size

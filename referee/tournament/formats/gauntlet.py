@@ -1,21 +1,27 @@
 """``--format gauntlet``: every table holds one entrant of the field and ``table_size - 1`` challengers, each
-combination of challengers against each field entrant, ``repeats`` times: field entrants never share a table."""
+combination of challengers against each field entrant, ``repeats`` times: field entrants never share a table.
+
+With ``--early-stop C`` the repeats are played one at a time, and the gauntlet stops after the first one at which
+every challenger is proven ahead of or behind the field at C (``referee.tournament.gauntlet_stop``)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee.tournament.formats.base import Format
-from referee.tournament.options import Option, strings
+from referee.tournament.formats.base import Format, Results, Schedule
+from referee.tournament.options import Option, optional, strings
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
+    from referee.tournament.gauntlet_stop import GauntletStop
     from referee.tournament.params import TournamentParams
+    from referee.tournament.run import Progress
     from referee.tournament.schedule import TableBatch
+    from referee.tournament.standings import Tally
 
-__all__ = ["CHALLENGERS", "FORMAT", "Gauntlet"]
+__all__ = ["CHALLENGERS", "EARLY_STOP", "FORMAT", "Gauntlet", "GauntletSchedule"]
 
 #: The entrants that play the field (their tournament names); on the command line, bots that become entrants.
 CHALLENGERS: Option[tuple[str, ...]] = Option(
@@ -29,14 +35,80 @@ CHALLENGERS: Option[tuple[str, ...]] = Option(
     help="gauntlet: a bot that plays the field (repeatable; or challenger = true in bots.toml).",
 )
 
+#: The confidence at which a gauntlet may stop early (None: it plays every repeat).
+EARLY_STOP: Option[float | None] = Option(
+    "early_stop",
+    None,
+    optional(float),
+    flag="--early-stop",
+    kind=float,
+    metavar="C",
+    help="gauntlet: stop after the first repeat at which every challenger is proven ahead of or behind the field "
+    "(its share of blocks won against a table's field entrant above or below 1/2), all at once with probability at "
+    "least C (e.g. 0.95); --games is then the most repeats played.",
+    shown="none, play every repeat",
+)
+
+
+class GauntletSchedule:
+    """A gauntlet played one repeat (a round: every table once) at a time, stopping after the first round at which
+    every challenger is decided (``GauntletStop``) or after the last repeat. ``batches``: the whole gauntlet's
+    blocks in repeat order, ``per_round`` of them a repeat."""
+
+    def __init__(self, batches: Sequence[TableBatch], per_round: int, stop: GauntletStop) -> None:
+        self.batches = tuple(batches)
+        self.per_round = per_round
+        self.stop = stop
+        self._round = 0  # the first round not counted in ``stop``
+
+    def _rounds(self) -> list[list[TableBatch]]:
+        return [list(self.batches[i : i + self.per_round]) for i in range(0, len(self.batches), self.per_round)]
+
+    @property
+    def total(self) -> int:
+        """The games of every repeat: the most the gauntlet plays."""
+        return sum(len(b.games) for b in self.batches)
+
+    def next_round(self, results: Results) -> list[TableBatch]:
+        from referee.tournament.counting import block_totals
+
+        rounds = self._rounds()
+        while self._round < len(rounds) and not self.stop.decided:
+            batches = rounds[self._round]
+            if any(g.game_id not in results for b in batches for g in b.games):
+                return batches
+            self.stop.record([block_totals(b, results) for b in batches])
+            self._round += 1
+        return []
+
+    def game_ids(self) -> Iterable[str]:
+        return (g.game_id for b in self.batches for g in b.games)
+
+    def blocks(self, results: Results) -> list[TableBatch]:
+        """The repeats ``results`` lead to, the first they do not complete included."""
+        replay = GauntletSchedule(self.batches, self.per_round, self.stop.fresh())
+        pending = replay.next_round(results)
+        return [*self.batches[: replay._round * self.per_round], *pending]
+
+    def over(self, stored: int) -> bool:
+        return self.stop.decided or stored >= self.total
+
+    def round_started(self, tally: Tally, progress: Progress) -> None:
+        tally.gauntlet = self.stop.to_dict()
+
+    def outcome(self) -> None:
+        return None
+
 
 class Gauntlet(Format):
     name = "gauntlet"
     summary = "--challenger entrants play the field, the field never meets itself"
     called = "this gauntlet"
-    options = (CHALLENGERS,)
+    options = (CHALLENGERS, EARLY_STOP)
 
     def misplaced(self, option: Option[Any]) -> str:
+        if option is EARLY_STOP:
+            return "--early-stop applies to --format gauntlet only (a race always stops early: --confidence)"
         return "challengers (--challenger, or challenger = true in the manifest) need --format gauntlet"
 
     def check(self, params: TournamentParams) -> None:
@@ -57,18 +129,48 @@ class Gauntlet(Format):
                 f"a gauntlet at tables of {k} needs {k - 1} challengers per table (field entrants never share a "
                 f"table), got {len(challengers)}; use --table-size {len(challengers) + 1} or add challengers"
             )
+        confidence = EARLY_STOP.of(params)
+        if confidence is not None and not 0.5 <= confidence < 1:
+            raise ScheduleError(f"--early-stop is a confidence: at least 0.5 and below 1 (e.g. 0.95), got {confidence}")
 
     def planned_games(self, params: TournamentParams) -> int:
         k, challengers = params.table_size, CHALLENGERS.of(params)
         field = len(params.entrants) - len(challengers)
         return field * math.comb(len(challengers), k - 1) * k * params.repeats
 
-    def batches(self, params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
+    def batches(self, params: TournamentParams, secret: DealSecret | None) -> list[TableBatch]:
+        """Every repeat's blocks in order, a repeat being every table once (without a secret: bookkeeping only)."""
         from referee.tournament.designs import gauntlet_tables
         from referee.tournament.schedule import table_batches
 
         tables = gauntlet_tables(params.names, CHALLENGERS.of(params), params.table_size)
         return table_batches([(r, table) for r in range(params.repeats) for table in tables], params.seed, secret)
+
+    def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
+        """Every repeat at once; with ``--early-stop``, one repeat a round (``GauntletSchedule``)."""
+        confidence = EARLY_STOP.of(params)
+        if confidence is None:
+            return super().schedule(params, secret)
+        from referee.tournament.designs import gauntlet_tables
+        from referee.tournament.gauntlet_stop import GauntletStop
+
+        challengers = CHALLENGERS.of(params)
+        per_round = len(gauntlet_tables(params.names, challengers, params.table_size))
+        return GauntletSchedule(self.batches(params, secret), per_round, GauntletStop(challengers, confidence))
+
+    def decides_as_it_goes(self, params: TournamentParams) -> bool:
+        return EARLY_STOP.of(params) is not None
+
+    def decide(self, tally: Tally, params: TournamentParams, results: Results) -> None:
+        """With ``--early-stop``: each challenger's verdict against the field, replayed from ``results``."""
+        if EARLY_STOP.of(params) is None:
+            return
+        schedule = self.schedule(params, None)
+        if isinstance(schedule, GauntletSchedule):
+            schedule.next_round(results)
+            tally.gauntlet = schedule.stop.to_dict()
+            if schedule.stop.decided:  # stopped early: the games of the rounds it played are all it plans
+                tally.race_games = sum(len(b.games) for b in schedule.blocks(results))
 
     def table_size(self, size: int, options: Mapping[str, Any]) -> int:
         """At most one seat more than the challengers given."""
@@ -77,7 +179,9 @@ class Gauntlet(Format):
 
     def describe(self, params: TournamentParams, entrants: str) -> str:
         challengers = ", ".join(CHALLENGERS.of(params))
-        return f"gauntlet: {entrants}, challengers {challengers}, {self.planned_games(params):,} games"
+        confidence = EARLY_STOP.of(params)
+        stop = "" if confidence is None else f" at most, stopping once every challenger is decided at {confidence:.0%}"
+        return f"gauntlet: {entrants}, challengers {challengers}, {self.planned_games(params):,} games{stop}"
 
 
 FORMAT = Gauntlet()

@@ -62,34 +62,15 @@ def replay_race(race: Race, results: Results, rounds: list[TableBatch] | None = 
     """Feed ``race`` every round whose games are all in ``results`` (game id → seats); the blocks of the first round
     that is not complete (empty when the race is over). A pure function of the results and the parameters.
     ``rounds``, when given, receives the blocks of every round scheduled on the way, the last one included."""
+    from referee.tournament.counting import block_totals
+
     while (batches := race.next_round()) is not None:
         if rounds is not None:
             rounds.extend(batches)
         if any(g.game_id not in results for b in batches for g in b.games):
             return batches
-        race.record([_block_totals(b, results) for b in batches])
+        race.record([block_totals(b, results) for b in batches])
     return []
-
-
-#: Added to the block total of an entrant that forfeited a game of the block: the race compares totals only within a
-#: table, so this places it below every entrant that did not (the forfeit rule of ``dealstats.block_outcomes``).
-FORFEITED = 1e9
-
-
-def _block_totals(batch: TableBatch, results: Results) -> dict[str, float]:
-    """Each entrant's total over the block's games, a forfeit counted as the worst score at its table
-    (``counting.counted_scores``), and ``FORFEITED`` more for an entrant that forfeited a game of the block."""
-    from referee.tournament.counting import counted_scores
-
-    totals: dict[str, float] = dict.fromkeys(batch.entrants, 0.0)
-    forfeited: set[str] = set()
-    for g in batch.games:
-        rows = results[g.game_id]
-        for row, score in zip(rows, counted_scores(rows), strict=True):
-            totals[row.entrant] += score
-            if row.forfeit_kind is not None:
-                forfeited.add(row.entrant)
-    return {e: t + FORFEITED * (e in forfeited) for e, t in totals.items()}
 
 
 class RaceSchedule:
