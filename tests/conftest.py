@@ -1,4 +1,5 @@
-"""Fixtures every test folder may use: one real browser for the whole session.
+"""Fixtures every test folder may use: one real browser for the whole session, and a temporary folder of each
+test process's own (the suite runs in several processes at once: ``-n auto`` in pyproject.toml).
 
 Playwright's sync API runs its own event loop for as long as its context is open, so a second one opened while
 the first lives fails ("Sync API inside the asyncio loop"); the report's and the web's browser tests share this one.
@@ -6,6 +7,9 @@ the first lives fails ("Sync API inside the asyncio loop"); the report's and the
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,3 +38,17 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_temp_folder() -> Iterator[None]:
+    """``tempfile`` makes its files in a folder of this test process alone, so a test that looks for what the
+    referee left behind there (an upload's spool file, say) sees its own process's files only. Like /tmp it is
+    open to every user (sticky), for the tests that run the referee as nobody."""
+    before = tempfile.tempdir
+    folder = tempfile.mkdtemp(prefix="referee-tests-")
+    os.chmod(folder, 0o1777)
+    tempfile.tempdir = folder
+    yield
+    tempfile.tempdir = before
+    shutil.rmtree(folder, ignore_errors=True)
