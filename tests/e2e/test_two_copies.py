@@ -27,7 +27,6 @@ FORMATS = {
 
 def _copies(folder: Path) -> dict[str, Path]:
     folder.mkdir()
-    shutil.copytree(SAMPLE_BOTS / "noise", folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
     files = {"a": "greedy.py", "b": "greedy.py", "h": "heuristic.py", "r": "random_bot.py"}
     for name, source in files.items():
         shutil.copy(SAMPLE_BOTS / source, folder / f"{name}.py")
