@@ -17,9 +17,7 @@ from referee.runner.process import BotProcess, LineTooLong
 from referee.runner.safe_text import line_text
 from referee.runner.sandbox import resolve_mode
 
-HELLO_WITH_EXTRAS = (
-    json.dumps({"type": "hello", "protocol": 1, EXTRA_FIELD: {"v": 2}}).encode() + b"\n"
-)
+HELLO_WITH_EXTRAS = json.dumps({"type": "hello", "protocol": 1, EXTRA_FIELD: {"v": 2}}).encode() + b"\n"
 BYE = b'{"type":"bye"}\n'
 #: How long the bot may take to (wrongly) answer a message of unknown type before we look.
 QUIET_WAIT = 0.3

@@ -1,4 +1,4 @@
-"""Run the conformance suite against one bot: probe, handshake, the planned games, bye; then judge."""
+"""Run the conformance suite against one bot: handshake, the planned games, the probe, bye; then judge."""
 
 from __future__ import annotations
 
@@ -222,36 +222,34 @@ async def _collect(
     jobs = max(1, min(options.jobs, len(plan) + 1))
     lanes = [_Lane(i, spec, config, opp_config, logs) for i in range(jobs)]
 
-    async def probe() -> None:
-        obs.probe = await probe_bot(spec, config, logs / "bot-stderr-probe.log")
-
     try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(probe)
-            first = lanes[0].bot
-            await first.ensure_started()
-            obs.startup_fault, obs.hello = first.startup_fault, first.hello
-            if first.ready:
-                progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
-                send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
-                # The dressed-up game last: its unknown fields are the one thing of the suite a contest never sends,
-                # so no plain game comes after it (a bot that behaved only when it saw it would behave in none);
-                # what it leaves behind shows in the stray-output probe and the bye after it.
-                for planned in plan:
-                    send.send_nowait((planned, False))
-                send.send_nowait((tolerance_game, True))
-                send.close()
+        first = lanes[0].bot
+        await first.ensure_started()
+        obs.startup_fault, obs.hello = first.startup_fault, first.hello
+        if first.ready:
+            progress(f"hello from {first.hello.name if first.hello else '?'}; playing {len(plan) + 1} games")
+            send, receive = trio.open_memory_channel[tuple[PlannedGame, bool]](len(plan) + 1)
+            # The dressed-up game last: its unknown fields are the one thing of the suite a contest never sends,
+            # so no plain game comes after it (a bot that behaved only when it saw it would behave in none);
+            # what it leaves behind shows in the stray-output probe and the bye after it.
+            for planned in plan:
+                send.send_nowait((planned, False))
+            send.send_nowait((tolerance_game, True))
+            send.close()
 
-                async def work(lane: _Lane) -> None:
-                    async for planned, tolerance in receive.clone():
-                        played = await lane.play(planned, tolerance, specs)
-                        obs.games.append(played)
-                        progress(f"{planned.game_id}: {'fault' if played.faults else 'ok'}")
+            async def work(lane: _Lane) -> None:
+                async for planned, tolerance in receive.clone():
+                    played = await lane.play(planned, tolerance, specs)
+                    obs.games.append(played)
+                    progress(f"{planned.game_id}: {'fault' if played.faults else 'ok'}")
 
-                async with trio.open_nursery() as games:
-                    for lane in lanes:
-                        games.start_soon(work, lane)
-                receive.close()
+            async with trio.open_nursery() as games:
+                for lane in lanes:
+                    games.start_soon(work, lane)
+            receive.close()
+        # The probe (a hello with an unknown field, a message of unknown type) after every game, for the same
+        # reason as the dressed-up game: no process of the bot sees what a contest never sends before a plain game.
+        obs.probe = await probe_bot(spec, config, logs / "bot-stderr-probe.log")
     except BaseException:  # interrupted (Ctrl-C) or a referee bug: no bot process may outlive the suite
         with trio.CancelScope(shield=True):
             for lane in lanes:
