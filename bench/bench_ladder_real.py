@@ -65,8 +65,6 @@ def bot_folder(dest: Path, bot: str, noise: float) -> Path:
     folder = dest / f"{bot}-{noise:.2f}"
     folder.mkdir(parents=True)
     shutil.copy(ROOT / "sample_bots" / f"{bot}.py", folder / f"{bot}.py")
-    if (ROOT / "sample_bots" / "noise").is_dir():
-        shutil.copytree(ROOT / "sample_bots" / "noise", folder / "noise", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "bot.toml").write_text(f'command = "python {bot}.py --noise {noise:.2f}"\n')
     return folder
 
