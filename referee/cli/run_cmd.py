@@ -496,7 +496,12 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
         console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
         if outcome.race.within_margin:
             pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
-            console.print(literal(f"Within the tie margin (order not proven, difference below it): {pairs}"))
+            console.print(
+                literal(
+                    "Settled up to the tie margin (proven only that the second is not ahead of the first by the "
+                    f"margin or more; their exact order was not tested further): {pairs}"
+                )
+            )
         for cycle in outcome.race.cycles:
             console.print(
                 literal(

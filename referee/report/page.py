@@ -186,7 +186,10 @@ def _within_margin(race: dict[str, Any]) -> str:
     if not pairs:
         return ""
     shown = ", ".join(f"{escape(str(a))} over {escape(str(b))}" for a, b in pairs)
-    return f" Within the tie margin of {race['tie_margin']:g} matchpoints (order not proven): {shown}."
+    return (
+        f" Settled up to the tie margin of {race['tie_margin']:g} matchpoints (the second is proven not ahead of the "
+        f"first by the margin or more; the exact order was not tested further): {shown}."
+    )
 
 
 def _banner(t: Tournament) -> str:
