@@ -139,7 +139,7 @@ def test_play_summary_and_default_log(tmp_path: Path) -> None:
         (["nope.py", "honest.py"], 1, "bot 'nope.py' not found"),
         (["honest.py"], 2, "a game has 2 to 4 players"),
         (["honest.py", "honest.py", "--seed", "1", "--deal", "d.json"], 2, "give --seed or --deal, not both"),
-        (["honest.py", "honest.py", "--deal", "missing.json"], 1, "cannot read deal file missing.json"),
+        (["honest.py", "honest.py", "--deal", "missing.json"], 1, "deal file missing.json not found"),
         (["honest.py", "honest.py", "--move-time", "0"], 1, "move-time must be a positive number"),
         (["honest.py", "honest.py", "--rules", "rules.json"], 1, "unknown ruleset option 'colour'"),
     ],

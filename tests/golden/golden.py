@@ -13,7 +13,8 @@ again (``python tests/golden/golden.py --write``) when the bots began to be sent
 the deals its own order from the secret (issue 25): the wire bytes' ``game`` field and the order of the rows changed,
 nothing else. Written again when the seat orders of the blocks changed on purpose (issue 24: a table's
 cyclic seat order drawn per deal from the seed and the sorted names, not the listing order): the seats of the
-games changed, nothing else.
+games changed, nothing else. Written again when the gauntlet's ``--early-stop`` option came (issue 24): the stored
+parameters gained ``early_stop`` (null), nothing else.
 """
 
 from __future__ import annotations
