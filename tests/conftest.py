@@ -30,7 +30,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """Debian's chromium driven by Playwright (headless); the tests skip only when chromium is not installed."""
-    if not CHROMIUM.exists():
+    if not os.access(CHROMIUM, os.X_OK):
         pytest.skip("chromium is not installed (/usr/bin/chromium); .ci/run installs it with apt")
     from playwright.sync_api import sync_playwright
 
