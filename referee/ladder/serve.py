@@ -114,7 +114,8 @@ class LadderServer:
             discard(leftover)
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        resolve_mode(self.runner)  # a sandbox that cannot be made is refused now, in one line
+        resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
+        # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
         now = self.clock()
         self.field.load(now)

@@ -20,6 +20,8 @@ from referee.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
+#: the JavaScript template and the example contest's sprinter (bot.js) run with node
+NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="needs node (a JavaScript bot)")
 
 
 def test_every_example_folder_has_a_readme() -> None:
@@ -28,7 +30,7 @@ def test_every_example_folder_has_a_readme() -> None:
         assert len(text.split()) > 40, folder
 
 
-@pytest.mark.parametrize("template", ["python_bot.py", "js_bot.js"])
+@pytest.mark.parametrize("template", ["python_bot.py", pytest.param("js_bot.js", marks=NEEDS_NODE)])
 def test_template_passes_referee_check(template: str) -> None:
     args = ["check", str(EXAMPLES / "templates" / template), "--games", "6", "--move-time", "1.0", "--json"]
     result = CliRunner().invoke(main, args)
@@ -37,6 +39,7 @@ def test_template_passes_referee_check(template: str) -> None:
     assert report["passed"] and len(report["games"]) == 7
 
 
+@NEEDS_NODE
 @pytest.mark.parametrize("rules", ["{}", '{"discard": 0}'])
 def test_templates_play_each_other_without_passing_to_the_turn_limit(tmp_path: Path, rules: str) -> None:
     """Two copies of a template that passed whenever every play cost more would pass to each other until the
@@ -52,6 +55,7 @@ def test_templates_play_each_other_without_passing_to_the_turn_limit(tmp_path: P
         assert game["faults"] == [] and max(game["scores"]) < 100, game
 
 
+@NEEDS_NODE
 def test_contest_layout_runs_a_tiny_tournament(tmp_path: Path) -> None:
     out = tmp_path / "results"
     args = ["run", "--manifest", str(EXAMPLES / "contest" / "bots.toml"), "--games", "1", "--seed", "3"]
@@ -95,6 +99,7 @@ def contest(tmp_path: Path) -> Path:
     return copy
 
 
+@NEEDS_NODE
 def test_workflow_checks_submitted_bots(contest: Path) -> None:
     (contest / "submitted.txt").write_text("steady\nsprinter\nremoved-bot\n", encoding="utf-8")
     done = run_step(step("check", "Check each submitted bot"), contest, CHECK_GAMES="3", MOVE_TIME="1.0")
@@ -116,6 +121,7 @@ def test_workflow_fails_a_broken_submission(contest: Path) -> None:
     assert (contest / "reports" / "broken.xml").is_file()
 
 
+@NEEDS_NODE
 def test_workflow_nightly_tournament(contest: Path) -> None:
     done = run_step(step("nightly", "Tournament"), contest, NIGHTLY_GAMES="1", MOVE_TIME="1.0")
     assert done.returncode == 0, done.stdout + done.stderr
