@@ -68,6 +68,20 @@ def make_client() -> Iterator[Callable[..., TestClient]]:
         ladder.close()
 
 
+def count_token_checks(client: TestClient) -> list[str]:
+    """The tokens the app behind ``client`` checks from now on, in order (each check costs a scrypt)."""
+    auth = client.app.state.web.auth  # type: ignore[attr-defined]
+    checked: list[str] = []
+    real = auth._verify
+
+    def counting(token: str) -> Any:
+        checked.append(token)
+        return real(token)
+
+    auth._verify = counting
+    return checked
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from referee.ladder import Ladder
 from referee.web import WebSettings
-from tests.web.conftest import bearer
+from tests.web.conftest import bearer, count_token_checks
 from tests.web.ladderdata import ROOT, Built
 
 GREEDY = (ROOT / "sample_bots" / "greedy.py").read_bytes()
@@ -228,15 +228,7 @@ def test_floods_get_429_per_caller(own_ladder: Built, make_client) -> None:
 
 def test_a_flood_of_wrong_tokens_costs_few_checks(own_ladder: Built, make_client) -> None:
     client: TestClient = make_client(own_ladder.root, WebSettings(rate=40))
-    web = client.app.state.web
-    checked: list[str] = []
-    real = web.auth._verify
-
-    def counting(token: str):
-        checked.append(token)
-        return real(token)
-
-    web.auth._verify = counting
+    checked = count_token_checks(client)
     codes = [client.get("/api/me", headers=bearer(f"lt-1-{i:043d}")).status_code for i in range(10)]
     assert codes[:4] == [401] * 4 and set(codes[4:]) == {429}
     assert len(checked) == 4  # a tenth of the rate: each costs a scrypt

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from referee.ladder import BlockKind, Ladder
 from referee.web import WebSettings
-from tests.web.conftest import bearer
+from tests.web.conftest import bearer, count_token_checks
 from tests.web.ladderdata import Built, commit_simulated
 from tests.web.test_hostile import GREEDY, member, stored, tar_gz
 
@@ -67,15 +67,7 @@ def test_a_renewed_token_stops_working_at_once(own_ladder: Built, make_client) -
 
 def test_sign_in_floods_cost_few_token_checks(own_ladder: Built, make_client) -> None:
     client: TestClient = make_client(own_ladder.root, WebSettings(rate=40))
-    web = client.app.state.web
-    checked: list[str] = []
-    real = web.auth._verify
-
-    def counting(token: str):
-        checked.append(token)
-        return real(token)
-
-    web.auth._verify = counting
+    checked = count_token_checks(client)
     codes = [client.post("/signin", data={"token": f"lt-1-{i:043d}"}).status_code for i in range(8)]
     assert codes[:4] == [401] * 4 and set(codes[4:]) == {429}, codes
     assert len(checked) == 4  # a tenth of the rate, as for Bearer tokens: each costs a scrypt
