@@ -55,57 +55,55 @@ def rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-class Psyleague:
-    """psyleague's rule: a bot under 200 games plays first, the rest of the table uniformly at random."""
+class Baseline:
+    """A rule to set beside the ladder's: a table begun by ``start`` (the free versions, the table's size), then
+    filled from its pool in random order with versions of entrants not yet at the table."""
 
-    NEW_GAMES = 200
+    NAME = ""
 
     def __init__(self, mm: Matchmaker) -> None:
         self.mm = mm
         self.rng = mm.rng
+
+    def start(self, free: list[Candidate], size: int) -> tuple[list[Candidate], list[Candidate]]:
+        raise NotImplementedError
 
     def choose(self, field: list[Candidate], busy: set[int], met: dict, mean_today: float) -> Choice | None:
         free = [c for c in field if c.id not in busy]
         if len({c.entrant for c in free}) < 2:
             return None
         size = min(self.rng.choices(self.mm.sizes, weights=self.mm.weights)[0], len({c.entrant for c in free}))
-        new = [c for c in free if c.games < self.NEW_GAMES]
-        table = [min(new, key=lambda c: (c.games, c.id))] if new else []
-        pool = free[:]
+        table, pool = self.start(free, size)
         self.rng.shuffle(pool)
         for c in pool:
             if len(table) == size:
                 break
             if all(c.entrant != t.entrant for t in table):
                 table.append(c)
-        return Choice(tuple(c.id for c in table), table[0].id, "psyleague")
+        return Choice(tuple(c.id for c in table), table[0].id, self.NAME)
 
 
-class Halite:
+class Psyleague(Baseline):
+    """psyleague's rule: a bot under 200 games plays first, the rest of the table uniformly at random."""
+
+    NAME = "psyleague"
+    NEW_GAMES = 200
+
+    def start(self, free: list[Candidate], size: int) -> tuple[list[Candidate], list[Candidate]]:
+        new = [c for c in free if c.games < self.NEW_GAMES]
+        return ([min(new, key=lambda c: (c.games, c.id))] if new else []), free[:]
+
+
+class Halite(Baseline):
     """Halite II's seeding: the seed drawn with weight sigma², the others from the 10 nearest in mu."""
 
+    NAME = "halite"
     NEAREST = 10
 
-    def __init__(self, mm: Matchmaker) -> None:
-        self.mm = mm
-        self.rng = mm.rng
-
-    def choose(self, field: list[Candidate], busy: set[int], met: dict, mean_today: float) -> Choice | None:
-        free = [c for c in field if c.id not in busy]
-        if len({c.entrant for c in free}) < 2:
-            return None
-        size = min(self.rng.choices(self.mm.sizes, weights=self.mm.weights)[0], len({c.entrant for c in free}))
+    def start(self, free: list[Candidate], size: int) -> tuple[list[Candidate], list[Candidate]]:
         seed = self.rng.choices(free, weights=[c.sigma**2 for c in free])[0]
         others = sorted((c for c in free if c.entrant != seed.entrant), key=lambda c: abs(c.mu - seed.mu))
-        near = others[: max(self.NEAREST, size - 1)]
-        table = [seed]
-        self.rng.shuffle(near)
-        for c in near:
-            if len(table) == size:
-                break
-            if all(c.entrant != t.entrant for t in table):
-                table.append(c)
-        return Choice(tuple(c.id for c in table), seed.id, "halite")
+        return [seed], others[: max(self.NEAREST, size - 1)]
 
 
 RULES = {"ladder": None, "psyleague": Psyleague, "halite": Halite}
