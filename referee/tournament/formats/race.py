@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from referee.tournament.formats.base import Format, Results, Schedule
 from referee.tournament.options import Option
+from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
@@ -101,8 +102,6 @@ class RaceSchedule:
         return self.race.reason is not None
 
     def round_started(self, tally: Tally, progress: Progress) -> None:
-        from referee.tournament.race_status import RaceStatus  # here: ``run --help`` imports this module
-
         race = self.race  # where the race stands, and the live standings in its order
         now = race.outcome()
         order = now.order
