@@ -1,9 +1,27 @@
-"""Two copies of one deterministic sample bot end level, whatever order they are listed in (issue 24).
+"""Verdicts that do not depend on the listing order, with real sample bots (issue 24).
 
 Before the seat orders of ``referee/tournament/seating.py`` every deal was played in the rotations of the listing
-order, so the copy listed second always acted right after the other. Real processes of sample_bots/greedy.py (two
-copies, ``a`` and ``b``) with heuristic and random_bot, listed both ways, in each format: the copies' matchpoints
-intervals overlap, the standings never separate them, and their paired score difference's interval holds 0.
+order, so an entrant listed after another always acted right after it, and that seat relation decided results: two
+copies of one deterministic bot came out apart (the copy listed second ahead by 0.67 points a game, its interval
+excluding 0, in both orders), and swapping two entrants of a manifest swapped which of them was ahead, each time
+beyond the interval. Two checks, each in two listings of the same field with the same ``--seed``:
+
+- ``test_two_copies_are_level_in_both_listing_orders``: two copies (``a``, ``b``) of sample_bots/greedy.py with
+  heuristic and random_bot, in round robin, balanced and race: nothing the standings state separates the copies.
+- ``test_swapping_two_entrants_changes_no_verdict``: four different bots, two of them close (greedy and greedy with
+  ``--noise``), from a manifest and from the manifest with those two swapped: no pair is stated ahead one way in one
+  run and the other way in the other.
+
+"Stated ahead" (``_claims``) is any of what the standings say beyond their uncertainty: the paired score difference's
+95% interval excludes 0, the matchpoint intervals do not overlap, or the standings call one place separated from the
+next (in a race: proven ahead, its anytime-valid tests). A listing bias shows in each of these once it is large
+against the interval. At these sizes (the copies share 8 deals in round robin and in balanced, about 40 in the race)
+that takes a bias of about 2 points a game: with the old seats patched in (every block in the rotations of
+its table's listing order) all five tests pass, the second-listed copy ahead by 1.43 [-0.10, 2.96] and 0.68
+[-0.40, 1.76] points a game even at 24 shared deals (round robin, --games 12). The deals are new in every run (a
+fresh deal secret) and random_bot is random, so each check can raise a false alarm: measured over 30 round-robin
+runs of this field, the paired interval missed 0 once, the matchpoint intervals always overlapped and the copies
+were never separated.
 """
 
 from __future__ import annotations
@@ -12,6 +30,7 @@ import json
 import shutil
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +38,22 @@ import pytest
 
 SAMPLE_BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 
+#: Each format's options. Balanced: 8 shared deals, as in the round robin (at 4, the t interval of the copies' paired
+#: difference, on 3 degrees of freedom, missed 0 in one of two trial runs). The race can never settle the order of two
+#: identical copies, so it stops at --max-games, sized to about 20 s of CPU a run here; --top 2 makes the second
+#: place (a copy's) one the race tries to settle.
 FORMATS = {
     "round-robin": ["--games", "4"],
-    "balanced": ["--format", "balanced", "--tables-per-entrant", "6"],
+    "balanced": ["--format", "balanced", "--tables-per-entrant", "12"],
+    "race": ["--format", "race", "--top", "2", "--max-games", "240"],
+}
+
+#: The swap test's field: name -> (sample bot, its arguments). greedy and noisy are the close pair it swaps.
+SWAP_FIELD = {
+    "heuristic": ("heuristic.py", ""),
+    "greedy": ("greedy.py", ""),
+    "noisy": ("greedy.py", " --noise 0.1"),
+    "random": ("random_bot.py", ""),
 }
 
 
@@ -33,8 +65,21 @@ def _copies(folder: Path) -> dict[str, Path]:
     return {name: folder / f"{name}.py" for name in files}
 
 
-def _run(bots: list[Path], out: Path, options: list[str]) -> dict[str, Any]:
-    command = [sys.executable, "-m", "referee", "run", *map(str, bots), "-k", "3", "--seed", "7", "--jobs", "2"]
+def _manifest(folder: Path, names: list[str]) -> Path:
+    """A bots.toml in ``folder`` listing the ``SWAP_FIELD`` entrants ``names`` in that order."""
+    folder.mkdir(exist_ok=True)
+    tables = []
+    for name in names:
+        source, arguments = SWAP_FIELD[name]
+        shutil.copy(SAMPLE_BOTS / source, folder / source)
+        tables.append(f'[[bot]]\nname = "{name}"\ncommand = "{source}{arguments}"\n')
+    path = folder / f"bots-{'-'.join(names)}.toml"
+    path.write_text("\n".join(tables))
+    return path
+
+
+def _run(entrants: list[str], out: Path, options: list[str]) -> dict[str, Any]:
+    command = [sys.executable, "-m", "referee", "run", *entrants, "-k", "3", "--seed", "7", "--jobs", "2"]
     command += ["--sandbox", "none", "--move-time", "5", "--out", str(out), *options]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -42,23 +87,63 @@ def _run(bots: list[Path], out: Path, options: list[str]) -> dict[str, Any]:
     return data
 
 
+def _claims(data: dict[str, Any]) -> set[tuple[str, str]]:
+    """The pairs (x, y) the standings state x ahead of y beyond their uncertainty: the paired score difference's 95%
+    interval excludes 0 (lower scores are better), the matchpoint intervals do not overlap, or x's place is separated
+    from y's, the next one."""
+    entrants = data["entrants"]
+    claims = set()
+    for x, row in data["head_to_head_score_diff"].items():
+        for y, paired in row.items():
+            if paired["score_diff_ci95"] is not None and paired["score_diff_ci95"][1] < 0:
+                claims.add((x, y))
+    for e in entrants:
+        for f in entrants:
+            if e["matchpoints_ci95"][0] > f["matchpoints_ci95"][1]:
+                claims.add((e["name"], f["name"]))
+    for e, f in pairwise(entrants):
+        if e["separated_from_next"]:
+            claims.add((e["name"], f["name"]))
+    return claims
+
+
 def _level(data: dict[str, Any]) -> None:
-    entrants = {e["name"]: e for e in data["entrants"]}
-    (a_low, a_high), (b_low, b_high) = entrants["a"]["matchpoints_ci95"], entrants["b"]["matchpoints_ci95"]
-    assert a_low <= b_high and b_low <= a_high, "the copies' matchpoint intervals overlap"
-    names = [e["name"] for e in data["entrants"]]
-    first, second = sorted((names.index("a"), names.index("b")))
-    if second == first + 1:
-        assert not data["entrants"][first]["separated_from_next"], "the copies are never separated"
-    paired = data["head_to_head_score_diff"]["a"]["b"]
-    assert paired["deals"] >= 2
-    low, high = paired["score_diff_ci95"]
-    assert low <= 0 <= high, "their paired score difference is level within its interval"
+    """The copies ``a`` and ``b`` end level: nothing the standings state puts one ahead of the other."""
+    assert data["head_to_head_score_diff"]["a"]["b"]["deals"] >= 2, "the copies met"
+    between = _claims(data) & {("a", "b"), ("b", "a")}
+    assert not between, f"the standings put one copy ahead of the other: {between}"
+    race = data.get("race")
+    if race is not None:  # the race's own verdict: no order between the copies, not even up to its margin
+        assert race["games"] > 0
+        (a_low, a_high), (b_low, b_high) = race["bounds"]["a"], race["bounds"]["b"]
+        assert a_low <= b_high and b_low <= a_high, "the copies' confidence sequences overlap"
+        if race["settled"] and {"a", "b"} <= set(race["order"]):
+            assert {"a", "b"} in map(set, race["within_margin"]), "a settled order holds the copies only as a tie"
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
 def test_two_copies_are_level_in_both_listing_orders(tmp_path: Path, fmt: str) -> None:
+    """Fails when a listing order favours one copy by more than the interval: the copy listed second acting after
+    the other at every shared table, its paired score difference, then its matchpoints, come out ahead beyond their
+    intervals (in a race, proven ahead, or settled ahead other than as a tie)."""
     bots = _copies(tmp_path / "bots")
     listings = [[bots["a"], bots["b"], bots["h"], bots["r"]], [bots["b"], bots["h"], bots["a"], bots["r"]]]
     for i, listing in enumerate(listings):
-        _level(_run(listing, tmp_path / f"out{i}", FORMATS[fmt]))
+        _level(_run(list(map(str, listing)), tmp_path / f"out{i}", FORMATS[fmt]))
+
+
+@pytest.mark.parametrize("fmt", ["round-robin", "balanced"])
+def test_swapping_two_entrants_changes_no_verdict(tmp_path: Path, fmt: str) -> None:
+    """Fails when the listing decides a verdict: greedy and noisy (greedy with a tenth of its moves random) are
+    close, so a seat relation fixed by the listing would decide which of them is ahead, and swapping them would
+    swap that verdict (one run stating greedy ahead beyond the interval, the other noisy)."""
+    listings = [["heuristic", "greedy", "noisy", "random"], ["heuristic", "noisy", "greedy", "random"]]
+    claims = []
+    for i, names in enumerate(listings):
+        manifest = _manifest(tmp_path / "bots", names)
+        data = _run(["--manifest", str(manifest)], tmp_path / f"out{i}", FORMATS[fmt])
+        assert {e["name"] for e in data["entrants"]} == set(SWAP_FIELD)
+        claims.append(_claims(data))
+    assert claims[0] and claims[1], "each run separates some pair (random is behind everyone)"
+    contradicted = {(x, y) for x, y in claims[0] if (y, x) in claims[1]}
+    assert not contradicted, f"swapping greedy and noisy reversed a verdict: {contradicted}"
