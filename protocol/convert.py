@@ -46,12 +46,20 @@ HistoryModel = PlayEntry | PassEntry | DropEntry
 
 
 def game_start_message(
-    game_id: str, seat: int, names: Sequence[str], ruleset: Ruleset, move_ms: int, bank_ms: int | None = None
+    game_id: str,
+    seat: int,
+    names: Sequence[str],
+    ruleset: Ruleset,
+    move_ms: int,
+    bank_ms: int | None = None,
+    rng_seed: str | None = None,
 ) -> GameStart:
     """The ``game_start`` for ``seat``: every seat's name, the ruleset's options, the move time and (when the
-    contest has one) the time bank."""
+    contest has one) the time bank; ``rng_seed``, when given, the seat's seed of common random numbers."""
     time = TimeControl(move_ms=move_ms, bank_ms=bank_ms)
-    return GameStart(game=game_id, seat=seat, players=list(names), rules=ruleset.to_dict(), time=time)
+    return GameStart(
+        game=game_id, seat=seat, players=list(names), rules=ruleset.to_dict(), time=time, rng_seed=rng_seed
+    )
 
 
 def deal_message(game_id: str, round_1based: int, hand: Hand, discard: int) -> DealMessage:

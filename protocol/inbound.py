@@ -88,6 +88,7 @@ class GameStart(NamedTuple):
     players: list[str]
     rules: dict[str, Any]
     time: TimeControl
+    rng_seed: str | None = None
     type: Literal["game_start"] = "game_start"
 
 
@@ -297,6 +298,7 @@ def _build(kind: str, o: dict[str, Any]) -> Message:
             _list(g(o, "players", ""), "players", _text),
             _rules(g(o, "rules", ""), "rules"),
             _time(g(o, "time", ""), "time"),
+            None if (rng := g(o, "rng_seed", "", None)) is None else _text(rng, "rng_seed"),
         )
     if kind == "deal":
         return DealMessage(

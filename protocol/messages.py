@@ -200,7 +200,13 @@ class TimeControl(_Model):
 
 
 class GameStart(_Model):
-    """A new game: the bot's seat, every seat's name, the ruleset's options and the move time."""
+    """A new game: the bot's seat, every seat's name, the ruleset's options and the move time.
+
+    ``rng_seed`` (an extension; the referee writes 16 lowercase hex digits) is the seed of common random numbers:
+    the same for whoever sits in this seat on this deal, in every game that plays it (PROTOCOL.md, "Common random
+    numbers"); a bot may seed its random generator with it, or ignore it."""
+
+    _omit_none = frozenset({"rng_seed"})
 
     type: Literal["game_start"] = "game_start"
     game: Text
@@ -208,6 +214,7 @@ class GameStart(_Model):
     players: list[Text]
     rules: dict[str, Any]
     time: TimeControl
+    rng_seed: Text | None = None
 
 
 class DealMessage(_Model):

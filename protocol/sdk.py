@@ -84,9 +84,11 @@ class Game:
 
     ``round`` is the current round (1-based, 0 before the first deal); ``hand`` the hand after the discard;
     ``discards`` this round's own discards (private: only this bot knows them). ``data`` is the bot's own
-    per-game store. ``rng`` is a random generator for this game. ``deadline`` is the ``time.monotonic()``
-    instant the current reply is due (the move time counted from the message's arrival). ``bank_ms`` is the
-    game's time bank, when the contest gives one (game_start's ``time.bank_ms``).
+    per-game store. ``rng`` is a random generator for this game, seeded from game_start's ``rng_seed`` when the
+    referee sends one (common random numbers: the same draws in every game that gives this seat the same cards of
+    the same deal; PROTOCOL.md, "Common random numbers"); draw the bot's random choices from it. ``deadline`` is the
+    ``time.monotonic()`` instant the current reply is due (the move time counted from the message's arrival).
+    ``bank_ms`` is the game's time bank, when the contest gives one (game_start's ``time.bank_ms``).
 
     A plain class rather than a dataclass, so that a bot on the SDK starts without importing ``dataclasses``.
     """
@@ -221,7 +223,9 @@ def run(
     """Speak protocol v1 for ``bot`` (or for the functions ``move``/``discard``) until ``bye`` or end of input.
 
     ``stdin``/``stdout`` default to the process's binary streams. While it runs, ``sys.stdout`` points at
-    stderr so that stray prints never corrupt the protocol. ``seed`` makes every game's ``rng`` reproducible.
+    stderr so that stray prints never corrupt the protocol. Each game's ``rng`` is seeded from game_start's
+    ``rng_seed`` when the referee sends one, and from fresh randomness otherwise; ``seed`` makes it reproducible
+    without the referee's (with it, the two are combined: the same ``seed`` and ``rng_seed``, the same draws).
     Raises ``TypeError`` when neither a bot nor a move function is given.
     """
     if bot is None:
@@ -238,6 +242,14 @@ def run(
         pass
     finally:
         sys.stdout = saved
+
+
+def _game_seed(seed: int | str | None, rng_seed: str | None, games: int, game_id: str) -> int | str:
+    """What a game's ``rng`` is seeded with: the referee's ``rng_seed`` (with ``seed`` when the bot gave one), else
+    ``seed`` with the game's number and id, else fresh randomness."""
+    if rng_seed is not None:
+        return rng_seed if seed is None else f"{seed}:{rng_seed}"
+    return random.randrange(2**63) if seed is None else f"{seed}:{games}:{game_id}"
 
 
 class _Session:
@@ -278,7 +290,7 @@ class _Session:
             self.send(self.hello_reply())
         elif isinstance(msg, GameStart):
             self.games += 1
-            seed = random.randrange(2**63) if self.seed is None else f"{self.seed}:{self.games}:{msg.game}"
+            seed = _game_seed(self.seed, msg.rng_seed, self.games, msg.game)
             self.game = Game(
                 id=msg.game,
                 seat=msg.seat,

@@ -104,13 +104,21 @@ class GameWire:
         self._table: tuple[PlayerView, ...] | None = None  # the last table encoded, and its text
         self._table_text = ""
 
-    def game_start(self, seat: int, rules: Mapping[str, object], move_ms: int, bank_ms: int | None = None) -> bytes:
+    def game_start(
+        self,
+        seat: int,
+        rules: Mapping[str, object],
+        move_ms: int,
+        bank_ms: int | None = None,
+        rng_seed: str | None = None,
+    ) -> bytes:
         """The ``game_start`` line for ``seat`` (``encode(game_start_message(game_id, seat, names, ruleset,
-        move_ms, bank_ms))`` with ``rules`` the ruleset's ``to_dict()``: integers and booleans)."""
+        move_ms, bank_ms, rng_seed))`` with ``rules`` the ruleset's ``to_dict()``: integers and booleans)."""
         time = f'{{"move_ms":{move_ms}}}' if bank_ms is None else f'{{"move_ms":{move_ms},"bank_ms":{bank_ms}}}'
+        rng = "" if rng_seed is None else f',"rng_seed":{_text(rng_seed)}'
         return (
             f'{{"type":"game_start","game":{self._game},"seat":{seat},"players":[{",".join(self._names)}],'
-            f'"rules":{_text(rules)},"time":{time}}}\n'
+            f'"rules":{_text(rules)},"time":{time}{rng}}}\n'
         ).encode()
 
     def deal(self, round_1based: int, hand: Hand, discard: int) -> bytes:

@@ -34,6 +34,7 @@ from referee.engine import (
     observation_for,
 )
 from referee.memo import Memo, Policy
+from referee.runner.common_random import rng_seed
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
@@ -126,6 +127,7 @@ async def play_game(
     log_path: Path | None = None,
     log_wire: bool = True,
     wire_id: str | None = None,
+    common_random: bool = True,
 ) -> GameResult:
     """Play one game; seat ``i`` is ``players[i]``. Without ``seed`` and ``deal`` a random seed is drawn. The game's
     log goes to ``log_path`` (none: None; compressed when it ends in ``.zst``), every message and reply in it unless
@@ -133,6 +135,8 @@ async def play_game(
 
     ``game_id`` names the game in its log and result; the bots see ``wire_id`` instead (default ``game_id``), so that
     a tournament's ids, which number its schedule, tell a bot nothing of which deal it plays (``opaque_game_id``).
+    Each seat's ``game_start`` carries its seed of common random numbers (``common_random.rng_seed``: the same for
+    whoever holds that seat's cards of this deal) unless ``common_random`` is False.
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
     ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
@@ -148,7 +152,7 @@ async def play_game(
     # deadline and the times in its log lines come from the same readings.
     clock = trio.lowlevel.current_clock().current_time
     with GameLogWriter(log_path, clock, wire=log_wire) as log:
-        game = _Game(list(players), state, game_id, log, clock, wire_id or game_id)
+        game = _Game(list(players), state, game_id, log, clock, wire_id or game_id, common_random)
         await game.run()
         final = game.state
         assert final.scores is not None and final.ranks is not None
@@ -177,6 +181,7 @@ class _Game:
         log: GameLogWriter,
         clock: Callable[[], float],
         wire_id: str,
+        common_random: bool = True,
     ) -> None:
         self.players = players
         self.clock = clock
@@ -201,6 +206,9 @@ class _Game:
         self.cpu_clock = [bool(getattr(p, "cpu_clock", False)) and p.move_time is not None for p in players]
         self.backstop: list[float] = [getattr(p, "cpu_backstop", CPU_BACKSTOP) for p in players]
         self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
+        self.rng_seeds: list[str | None] = [
+            rng_seed(state.deal, s) if common_random else None for s in range(len(players))
+        ]
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -213,7 +221,8 @@ class _Game:
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
-                await self._notify(seat, self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank))
+                start = self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank, self.rng_seeds[seat])
+                await self._notify(seat, start)
         exited = [p.exited for p in self.players]  # asked of every seat before every turn
         while self.state.phase is not _OVER:
             if self.rounds_announced < len(self.state.rounds_done):

@@ -1,16 +1,17 @@
 """An honest bot that trusts nothing: it recomputes from the messages alone (PROTOCOL.md and RULES.md, no referee
 code) every number the referee sends and writes each disagreement to stderr as a line starting ``INCONSISTENT``.
 
-Checked: the game and round numbers, its seat and the names; each deal (15 cards, sorted, 1..23, no value more
-often than the deck holds, the 1 dealt at most once per round); at each turn its own hand (the deal less its discard
-and its plays), every seat's cards, penalty, bonus and status (replayed from the history with the rules' costs),
-the history (a continuation of the one it saw, each play's penalty net of the finish refund, each pass's and drop's
-cost, turns in seat order skipping finished and dropped seats), ``last``, ``forced``, and ``legal`` (asked for in
-its hello: every legal move in the protocol's order, worked out from the rules); at round_end the table and the
-whole history; at game_end the scores (penalty − bonus_refund × bonus left, clipped at 0 under ``chip_floor``),
-the ranks (ties share a rank, the next is skipped; forfeiters below everyone else) and the forfeits. It plays a
-random legal move (never passing on a stalled table) and a random discard, seeded at each game_start by the game id
-and its seat (and ``STRICT_SEED`` when set), so a seeded tournament plays the same moves every time.
+Checked: the game and round numbers, its seat and the names, the form of ``rng_seed``; each deal (15 cards, sorted,
+1..23, no value more often than the deck holds, the 1 dealt at most once per round); at each turn its own hand (the
+deal less its discard and its plays), every seat's cards, penalty, bonus and status (replayed from the history with
+the rules' costs), the history (a continuation of the one it saw, each play's penalty net of the finish refund, each
+pass's and drop's cost, turns in seat order skipping finished and dropped seats), ``last``, ``forced``, and
+``legal`` (asked for in its hello: every legal move in the protocol's order, worked out from the rules); at
+round_end the table and the whole history; at game_end the scores (penalty − bonus_refund × bonus left, clipped at 0
+under ``chip_floor``), the ranks (ties share a rank, the next is skipped; forfeiters below everyone else) and the
+forfeits. It plays a random legal move (never passing on a stalled table) and a random discard, seeded at each
+game_start by the game id and its seat (and ``STRICT_SEED`` when set), so a seeded tournament plays the same moves
+every time.
 """
 
 import json
@@ -237,6 +238,10 @@ def on_message(msg):
         n = len(G["names"])
         if not (2 <= n <= 4 and 0 <= G["seat"] < n):
             bad(f"game_start {msg}")
+        seed = msg.get("rng_seed")  # optional; when sent, 16 lowercase hex digits (PROTOCOL.md)
+        hexdigits = set("0123456789abcdef")
+        if seed is not None and not (isinstance(seed, str) and len(seed) == 16 and set(seed) <= hexdigits):
+            bad(f"game_start rng_seed {seed!r}")
         G["penalty"] = [0] * n
         G["bonus"] = [G["rules"]["start_bonus"]] * n
         G["forfeits"] = set()

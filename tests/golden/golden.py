@@ -14,7 +14,8 @@ the deals its own order from the secret (issue 25): the wire bytes' ``game`` fie
 nothing else. Written again when the seat orders of the blocks changed on purpose (issue 24: a table's
 cyclic seat order drawn per deal from the seed and the sorted names, not the listing order): the seats of the
 games changed, nothing else. Written again when the gauntlet's ``--early-stop`` option came (issue 24): the stored
-parameters gained ``early_stop`` (null), nothing else.
+parameters gained ``early_stop`` (null), nothing else. Written again when each seat's ``game_start`` began to carry
+its ``rng_seed`` (issue 24, common random numbers): those lines gained the field, nothing else.
 """
 
 from __future__ import annotations
