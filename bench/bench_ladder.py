@@ -20,7 +20,10 @@ standing sums) time per block, the process's resident memory, the store's size a
 the share of hourly looks at which the official top 10 is in the true order (by true strength, among the ranked
 versions), and for each version submitted after the first hours, the games it had played when its official rank
 interval first spanned at most 3 places (looked at every ``--look-minutes`` simulated minutes; median and 90th
-percentile over versions, and how many never got there).
+percentile over versions, and how many never got there); at the end, the official standing of the ranked versions
+against their true order: Spearman's rank correlation, how many of the true top 10 are in the official top 10, the
+share of 95% rank intervals that hold the true rank, and the intervals' median width. ``--analyse DIR`` prints the
+end figures again from the stores a run kept in DIR (``--out``), given the same options.
 
 Run: ``python bench/bench_ladder.py`` (the full size takes a few hours on a busy 2-core machine; ``--games 50000
 --versions 400`` for a quick look). Figures in bench/README.md, "Ladder, simulated".
@@ -32,6 +35,7 @@ import argparse
 import math
 import random
 import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -43,8 +47,10 @@ sys.path.insert(0, str(ROOT))
 
 from referee.ladder.matchmaker import Candidate, Choice, Matchmaker  # noqa: E402
 from referee.ladder.model import VersionState  # noqa: E402
+from referee.ladder.service import Ladder  # noqa: E402
 from referee.ladder.simulate import SimulatedLadder, SimVersion  # noqa: E402
 from referee.ladder.standing import official_standing  # noqa: E402
+from referee.ladder.store import LadderStore  # noqa: E402
 
 
 def rss_mib() -> float:
@@ -143,6 +149,7 @@ class Outcome:
     seconds: float = 0.0
     blocks: int = 0
     games: int = 0
+    end: End | None = None
 
 
 def run(rule: str, args: argparse.Namespace, folder: Path) -> Outcome:
@@ -217,8 +224,63 @@ def run(rule: str, args: argparse.Namespace, folder: Path) -> Outcome:
     out.seconds = time.perf_counter() - start
     out.blocks, out.games = trace.blocks, trace.games
     out.never += len(pending)
+    out.end = end_figures(sim.store, {vid: v.strength for vid, v in sim.truth.items()})
     sim.close()
     return out
+
+
+@dataclass
+class End:
+    """The official standing at the end of a run against the true order, over the ranked versions."""
+
+    ranked: int
+    spearman: float
+    top10_found: int  # of the true top 10, how many are in the official top 10
+    covered: float  # share of versions whose 95% rank interval holds their true rank
+    width: float  # median width of the rank intervals, in places
+    deals: float  # median blocks of a ranked version
+
+
+def end_figures(store: LadderStore, strength: dict[int, float]) -> End:
+    """``End`` of the ranked versions of ``store``, given each version's true strength (higher is stronger)."""
+    ids = [v.id for v in store.versions(states=[VersionState.RANKED])]
+    rows = official_standing(store.standing_sums(ids), ids)
+    true_rank = {vid: i + 1 for i, vid in enumerate(sorted(ids, key=lambda v: -strength[v]))}
+    n = len(rows)
+    d2 = sum((i + 1 - true_rank[r.version_id]) ** 2 for i, r in enumerate(rows))
+    return End(
+        ranked=n,
+        spearman=1 - 6 * d2 / (n * (n * n - 1)) if n > 1 else math.nan,
+        top10_found=sum(true_rank[r.version_id] <= 10 for r in rows[:10]),
+        covered=sum(r.rank_interval[0] <= true_rank[r.version_id] <= r.rank_interval[1] for r in rows) / max(1, n),
+        width=statistics.median(r.rank_interval[1] - r.rank_interval[0] + 1 for r in rows) if rows else math.nan,
+        deals=statistics.median(r.deals for r in rows) if rows else math.nan,
+    )
+
+
+def analyse(folder: Path, args: argparse.Namespace) -> None:
+    """``--analyse``: the end figures of the stores a run kept (``--out``), from the same fields (same options)."""
+    span = args.games * args.game_seconds / args.jobs
+    versions = field_of(args.entrants, args.versions, span, args.seed, args.spread)
+    by_entrant: dict[str, list[SimVersion]] = {}
+    for v in versions:
+        by_entrant.setdefault(v.entrant, []).append(v)
+    for rule in args.rules.split(","):
+        ladder = Ladder.open(folder / rule)
+        store = ladder.store
+        strength = {}
+        for v in store.versions():
+            entrant, number = v.digest.split("/")  # the simulation's digest: entrant/number
+            strength[v.id] = by_entrant[entrant][int(number) - 1].strength
+        print(f"{rule:<10} {_end_line(end_figures(store, strength))}")
+        ladder.close()
+
+
+def _end_line(e: End) -> str:
+    return (
+        f"ranked {e.ranked}, Spearman {e.spearman:.3f}, true top 10 in the official top 10: {e.top10_found}, rank "
+        f"intervals holding the true rank {e.covered:.1%}, median interval {e.width:g} places, median deals {e.deals:g}"
+    )
 
 
 def quantile(values: list[int], q: float) -> float:
@@ -242,7 +304,11 @@ def main() -> None:
     parser.add_argument("--spread", type=float, default=4.0, help="sd of the first versions' strengths (points)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="folder for the stores (default: a temporary one)")
+    parser.add_argument("--analyse", type=Path, metavar="DIR", help="only print the end figures of DIR's stores")
     args = parser.parse_args()
+    if args.analyse is not None:
+        analyse(args.analyse, args)
+        return
     folder = args.out or Path(tempfile.mkdtemp(prefix="bench-ladder-"))
     folder.mkdir(parents=True, exist_ok=True)
     print(
@@ -264,6 +330,10 @@ def main() -> None:
             f"{quantile(o.to_three, 0.5):>26.0f} {quantile(o.to_three, 0.9):>6.0f} {len(o.to_three):>8} {o.never:>6} "
             f"{quantile(o.to_seven, 0.5):>20.0f} {quantile(o.to_seven, 0.9):>6.0f} {len(o.to_seven):>8}"
         )
+    print()
+    for o in outcomes:
+        if o.end is not None:
+            print(f"{o.rule:<10} {_end_line(o.end)}")
     for o in outcomes:
         if len(o.windows) >= 2:
             first, last = o.windows[0], o.windows[-1]
