@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from referee.check import CheckReport, Outcome, sample_bot_spec
 from tests.check.conftest import check_all, sample_options
+from tests.toolchains import HAVE_NODE, NEEDS_NODE
 
-NODE = shutil.which("node") is not None
+PYTHON_BOTS = ("random_bot", "greedy", "heuristic", "montecarlo")
 #: js_bot runs with node: where node is absent (a machine with Python alone) its case skips
-SAMPLE_BOTS = ("random_bot", "greedy", "heuristic", "montecarlo", *(["js_bot"] if NODE else []))
-CASES = [*SAMPLE_BOTS, *([] if NODE else [pytest.param("js_bot", marks=pytest.mark.skip(reason="needs node"))])]
+SAMPLE_BOTS = (*PYTHON_BOTS, *(["js_bot"] if HAVE_NODE else []))
+CASES = [*PYTHON_BOTS, pytest.param("js_bot", marks=NEEDS_NODE)]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.runner import parse_bot_spec
+from tests.toolchains import NEEDS_NODE
 
 from .helpers import BOTS, MODES, assert_verified, bot, config, new_mark, processes_with, run_games
 
@@ -16,7 +17,7 @@ SAMPLE_JS = Path(__file__).resolve().parents[2] / "sample_bots" / "js_bot.js"
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.skipif(shutil.which("node") is None, reason="node absent")
+@NEEDS_NODE
 @pytest.mark.skipif(shutil.which("java") is None, reason="java absent")
 def test_node_and_jvm_bots_play_under_default_limits(tmp_path: Path, mode: str) -> None:
     mark = new_mark()

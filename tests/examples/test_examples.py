@@ -16,12 +16,11 @@ import yaml
 from click.testing import CliRunner
 
 from referee.cli import main
+from tests.toolchains import NEEDS_NODE  # the JavaScript template and the contest's bot.js
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BIN = Path(sys.executable).parent
-#: the JavaScript template and the example contest's sprinter (bot.js) run with node
-NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="needs node (a JavaScript bot)")
 
 
 def test_every_example_folder_has_a_readme() -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
 from referee.runner import BotSpec, BotSpecError, ConfigError, Limits, RunnerConfig, parse_bot_spec
+from tests.toolchains import NEEDS_NODE
 
 
 def test_python_file_runs_with_this_python(tmp_path: Path) -> None:
@@ -20,7 +20,7 @@ def test_python_file_runs_with_this_python(tmp_path: Path) -> None:
     assert spec.name == "greedy" and spec.cwd == tmp_path
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node absent")
+@NEEDS_NODE
 def test_js_file_runs_with_node(tmp_path: Path) -> None:
     bot = tmp_path / "bot.js"
     bot.write_text("")

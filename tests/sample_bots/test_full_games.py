@@ -13,10 +13,10 @@ import trio
 
 from referee.runner import BotSpec, GameResult, Player, RunnerConfig, parse_bot_spec, play_game, read_log
 from referee.runner.verify import verify_log
+from tests.toolchains import HAVE_NODE
 
 BOTS = Path(__file__).resolve().parents[2] / "sample_bots"
 FILES = ["random_bot.py", "greedy.py", "heuristic.py", "montecarlo.py", "js_bot.js"]
-HAVE_NODE = shutil.which("node") is not None
 HAVE_BWRAP = shutil.which("bwrap") is not None
 
 
