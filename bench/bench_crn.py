@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from referee.compare.blocks import NEW, OLD, block_batches, block_result  # noqa: E402
 from referee.runner import Player, RunnerConfig, parse_bot_spec, play_game  # noqa: E402
-from referee.tournament import DealSecret, SeatRow  # noqa: E402
+from referee.tournament import DealSecret, ScheduledGame, SeatRow  # noqa: E402
 
 BOTS = ROOT / "sample_bots"
 PANEL = {name: str(BOTS / f"{name}.py") for name in ("random_bot", "greedy", "heuristic")}
@@ -62,10 +62,8 @@ async def _game(commands: dict[str, str], seats: tuple[str, ...], seed: int, crn
         with trio.CancelScope(shield=True):
             for p in players:
                 await p.aclose()
-    return tuple(
-        SeatRow(name, result.scores[s], result.ranks[s], "forfeit" if s in result.forfeits else None)
-        for s, name in enumerate(seats)
-    )
+    # no faults, so no forfeits (a forfeit always comes with a fault)
+    return tuple(SeatRow(name, result.scores[s], result.ranks[s], None) for s, name in enumerate(seats))
 
 
 async def _blocks(pair: str, blocks: int, jobs: int, seed: int, crn: bool) -> list[dict[str, float]]:
@@ -77,9 +75,9 @@ async def _blocks(pair: str, blocks: int, jobs: int, seed: int, crn: bool) -> li
     limit = trio.CapacityLimiter(jobs)
     games = [g for b in range(blocks) for batch in block_batches(b, list(PANEL), 4, seed, secret) for g in batch.games]
 
-    async def one(game: object) -> None:
+    async def one(game: ScheduledGame) -> None:
         async with limit:
-            seats[game.ordinal] = await _game(commands, game.seats, game.seed, crn)  # type: ignore[attr-defined]
+            seats[game.ordinal] = await _game(commands, game.seats, game.seed, crn)
 
     async with trio.open_nursery() as nursery:
         for game in games:

@@ -206,9 +206,7 @@ class _Game:
         self.cpu_clock = [bool(getattr(p, "cpu_clock", False)) and p.move_time is not None for p in players]
         self.backstop: list[float] = [getattr(p, "cpu_backstop", CPU_BACKSTOP) for p in players]
         self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
-        self.rng_seeds: list[str | None] = [
-            rng_seed(state.deal, s) if common_random else None for s in range(len(players))
-        ]
+        self.common_random = common_random  # whether each game_start carries its seat's rng_seed
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -221,7 +219,8 @@ class _Game:
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
-                start = self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank, self.rng_seeds[seat])
+                rng = rng_seed(s.deal, seat) if self.common_random else None
+                start = self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank, rng)
                 await self._notify(seat, start)
         exited = [p.exited for p in self.players]  # asked of every seat before every turn
         while self.state.phase is not _OVER:
