@@ -36,7 +36,9 @@
     │   ├── IntakeError               a submitted bot refused (names the entry)
     │   ├── Refused                   a request the ladder's rules refuse
     │   │   └── NotFound              no such entrant, version, block, game or epoch
-    │   └── LadderStoreError          a ladder database that cannot be used
+    │   ├── LadderStoreError          a ladder database that cannot be used
+    │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
+    │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
     └── SubmitError                   referee.web.client: a submission over the web API that did not go through
 
@@ -48,7 +50,16 @@ from referee.check.errors import CheckError
 from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
-from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, NotFound, Refused
+from referee.ladder.errors import (
+    ConfigFileError,
+    IntakeError,
+    LadderError,
+    LadderStoreError,
+    LaneLost,
+    NotFound,
+    Refused,
+    VersionShipError,
+)
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.errors import (
     BotCrashed,
@@ -94,6 +105,7 @@ __all__ = [
     "LadderError",
     "LadderStoreError",
     "LaneError",
+    "LaneLost",
     "ListenError",
     "LogError",
     "ManifestError",
@@ -113,5 +125,6 @@ __all__ = [
     "StoreError",
     "SubmitError",
     "UnsolicitedOutput",
+    "VersionShipError",
     "WorkerSetupError",
 ]

@@ -193,12 +193,30 @@ def suspend_cmd(directory: Path, name: str, reason: str, lift: bool) -> None:
 )
 @click.option("--no-web", is_flag=True, help="Run the ladder without its web server.")
 @click.option(
+    "--lane-processes",
+    is_flag=True,
+    help="Play each lane's blocks in a worker process of its own (every core; docs/cluster.md).",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Play the blocks on a Dask cluster: a scheduler's address, or local:N (docs/cluster.md).",
+)
+@click.option(
     "--behind-proxy",
     is_flag=True,
     help="The web server sits behind one reverse proxy that terminates TLS: client addresses from "
     "X-Forwarded-For, the sign-in cookie Secure.",
 )
-def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behind_proxy: bool) -> None:
+def serve_cmd(
+    directory: Path,
+    jobs: int | None,
+    listen: str,
+    no_web: bool,
+    lane_processes: bool,
+    cluster: str | None,
+    behind_proxy: bool,
+) -> None:
     """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current, and
     serve its pages and API (one process: the web server, the scheduler and the lanes).
 
@@ -214,7 +232,7 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
     def say(line: str) -> None:
         click.echo(f"ladder: {line}")
 
-    options = ServeOptions(jobs=jobs, announce=say)
+    options = ServeOptions(jobs=jobs, announce=say, lanes=_lanes_of(lane_processes, cluster))
     with _refusals("serve"):
         if no_web:
             work: Callable[[], Any] = lambda: serve(directory, options)  # noqa: E731
@@ -240,6 +258,28 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
                 err=True,
             )
             raise SystemExit(130) from None
+
+
+def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
+    """Where ``serve``'s lanes play (``referee.ladder.lanes``): None for in the serve process."""
+    if lane_processes and cluster:
+        fail("ladder serve", "--lane-processes and --cluster exclude each other: give one")
+    if lane_processes:
+        from referee.ladder.lanes_process import ProcessLanes
+
+        return ProcessLanes
+    if cluster:
+        from referee.tournament.cluster import check_cluster_address
+        from referee.tournament.cluster_errors import ClusterError
+
+        try:
+            check_cluster_address(cluster)
+        except ClusterError as e:
+            fail("ladder serve", str(e))
+        from referee.ladder.lanes_dask import DaskLanes
+
+        return partial(DaskLanes, cluster)
+    return None
 
 
 @ladder_group.command("final")

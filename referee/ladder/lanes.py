@@ -23,19 +23,14 @@ from typing import Protocol
 
 from referee.engine import Ruleset
 from referee.ladder.botmanifest import BotManifest, version_spec
-from referee.ladder.errors import LadderError
+from referee.ladder.errors import LaneLost
 from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import TableBatch
 
-__all__ = ["InProcessLanes", "LaneLost", "LaneSettings", "Lanes"]
-
-
-class LaneLost(LadderError):
-    """A lane's worker (a process of ours, or a Dask worker) ended while it played a block: the block is voided and
-    played again; the message is the one line said about it."""
+__all__ = ["InProcessLanes", "LaneLost", "LaneSettings", "Lanes"]  # LaneLost: referee.ladder.errors
 
 
 @dataclass(frozen=True)
