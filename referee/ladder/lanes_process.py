@@ -11,8 +11,9 @@ Messages: ``LaneSetup`` once (the lane's number and settings), then per block ``
 their versions) answered by ``Done``; ``Retire`` between blocks; ``Stop`` at the end, answered by ``Bye`` (the
 child's own CPU time). A failure in the child comes back as ``Failed`` and is raised here as itself; a child that
 ends unexpectedly (killed, out of memory) raises ``LaneLost`` for the block it was playing, and the lane starts a
-new child for its next block. The child dies with the serve process (the parent-death signal) and ignores SIGINT
-and SIGTERM (a terminal's Ctrl-C reaches the whole group): the serve process stops it.
+new child for its next block. A child whose serve process ends (``kill -9`` included: it watches the parent's
+pidfd) closes its bots and exits; it ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole group):
+the serve process stops it.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ from referee.engine import Ruleset
 from referee.ladder.lanes import LaneLost, LaneSettings
 from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
-from referee.runner.limits import die_with_parent
 from referee.runner.stopping import SIGNALS
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.lane_channel import Bye, Channel, Done, Failed, Retire, Stop
@@ -209,22 +209,48 @@ class ProcessLanes:
 
 
 def main(fd: int, parent: int) -> int:
-    """The child of serve process ``parent``: die with it, leave SIGINT and SIGTERM to it, play the lane until
-    ``Stop``."""
-    die_with_parent()
+    """The child of serve process ``parent``: leave SIGINT and SIGTERM to it, play the lane until ``Stop`` or until
+    the serve process ends (then close the lane's bots and exit)."""
     for signum in SIGNALS:
         signal.signal(signum, _ignore)  # a handler, not SIG_IGN: bots start with the default again
-    if os.getppid() != parent:  # the serve process died before the parent-death signal was set
-        return 1
     sock = socket.socket(fileno=fd)
-    return trio.run(_serve_lane, sock)
+    return trio.run(_serve_lane, sock, parent)
 
 
 def _ignore(signum: int, frame: object) -> None:
     """SIGINT and SIGTERM in a lane's child: the serve process stops the lane."""
 
 
-async def _serve_lane(sock: socket.socket) -> int:
+async def _serve_lane(sock: socket.socket, parent: int) -> int:
+    code = 1  # unless the lane ends as told
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_watch_parent, parent, nursery.cancel_scope)
+        code = await _play_lane(sock)
+        nursery.cancel_scope.cancel()
+    return code
+
+
+async def _watch_parent(parent: int, scope: trio.CancelScope) -> None:
+    """Cancel ``scope`` (the lane: its bots are closed) when the serve process ``parent`` ends, ``kill -9``
+    included. Not the parent-death signal: trio starts this process from one of its threads, and that signal comes
+    when the thread ends."""
+    try:
+        pidfd = os.pidfd_open(parent)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        try:
+            await trio.lowlevel.wait_readable(pidfd)
+        finally:
+            trio.lowlevel.notify_closing(pidfd)
+            os.close(pidfd)
+    else:
+        while os.getppid() == parent:
+            await trio.sleep(1.0)
+    scope.cancel()
+
+
+async def _play_lane(sock: socket.socket) -> int:
     channel = Channel(sock)
     setup = await channel.receive()
     if not isinstance(setup, LaneSetup):

@@ -1,0 +1,155 @@
+"""Ladder lanes benchmark: games/s and the serve process's own CPU per game with the lanes in the serve process, in
+worker processes (``--lane-processes``) and on a real Dask cluster (a ``dask scheduler`` and two ``dask worker``
+processes started here), side by side in one run on the same ladder.
+
+Not a test. ``--entrants`` sample bots (heuristic, greedy and random_bot at spread noise levels, as in
+``bench_ladder_real``) are submitted to a fresh ladder (tables of 4, ``--jobs`` lanes) and taken through the real
+gate by the first serve; then each way of playing serves the same ladder for ``--seconds`` after a short warm-up
+(its first ``--warm`` blocks). Measured over that window, in this process (which is the serve process): blocks and
+games stored, games/s, and this process's CPU (user + system, every thread: the matchmaker, the store, the settle
+step, the lanes' referee work when they run here, the Dask client) per game. The lane processes' and the Dask
+workers' CPU is theirs, not the serve process's: with lanes elsewhere, the serve process's CPU per game is the
+coordinator's serial cost, from which docs/cluster.md derives how many games/s one coordinator can feed.
+
+Run: ``python bench/bench_ladder_lanes.py --seconds 60``. Figures in bench/README.md, "Ladder lanes".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_ladder_real import BOTS, bot_folder  # noqa: E402
+
+from referee.ladder import Ladder, VersionState  # noqa: E402
+from referee.ladder.intake import discard  # noqa: E402
+from referee.ladder.lanes_dask import DaskLanes  # noqa: E402
+from referee.ladder.lanes_process import ProcessLanes  # noqa: E402
+from referee.ladder.serve import ServeOptions, serve  # noqa: E402
+
+
+def settings(jobs: int, sandbox: str) -> str:
+    return (
+        f'[games]\ntable_sizes = [4]\ntable_weights = [1]\nsandbox = "{sandbox}"\n[matchmaking]\nplacement_blocks = 2\n'
+        f"[submissions]\ngate_games = 2\n[serve]\njobs = {jobs}\n"
+    )
+
+
+def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str) -> Path:
+    lad = folder / "ladder"
+    made, _ = Ladder.init(lad)
+    made.layout.config.write_text(settings(jobs, sandbox))
+    made.close()
+    with Ladder.open(lad) as ladder:
+        for i in range(entrants):
+            bot, noise = BOTS[i % 3], round(0.6 * i / max(1, entrants - 1), 2)
+            ladder.add_entrant(f"{bot}-{i:02d}")
+            ladder.submit(f"{bot}-{i:02d}", bot_folder(folder / "sources", bot, noise))
+    return lad
+
+
+def cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def window(lad: Path, lanes: Callable[[Any], Any] | None, seconds: float, warm: int) -> dict[str, float]:
+    """Serve until every version is ranked and ``warm`` more blocks are done, then measure ``seconds`` of play."""
+    options = ServeOptions(announce=lambda line: print(f"  ladder: {line}", flush=True), lanes=lanes)
+    async with trio.open_nursery() as nursery:
+        ladder = await nursery.start(serve, lad, options)
+        while any(v.state not in (VersionState.RANKED, VersionState.FAILED) for v in ladder.store.versions()):
+            await trio.sleep(0.5)
+        start = ladder.store.block_count()
+        while ladder.store.block_count() < start + warm:
+            await trio.sleep(0.1)
+        games0, blocks0, cpu0, t0 = ladder.store.game_count(), ladder.store.block_count(), cpu(), time.perf_counter()
+        await trio.sleep(seconds)
+        games, blocks = ladder.store.game_count() - games0, ladder.store.block_count() - blocks0
+        used, wall = cpu() - cpu0, time.perf_counter() - t0
+        nursery.cancel_scope.cancel()
+    return {"games": games, "blocks": blocks, "wall": wall, "cpu": used}
+
+
+@contextmanager
+def dask_cluster(folder: Path, workers: int) -> Iterator[str]:
+    """A ``dask scheduler`` and ``workers`` single-threaded ``dask worker`` processes on this machine."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+    address_file = folder / "scheduler.json"
+    log = open(folder / "dask.log", "wb")  # noqa: SIM115 - closed below
+    python = sys.executable
+    scheduler = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+    procs = [subprocess.Popen([python, "-m", *scheduler, "--scheduler-file", str(address_file)], env=env, stdout=log, stderr=log)]
+    try:
+        while not address_file.exists():
+            time.sleep(0.1)
+        for i in range(workers):
+            worker = ["distributed.cli.dask_worker", "--scheduler-file", str(address_file), "--nthreads", "1"]
+            worker += ["--host", "127.0.0.1", "--no-dashboard", "--name", f"w{i}"]
+            cache = {"REFEREE_VERSION_CACHE": str(folder / f"cache{i}")}
+            procs.append(subprocess.Popen([python, "-m", *worker], env={**env, **cache}, stdout=log, stderr=log))
+        address = None
+        while address is None:
+            try:
+                address = json.loads(address_file.read_text())["address"]
+            except (ValueError, KeyError):
+                time.sleep(0.1)
+        yield address
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait()
+        log.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="seconds of play measured for each")
+    parser.add_argument("--warm", type=int, default=4, help="blocks played before each measurement")
+    parser.add_argument("--entrants", type=int, default=6)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--sandbox", default="auto")
+    parser.add_argument("--keep", action="store_true", help="keep the folder (printed)")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench-ladder-lanes-"))
+    print(f"folder: {folder}; load {os.getloadavg()[0]:.1f}", flush=True)
+    lad = make_ladder(folder, args.entrants, args.jobs, args.sandbox)
+    rows: list[tuple[str, dict[str, float]]] = []
+    try:
+        print("lanes in the serve process (the gate first)", flush=True)
+        rows.append(("in process", trio.run(window, lad, None, args.seconds, args.warm)))
+        print("--lane-processes", flush=True)
+        rows.append(("--lane-processes", trio.run(window, lad, ProcessLanes, args.seconds, args.warm)))
+        print("--cluster: dask scheduler + 2 dask workers", flush=True)
+        with dask_cluster(folder, 2) as address:
+            lanes = lambda s: DaskLanes(address, s)  # noqa: E731
+            rows.append(("--cluster (2 workers)", trio.run(window, lad, lanes, args.seconds, args.warm)))
+        print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, tables of 4, --jobs {args.jobs}")
+        print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18}")
+        for name, r in rows:
+            per_game = 1000 * r["cpu"] / r["games"] if r["games"] else float("nan")
+            print(f"{name:<24} {r['blocks']:>7.0f} {r['games']:>7.0f} {r['games'] / r['wall']:>8.2f} {per_game:>18.2f}")
+    finally:
+        if not args.keep:
+            discard(folder)
+
+
+if __name__ == "__main__":
+    main()
