@@ -11,6 +11,9 @@ step, the lanes' referee work when they run here, the Dask client) per game. The
 workers' CPU is theirs, not the serve process's: with lanes elsewhere, the serve process's CPU per game is the
 coordinator's serial cost, from which docs/cluster.md derives how many games/s one coordinator can feed.
 
+Each way runs ``--rounds`` times, in turn and in alternating order (ABC CBA), so that a load that changes over the
+run (a shared machine) weighs on each alike; printed: the totals of each way and each round's figures.
+
 Run: ``python bench/bench_ladder_lanes.py --seconds 60``. Figures in bench/README.md, "Ladder lanes".
 """
 
@@ -95,7 +98,11 @@ def dask_cluster(folder: Path, workers: int) -> Iterator[str]:
     log = open(folder / "dask.log", "wb")  # noqa: SIM115 - closed below
     python = sys.executable
     scheduler = ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
-    procs = [subprocess.Popen([python, "-m", *scheduler, "--scheduler-file", str(address_file)], env=env, stdout=log, stderr=log)]
+    procs = [
+        subprocess.Popen(
+            [python, "-m", *scheduler, "--scheduler-file", str(address_file)], env=env, stdout=log, stderr=log
+        )
+    ]
     try:
         while not address_file.exists():
             time.sleep(0.1)
@@ -122,7 +129,8 @@ def dask_cluster(folder: Path, workers: int) -> Iterator[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds of play measured for each")
-    parser.add_argument("--warm", type=int, default=4, help="blocks played before each measurement")
+    parser.add_argument("--warm", type=int, default=8, help="blocks played before each measurement")
+    parser.add_argument("--rounds", type=int, default=2, help="each way this many times, in turn (ABC CBA ...)")
     parser.add_argument("--entrants", type=int, default=6)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--sandbox", default="auto")
@@ -131,21 +139,31 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench-ladder-lanes-"))
     print(f"folder: {folder}; load {os.getloadavg()[0]:.1f}", flush=True)
     lad = make_ladder(folder, args.entrants, args.jobs, args.sandbox)
-    rows: list[tuple[str, dict[str, float]]] = []
+    results: dict[str, list[dict[str, float]]] = {}
     try:
-        print("lanes in the serve process (the gate first)", flush=True)
-        rows.append(("in process", trio.run(window, lad, None, args.seconds, args.warm)))
-        print("--lane-processes", flush=True)
-        rows.append(("--lane-processes", trio.run(window, lad, ProcessLanes, args.seconds, args.warm)))
-        print("--cluster: dask scheduler + 2 dask workers", flush=True)
+        print("the gate, lanes in the serve process", flush=True)
+        trio.run(window, lad, None, 0.0, 0)
         with dask_cluster(folder, 2) as address:
-            lanes = lambda s: DaskLanes(address, s)  # noqa: E731
-            rows.append(("--cluster (2 workers)", trio.run(window, lad, lanes, args.seconds, args.warm)))
-        print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, tables of 4, --jobs {args.jobs}")
-        print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18}")
-        for name, r in rows:
-            per_game = 1000 * r["cpu"] / r["games"] if r["games"] else float("nan")
-            print(f"{name:<24} {r['blocks']:>7.0f} {r['games']:>7.0f} {r['games'] / r['wall']:>8.2f} {per_game:>18.2f}")
+            ways: list[tuple[str, Any]] = [
+                ("in process", None),
+                ("--lane-processes", ProcessLanes),
+                ("--cluster (2 workers)", lambda s: DaskLanes(address, s)),
+            ]
+            for r in range(args.rounds):
+                for name, lanes in ways if r % 2 == 0 else ways[::-1]:
+                    print(f"{name}, round {r + 1}; load {os.getloadavg()[0]:.1f}", flush=True)
+                    results.setdefault(name, []).append(trio.run(window, lad, lanes, args.seconds, args.warm))
+        print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, tables of 4, --jobs {args.jobs}, "
+              f"{args.seconds:g} s a window")  # fmt: skip
+        print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18}   (each round)")
+        for name, runs in results.items():
+            blocks, games = sum(r["blocks"] for r in runs), sum(r["games"] for r in runs)
+            wall, used = sum(r["wall"] for r in runs), sum(r["cpu"] for r in runs)
+            each = ", ".join(
+                f"{r['games'] / r['wall']:.2f} g/s {1000 * r['cpu'] / max(1, r['games']):.2f} ms" for r in runs
+            )
+            print(f"{name:<24} {blocks:>7.0f} {games:>7.0f} {games / wall:>8.2f} {1000 * used / max(1, games):>18.2f}"
+                  f"   ({each})")  # fmt: skip
     finally:
         if not args.keep:
             discard(folder)

@@ -95,6 +95,7 @@ class _Child:
     process: trio.Process
     channel: Channel
     sent: set[str] = field(default_factory=set)
+    kept: frozenset[str] | None = None  # the last ``Retire``'s versions: the same again is not sent
 
 
 class ProcessLanes:
@@ -160,9 +161,11 @@ class ProcessLanes:
 
     async def retire(self, lane: int, keep: set[str]) -> None:
         child = self.children.get(lane)
-        if child is not None and child.process.returncode is None:
+        wanted = frozenset(keep)
+        if child is not None and child.process.returncode is None and wanted != child.kept:
+            child.kept = wanted
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await self._send(child, Retire(frozenset(keep)))
+                await self._send(child, Retire(wanted))
 
     async def aclose(self) -> None:
         children, self.children = list(self.children.values()), {}

@@ -168,7 +168,8 @@ def _from_scheduler(digest: str) -> bytes:
 
 def play_block_task(job: BlockJob) -> BatchOut:
     """Play ``job``'s block on this Dask worker (see the module's docstring). Raises ``VersionShipError`` when a
-    version cannot be fetched; bot faults are forfeits in the results, as on the coordinator."""
+    version cannot be fetched, ``WorkerSetupError`` when one cannot start here (once per worker and ``serve``);
+    bot faults are forfeits in the results, as on the coordinator."""
     entrants = []
     for v in job.versions:
         spec = version_spec(v.key, v.manifest, fetch(v))
@@ -182,7 +183,9 @@ def play_block_task(job: BlockJob) -> BatchOut:
         skip=frozenset(),
         python=sys.executable,
         files={},
-        startable=frozenset(),
+        # every version passed its gate on the coordinator: one that cannot start here is this worker's problem
+        # (WorkerSetupError: the block is voided), not a fault of the bot (the tests' players start nothing)
+        startable=frozenset(e.name for e in entrants) if job.factory is None else frozenset(),
         keep=job.keep,
         play=job.play,
         factory=job.factory,

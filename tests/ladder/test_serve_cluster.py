@@ -197,3 +197,27 @@ def test_serve_refuses_two_places_for_its_lanes_and_a_bad_cluster_address_in_one
     bad = CliRunner().invoke(main, ["ladder", "serve", str(lad), "--cluster", "local:0"])
     assert bad.exit_code == 2 and "a local cluster needs at least 1 worker" in bad.output, bad.output
     assert "Traceback" not in both.output + bad.output
+
+
+def test_lane_processes_outlive_the_thread_that_started_them(tmp_path: Path) -> None:
+    """trio starts a process from one of its threads, idle threads end after 10 s, and a child that asked for the
+    parent-death signal was killed with its thread: each lane's first blocks were voided with SIGKILL."""
+    with Ladder.open(_ladder(tmp_path)) as ladder:
+        from referee.ladder.lanes import LaneSettings
+        from referee.runner import RunnerConfig
+
+        settings = LaneSettings(
+            2, RunnerConfig.of(ladder.config.bot_settings()), ladder.config.ruleset(), ladder.layout.bots, 4, 8,
+            ladder.version_folder,
+        )  # fmt: skip
+
+    async def run() -> list[int | None]:
+        lanes = ProcessLanes(settings)
+        await lanes.start()
+        try:
+            await trio.sleep(11.5)  # trio's idle threads end after 10 s
+            return [child.process.returncode for child in lanes.children.values()]
+        finally:
+            await lanes.aclose()
+
+    assert trio.run(run) == [None, None]
