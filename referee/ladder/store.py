@@ -660,6 +660,11 @@ class LadderStore:
         """(attempt, reason, time) of each voided attempt of a block."""
         return [tuple(r) for r in self._read("SELECT attempt, reason, at FROM voids WHERE block_id = ?", (block_id,))]
 
+    def recent_voids(self, limit: int = 20) -> list[tuple[int, int, str, str]]:
+        """(block, attempt, reason, time) of the last ``limit`` voided attempts of any block, newest first."""
+        sql = "SELECT block_id, attempt, reason, at FROM voids ORDER BY at DESC, block_id DESC LIMIT ?"
+        return [tuple(r) for r in self._read(sql, (int(limit),))]
+
     def commit_block(
         self,
         block_id: int,

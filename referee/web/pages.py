@@ -179,7 +179,8 @@ async def me_page(request: Request, who: Caller) -> Response:
         return RedirectResponse("/signin", status_code=303)
     if who.admin:
         entrants = await _access(request).run(lambda ladder: [e.name for e in ladder.entrants()])
-        return render(request, "admin.html", title="Organiser", entrants=entrants)
+        voids = await _access(request).run(lambda ladder: ladder.store.recent_voids())
+        return render(request, "admin.html", title="Organiser", entrants=entrants, voids=voids)
     body = await _access(request).run(views.entrant, who, who.name)
     return render(request, "me.html", title="My bots", entrant=body)
 

@@ -119,3 +119,22 @@ def test_error_pages_are_one_line(client: TestClient) -> None:
     assert "no entrant named &#39;nobody&#39;" in r.text and "Traceback" not in r.text
     r = client.get("/blocks/notanumber")
     assert r.status_code == 422 and 'id="error-message">path.block_id:' in r.text
+
+
+def test_the_organisers_page_lists_voided_blocks_and_why(own_ladder: Built) -> None:
+    from referee.ladder import BlockKind, Ladder
+    from tests.web.conftest import open_client
+
+    with Ladder.open(own_ladder.root) as ladder:
+        played = ladder.store.block(own_ladder.real_block)
+        block = ladder.store.create_block(played.epoch_id, BlockKind.RANKED, played.seats, lambda _: 7)
+        ladder.store.void_block(block.id, "worker tcp://10.0.0.7:40123 lost at 17:40:12 UTC while it played <b>")
+    client, ladder = open_client(own_ladder.root)
+    with client:
+        page = client.get("/me", headers=bearer(own_ladder.admin)).text
+        author = client.get("/me", headers=bearer(own_ladder.tokens["bob"])).text
+    ladder.close()
+    voids = page.split('id="voids"')[1]
+    assert f'<a href="/blocks/{block.id}">{block.id}</a></td><td>1</td>' in voids
+    assert "lost at 17:40:12 UTC while it played &lt;b&gt;" in voids
+    assert 'id="voids"' not in author  # the organiser's alone
