@@ -9,7 +9,10 @@ gate by the first serve; then each way of playing serves the same ladder for ``-
 games stored, games/s, and this process's CPU (user + system, every thread: the matchmaker, the store, the settle
 step, the lanes' referee work when they run here, the Dask client) per game. The lane processes' and the Dask
 workers' CPU is theirs, not the serve process's: with lanes elsewhere, the serve process's CPU per game is the
-coordinator's serial cost, from which docs/cluster.md derives how many games/s one coordinator can feed.
+coordinator's serial cost, from which docs/cluster.md derives how many games/s one coordinator can feed. Also
+printed, over each serve's whole life (start, warm-up and stop included): the CPU of every process on this side
+(the serve process, the lane processes, the bots) per game, the cost of a game to a worker core; on the cluster
+that is the workers' and not measured here.
 
 Each way runs ``--rounds`` times, in turn and in alternating order (ABC CBA), so that a load that changes over the
 run (a shared machine) weighs on each alike; printed: the totals of each way and each round's figures.
@@ -67,16 +70,18 @@ def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str) -> Path:
     return lad
 
 
-def cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
+def cpu(who: int = resource.RUSAGE_SELF) -> float:
+    usage = resource.getrusage(who)
     return usage.ru_utime + usage.ru_stime
 
 
 async def window(lad: Path, lanes: Callable[[Any], Any] | None, seconds: float, warm: int) -> dict[str, float]:
     """Serve until every version is ranked and ``warm`` more blocks are done, then measure ``seconds`` of play."""
     options = ServeOptions(announce=lambda line: print(f"  ladder: {line}", flush=True), lanes=lanes)
+    children0, all0 = cpu(resource.RUSAGE_CHILDREN), cpu()
     async with trio.open_nursery() as nursery:
         ladder = await nursery.start(serve, lad, options)
+        first = ladder.store.game_count()
         while any(v.state not in (VersionState.RANKED, VersionState.FAILED) for v in ladder.store.versions()):
             await trio.sleep(0.5)
         start = ladder.store.block_count()
@@ -87,7 +92,12 @@ async def window(lad: Path, lanes: Callable[[Any], Any] | None, seconds: float, 
         games, blocks = ladder.store.game_count() - games0, ladder.store.block_count() - blocks0
         used, wall = cpu() - cpu0, time.perf_counter() - t0
         nursery.cancel_scope.cancel()
-    return {"games": games, "blocks": blocks, "wall": wall, "cpu": used}
+    # over the serve's whole life (the children's CPU is known once they are reaped): every process here, bots
+    # and lane processes included, per game; the Dask workers' is theirs
+    with Ladder.open(lad) as after:
+        served = after.store.game_count() - first
+    whole = cpu(resource.RUSAGE_CHILDREN) - children0 + cpu() - all0
+    return {"games": games, "blocks": blocks, "wall": wall, "cpu": used, "whole": whole, "served": served}
 
 
 @contextmanager
@@ -155,14 +165,18 @@ def main() -> None:
                     results.setdefault(name, []).append(trio.run(window, lad, lanes, args.seconds, args.warm))
         print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, tables of 4, --jobs {args.jobs}, "
               f"{args.seconds:g} s a window")  # fmt: skip
-        print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18}   (each round)")
+        print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18} "
+              f"{'machine CPU ms/game':>20}   (each round)")  # fmt: skip
         for name, runs in results.items():
             blocks, games = sum(r["blocks"] for r in runs), sum(r["games"] for r in runs)
             wall, used = sum(r["wall"] for r in runs), sum(r["cpu"] for r in runs)
             each = ", ".join(
                 f"{r['games'] / r['wall']:.2f} g/s {1000 * r['cpu'] / max(1, r['games']):.2f} ms" for r in runs
             )
-            print(f"{name:<24} {blocks:>7.0f} {games:>7.0f} {games / wall:>8.2f} {1000 * used / max(1, games):>18.2f}"
+            machine = 1000 * sum(r["whole"] for r in runs) / max(1, sum(r["served"] for r in runs))
+            shown = "(workers')" if "cluster" in name else f"{machine:.2f}"
+            print(f"{name:<24} {blocks:>7.0f} {games:>7.0f} {games / wall:>8.2f} {1000 * used / max(1, games):>18.2f} "
+                  f"{shown:>20}"
                   f"   ({each})")  # fmt: skip
     finally:
         if not args.keep:

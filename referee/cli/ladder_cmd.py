@@ -218,7 +218,8 @@ def serve_cmd(
     behind_proxy: bool,
 ) -> None:
     """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current, and
-    serve its pages and API (one process: the web server, the scheduler and the lanes).
+    serve its pages and API (one process: the web server, the scheduler and the lanes; with --lane-processes each
+    lane in a worker process of its own, with --cluster the blocks on a Dask cluster, versions shipped by digest).
 
     Submissions, retirements and suspensions made meanwhile (from the shell or the web) take effect at the next
     block. A stop abandons the blocks in play (they are played again at the next start) and closes every bot.
