@@ -148,8 +148,12 @@ class DaskLanes:
     def _outcome(self, future: Any) -> BatchOut:
         """The finished task's result; its error as the ladder says it (``LaneLost`` for a task lost with every
         worker that ran it)."""
-        if future.status == "finished":
+        status = future.status
+        if status == "finished":
             return future.result()  # type: ignore[no-any-return]
+        if status != "error":  # cancelled or lost: the scheduler forgot it (restarted, or this client cut off);
+            # its error would be a CancelledError, which must not pass for a stop of serve
+            raise LaneLost(f"its task was {status} by the Dask scheduler")
         exc = future.exception()
         if isinstance(exc, VersionShipError | WorkerSetupError | ClusterError):
             raise exc
