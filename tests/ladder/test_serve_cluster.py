@@ -30,7 +30,7 @@ from referee.ladder.serve import ServeOptions, serve
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _submit
 
-pytest.importorskip("distributed")
+distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEDULER = [sys.executable, "-m", "distributed.cli.dask_scheduler"]  # ``dask scheduler``, whatever the PATH
@@ -150,11 +150,21 @@ def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_
 ) -> None:
     address, procs = cluster
     lad = _field(tmp_path)
+    victim: list[int] = []
+
+    def kill() -> None:
+        """SIGKILL a worker that is playing a block (``procs[1 + i]`` is worker ``wi``)."""
+        with distributed.Client(address, timeout=30) as client:
+            names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+            busy = [names[a] for a, keys in client.processing().items() if keys]
+        victim.append(int(str(busy[0])[1:]))
+        procs[1 + victim[0]].send_signal(signal.SIGKILL)
+
     killed, lines = _serve_and_kill(
         lad,
         Fakes(delay=0.15),
         lambda settings: DaskLanes(address, settings),
-        lambda: procs[1].send_signal(signal.SIGKILL),
+        kill,
         0.1,  # well inside a block of 3 or 4 games of 0.15 s each
     )
     lost = [line for line in lines if "voided, to be played again: worker" in line]
@@ -167,7 +177,8 @@ def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_
             assert attempt == 1 and reason.startswith("worker tcp://127.0.0.1:") and "lost" in reason
     assert _assert_each_block_stored_once(lad) >= killed + 6
     _audited(lad)
-    assert any((tmp_path / "cache0").iterdir())  # the worker left fetched the versions by digest into its cache
+    left = tmp_path / f"cache{1 - victim[0]}"
+    assert len(list(left.iterdir())) == 4  # the worker left fetched each version by digest into its own cache
 
 
 def test_lane_processes_play_blocks_and_a_killed_lane_process_voids_its_block(tmp_path: Path) -> None:
