@@ -3,8 +3,8 @@ worker processes (``--lane-processes``) and on a real Dask cluster (a ``dask sch
 processes started here), side by side in one run on the same ladder.
 
 Not a test. ``--entrants`` sample bots (heuristic, greedy and random_bot at spread noise levels, as in
-``bench_ladder_real``) are submitted to a fresh ladder (tables of 4, ``--jobs`` lanes) and taken through the real
-gate by the first serve; then each way of playing serves the same ladder for ``--seconds`` after a short warm-up
+``bench_ladder_real``) are submitted to a fresh ladder (``table_sizes = [4]``, ``--jobs`` lanes) and taken through
+the real gate by the first serve; then each way of playing serves the same ladder for ``--seconds`` after a warm-up
 (its first ``--warm`` blocks). Measured over that window, in this process (which is the serve process): blocks and
 games stored, games/s, and this process's CPU (user + system, every thread: the matchmaker, the store, the settle
 step, the lanes' referee work when they run here, the Dask client) per game. The lane processes' and the Dask
@@ -163,7 +163,7 @@ def main() -> None:
                 for name, lanes in ways if r % 2 == 0 else ways[::-1]:
                     print(f"{name}, round {r + 1}; load {os.getloadavg()[0]:.1f}", flush=True)
                     results.setdefault(name, []).append(trio.run(window, lad, lanes, args.seconds, args.warm))
-        print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, tables of 4, --jobs {args.jobs}, "
+        print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, table_sizes [4], --jobs {args.jobs}, "
               f"{args.seconds:g} s a window")  # fmt: skip
         print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18} "
               f"{'machine CPU ms/game':>20}   (each round)")  # fmt: skip
