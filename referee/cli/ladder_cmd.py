@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -212,7 +213,10 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
         fail("ladder serve", "--jobs must be at least 1")
 
     def say(line: str) -> None:
-        click.echo(f"ladder: {line}")
+        # Each line stamped with the UTC second it was said, so an organiser can line serve's output up with
+        # the pages, the store and the bots' stderr.
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        click.echo(f"{stamp} ladder: {line}")
 
     options = ServeOptions(jobs=jobs, announce=say)
     with _refusals("serve"):

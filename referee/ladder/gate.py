@@ -125,10 +125,10 @@ class Gatekeeper:
         store.set_version_state(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
         active = [x for x in store.versions(entrant_id=v.entrant_id, states=ACTIVE_STATES)]
         keep = self.ladder.config.submissions.active_versions
+        self.announce(f"{v.key} passed its gate; {placement} placement blocks before it is ranked")
         for old in sorted(active, key=lambda x: x.number)[: max(0, len(active) - keep)]:
             store.set_version_state(old.id, VersionState.RETIRED, f"replaced by version {v.number}")
             self.announce(f"{old.key} retired: replaced by {v.key}")
-        self.announce(f"{v.key} passed its gate; {placement} placement blocks before it is ranked")
         self.on_change()
 
     def _fail(self, v: Version, reasons: list[str], report: dict[str, Any] | None, build_log: str | None) -> None:
