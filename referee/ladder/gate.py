@@ -20,8 +20,28 @@ from referee.ladder.build import run_build
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
+from referee.runner.safe_text import line_text, visible
 
-__all__ = ["CheckFn", "Gatekeeper"]
+__all__ = ["CheckFn", "Gatekeeper", "gate_reasons"]
+
+#: How much of a bot's offending line a gate reason quotes (the whole line is in the stored check report).
+QUOTED = 200
+
+
+def gate_reasons(report: dict[str, Any]) -> list[str]:
+    """One line per failed check of a check report (``CheckReport.to_dict``): its name and summary and, when the
+    bot sent a line that caused it, that line as received (its first ``QUOTED`` characters, unprintable
+    characters escaped), as ``referee check`` shows it."""
+    reasons = []
+    for check in report.get("checks", []):
+        if check.get("outcome") != "failed":
+            continue
+        reason = f"{check['name']}: {check['summary']}"
+        received = next((e["received"] for e in check.get("evidence", []) if e.get("received") is not None), None)
+        if received is not None:
+            reason += f" (received: {visible(line_text(received, QUOTED, mark='...') or '')})"
+        reasons.append(reason)
+    return reasons
 
 
 class CheckReportLike(Protocol):
@@ -110,9 +130,7 @@ class Gatekeeper:
             return
         if not report.passed:
             data = report.to_dict()
-            reasons = [
-                f"{c['name']}: {c['summary']}" for c in data.get("checks", []) if c.get("outcome") == "failed"
-            ] or [f"failed checks: {', '.join(report.failed_names)}"]
+            reasons = gate_reasons(data) or [f"failed checks: {', '.join(report.failed_names)}"]
             self._fail(v, reasons, data, build_log)
             return
         store.finish_gate(v.id, passed=True, reasons=(), report=report.to_dict(), build_log=build_log)
