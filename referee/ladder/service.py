@@ -432,7 +432,8 @@ class Ladder:
 
     def status(self) -> dict[str, Any]:
         """What ``referee ladder status --json`` prints: the leaderboard, the versions waiting for or in their gate,
-        the current epoch's commitment, and whether a ``serve`` holds the folder."""
+        the current epoch's commitment, the results' hash chain head now and as each revealed epoch published it,
+        and whether a ``serve`` holds the folder."""
         waiting = self.store.versions(states=GATE_STATES)
         epoch = self.store.open_epoch_now()
         return {
@@ -443,6 +444,8 @@ class Ladder:
             "epoch": None
             if epoch is None
             else {"id": epoch.id, "commitment": epoch.commitment, "opened_at": epoch.opened_at},
+            "chain_head": self.store.chain_head(),
+            "published_heads": {str(e.id): e.chain_head for e in self.store.epochs() if e.chain_head},
         }
 
     def serving(self) -> int | None:

@@ -798,7 +798,7 @@ class LadderStore:
                         entries.append(ChainEntry(gid, None, None, None, None, *self._now_digests(db, gid)))
         except sqlite3.Error as exc:
             raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
-        return audit(first, entries, head)
+        return audit(first, entries, head, grows=True)  # a ladder plays on after an epoch publishes its head
 
     def _now_digests(self, db: sqlite3.Connection, game_id: str) -> tuple[str | None, str | None]:
         record = _game_record(db, game_id)

@@ -174,7 +174,9 @@ class BlockBody(_Body):
 
 class EpochBody(_Body):
     """An epoch's deal secret: its SHA-256 ``commitment`` published when it opened, the ``secret`` once it closed
-    (None while open). ``referee verify-deals`` checks the deals of its blocks against them."""
+    (None while open). ``referee verify-deals`` checks the deals of its blocks against them. ``chain_head``: the
+    results' hash chain's last link when the epoch was revealed (None before): ``referee audit DIR --head HEAD``
+    checks that no game stored before it changed since."""
 
     id: int
     scheme: str
@@ -183,6 +185,7 @@ class EpochBody(_Body):
     closed_at: str | None
     secret: str | None
     blocks: int
+    chain_head: str | None = None
 
 
 class FaultBody(_Body):

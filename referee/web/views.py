@@ -248,7 +248,7 @@ def epochs(ladder: Any) -> list[EpochBody]:
     return [
         EpochBody(
             id=e.id, scheme=e.scheme, commitment=e.commitment, opened_at=e.opened_at, closed_at=e.closed_at,
-            secret=e.secret, blocks=e.blocks,
+            secret=e.secret, blocks=e.blocks, chain_head=e.chain_head,
         )
         for e in sorted(ladder.epochs(), key=lambda e: -e.id)
     ]  # fmt: skip
