@@ -47,7 +47,10 @@ def test_leaderboard_page_shows_the_standing(client: TestClient, built: Built) -
     ]
     first = board["ranked"][0]
     assert f'data-f="matchpoints">{first["matchpoints"]:.3f}<' in text
-    assert f"{first['rank_interval'][0]}–{first['rank_interval'][1]}" in text
+    for row in board["ranked"]:  # a rank interval of one place is that place ("3", not "3–3")
+        low, high = row["rank_interval"]
+        shown = f'data-f="rank_interval">{low}</td>' if low == high else f'data-f="rank_interval">{low}–{high}</td>'
+        assert shown in text, row
     assert f"{board['blocks']} blocks · {board['games']} games" in text
 
 
@@ -119,3 +122,15 @@ def test_error_pages_are_one_line(client: TestClient) -> None:
     assert "no entrant named &#39;nobody&#39;" in r.text and "Traceback" not in r.text
     r = client.get("/blocks/notanumber")
     assert r.status_code == 422 and 'id="error-message">path.block_id:' in r.text
+
+
+def test_a_rank_interval_of_one_place_shows_the_place() -> None:
+    """ "3", not "3–3"; a wider interval keeps both ends."""
+    from referee.web.templating import make_templates
+
+    row = {"key": "a#1", "entrant": "a", "version": 1, "matchpoints": 0.5, "matchpoints_ci95": [0.4, 0.6],
+           "live_mu": 25.0, "live_sigma": 1.0, "blocks": 9, "games": 27, "forfeits": 0, "separated_from_next": False,
+           "submitted_at": "2026-12-01T00:00:00Z"}  # fmt: skip
+    board = {"ranked": [row | {"place": 3, "rank_interval": [3, 3]}, row | {"place": 4, "rank_interval": [4, 6]}]}
+    html = str(make_templates().env.get_template("_board.html").module.ranked_table(board))
+    assert 'data-f="rank_interval">3</td>' in html and 'data-f="rank_interval">4–6</td>' in html
