@@ -201,12 +201,14 @@ class FaultBody(_Body):
 
 
 class LogFile(_Body):
-    """A file of a version's stderr (its author's only): its name, size and its last ``text`` (at most 64 KiB)."""
+    """A file of a version's stderr (its author's only): its name, where it was written (``source``: "ranked play"
+    or "gate"), its size and its last ``text`` (at most 64 KiB, from the start of a line when cut)."""
 
     name: str
     size: int
     text: str
     truncated: bool
+    source: str = "ranked play"
 
 
 class HeadToHead(_Body):

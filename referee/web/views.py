@@ -223,19 +223,28 @@ def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultB
 
 
 def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
-    """A version's stderr files, each its last ``STDERR_TAIL`` bytes (the caller checked that it may see them)."""
-    return [_tail(p) for p in ladder.stderr_logs(name, number)]
+    """A version's stderr files, each its last ``STDERR_TAIL`` bytes from the start of a line, and whether ranked
+    play or the gate wrote it (the caller checked that it may see them)."""
+    gate = ladder.layout.gate_dir(ladder.version(name, number).id)
+    return [_tail(p, "gate" if p.parent == gate else "ranked play") for p in ladder.stderr_logs(name, number)]
 
 
-def _tail(path: Path) -> LogFile:
+def _tail(path: Path, source: str) -> LogFile:
+    """The file's last ``STDERR_TAIL`` bytes; when that cuts a line, from the start of the next one (unless the
+    tail is one line)."""
     try:
         with path.open("rb") as f:
             size = f.seek(0, 2)
             f.seek(max(0, size - STDERR_TAIL))
             data = f.read(STDERR_TAIL)
     except OSError as exc:
-        return LogFile(name=path.name, size=0, text=f"(cannot be read: {exc.strerror or exc})", truncated=False)
-    return LogFile(name=path.name, size=size, text=data.decode("utf-8", "replace"), truncated=size > STDERR_TAIL)
+        text = f"(cannot be read: {exc.strerror or exc})"
+        return LogFile(name=path.name, size=0, text=text, truncated=False, source=source)
+    truncated = size > STDERR_TAIL
+    if truncated and 0 <= (newline := data.find(b"\n")) < len(data) - 1:
+        data = data[newline + 1 :]
+    text = data.decode("utf-8", "replace")
+    return LogFile(name=path.name, size=size, text=text, truncated=truncated, source=source)
 
 
 def export_lines(ladder: Any) -> Iterator[str]:

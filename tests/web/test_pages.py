@@ -134,3 +134,31 @@ def test_a_rank_interval_of_one_place_shows_the_place() -> None:
     board = {"ranked": [row | {"place": 3, "rank_interval": [3, 3]}, row | {"place": 4, "rank_interval": [4, 6]}]}
     html = str(make_templates().env.get_template("_board.html").module.ranked_table(board))
     assert 'data-f="rank_interval">3</td>' in html and 'data-f="rank_interval">4–6</td>' in html
+
+
+def test_a_failed_versions_page_says_where_to_look(client: TestClient, built: Built) -> None:
+    """carol#2 failed its gate: no ranked game, so no 'none' and 'No faults.' as if it had played cleanly; no build
+    command, so no 'None.' under Build output; its gate's stderr files are labelled as the gate's."""
+    from referee.ladder import Ladder
+
+    with Ladder.open(built.root) as ladder:
+        gate = ladder.layout.gate_dir(ladder.version("carol", 2).id)
+    gate.mkdir(parents=True, exist_ok=True)
+    (gate / "bot-stderr-0.log").write_text("Traceback: the gate's game 0\n", encoding="utf-8")
+    page = client.get("/entrants/carol/versions/2", headers=bearer(built.tokens["carol"])).text
+    assert "No faults." not in page and "it failed its gate (see above)" in page
+    assert "none: it has not played a ranked game (its gate failed)" in page
+    assert "No build command: nothing to build." in page and "None." not in page
+    assert "gate: bot-stderr-0.log" in page and "Traceback: the gate&#39;s game 0" in page
+
+
+def test_a_long_stderr_is_shown_from_a_lines_start(tmp_path) -> None:
+    from referee.web.views import STDERR_TAIL, _tail
+
+    log = tmp_path / "bot.log"
+    lines = [f"line {i:06d} " + "x" * 50 for i in range(3 * STDERR_TAIL // 60)]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = _tail(log, "ranked play")
+    assert shown.truncated and shown.size == log.stat().st_size
+    assert shown.text.startswith("line ") and shown.text.endswith(lines[-1] + "\n")
+    assert shown.text.splitlines()[0] in lines  # a whole line, not the end of one
