@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.ladder import BlockState
+from referee.ladder.model import ACTIVE_STATES
 from referee.report import encode_replay, read_game_log
 from referee.runner.gamelog import log_lines, parse_log_line, read_records
 from referee.runner.logrecords import FaultEvent
@@ -261,6 +262,18 @@ def epochs(ladder: Any) -> list[EpochBody]:
         )
         for e in sorted(ladder.epochs(), key=lambda e: -e.id)
     ]  # fmt: skip
+
+
+def followed_version(ladder: Any, name: str) -> int | None:
+    """The version an entrant's page follows: its newest one playing (ranked or in placement), else its newest that
+    played any block, else its newest (so a newer version that failed its gate or waits for it does not hide the
+    one that plays). None for an entrant with no version."""
+    entrant = ladder.entrant(name)
+    versions = sorted(ladder.store.versions(entrant_id=entrant.id), key=lambda v: -v.number)
+    playing = [v for v in versions if v.state in ACTIVE_STATES]
+    played = [v for v in versions if v.blocks > 0]
+    chosen = (playing or played or versions or [None])[0]
+    return None if chosen is None else int(chosen.number)
 
 
 def rating_history(ladder: Any, name: str, number: int) -> list[tuple[int, float, float]]:

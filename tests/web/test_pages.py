@@ -162,3 +162,30 @@ def test_a_long_stderr_is_shown_from_a_lines_start(tmp_path) -> None:
     assert shown.truncated and shown.size == log.stat().st_size
     assert shown.text.startswith("line ") and shown.text.endswith(lines[-1] + "\n")
     assert shown.text.splitlines()[0] in lines  # a whole line, not the end of one
+
+
+def test_an_entrant_page_follows_the_version_that_plays(client: TestClient, built: Built) -> None:
+    """carol's newest version (#2) failed its gate; the page's head-to-head and recent blocks are those of #1,
+    which plays, not 'No blocks yet'."""
+    from referee.ladder import Ladder
+    from referee.web import views
+
+    with Ladder.open(built.root) as ladder:
+        assert ladder.version("carol", 1).blocks > 0
+        assert views.followed_version(ladder, "carol") == 1
+    page = client.get("/entrants/carol").text
+    h2h = page.split('id="h2h-table"')[1].split("</table>")[0]
+    assert "No blocks yet" not in h2h and "data-opponent=" in h2h
+
+
+def test_the_rating_chart_spans_the_whole_history() -> None:
+    """A version with 1,184 blocks and a newer one after it: the x axis reaches 1,184 + 50 blocks and the newer
+    line starts where it came in (the axis stopped at 300 when lines were thinned before they were placed)."""
+    from referee.web.charts import rating_chart
+
+    old = [(b, 25.0 + b / 100, 2.0) for b in range(1, 1185)]
+    new = [(b, 30.0, 1.5) for b in range(1185, 1235)]
+    svg = str(rating_chart("eve", {1: old, 2: new}))
+    x_tick = r'class="tick" x="[^"]+" y="[^"]+" text-anchor="middle">([\d,.]+)<'
+    ticks = [float(t.replace(",", "")) for t in re.findall(x_tick, svg)]
+    assert max(ticks) >= 1000, ticks
