@@ -57,3 +57,13 @@ def test_futex_signal_bots_get_through_without_sandbox(tmp_path: Path) -> None:
     assert reported, probed
     for round_, hand in reported:
         assert hand == hands[round_ - 1]
+
+
+def test_a_lock_shared_between_a_bots_processes_still_works(tmp_path: Path) -> None:
+    """The price of the rule: a bot whose process waits on a lock its child holds (a shared futex wait) spins
+    instead of sleeping, but takes the lock once the child lets go, and plays its game."""
+    mark = new_mark()
+    (result,), _ = run_games([bot("shared_lock", mark), bot("honest", mark)], config("bwrap"), tmp_path)
+    assert result.faults == ()
+    said = (tmp_path / "seat0.shared_lock.stderr.log").read_text()
+    assert re.search(r"shared lock: ok after 0\.[3-9] s", said), said
