@@ -31,13 +31,18 @@ import tempfile
 from math import comb
 from pathlib import Path
 
+import trio
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.ladder import Ladder, VersionState  # noqa: E402
+from referee.ladder.serve import ServeOptions, serve  # noqa: E402
+from referee.runner.gamelog import read_header  # noqa: E402
 from tests.e2e.cache_attack import learned, run_contest  # noqa: E402
 
 BOTS = ROOT / "tests" / "bots"
-LEARNED = re.compile(r"futex: learned (\S+) (\d) ([\d ]+)$")
+LEARNED = re.compile(r"futex: learned (\S+) (\d) ([\d ]+) held ([\d ]*)$")
 
 
 def contest(folder: Path, colluders: bool) -> None:
@@ -69,6 +74,75 @@ def trial(folder: Path, games: int, jobs: int, seed: int, colluders: bool) -> tu
     return right, wrong, len(list((folder / "results" / "games").glob("*.jsonl*")))
 
 
+LADDER_SETTINGS = """[games]
+table_sizes = [3]
+table_weights = [1]
+sandbox = "bwrap"
+[matchmaking]
+placement_blocks = 2
+[submissions]
+gate_games = 4
+[serve]
+jobs = {lanes}
+"""
+
+
+def make_ladder(folder: Path, lanes: int) -> Path:
+    """A ladder of the relaying attacker and the three sample bots, at tables of three, with ``lanes`` lanes."""
+    lad = folder / "ladder"
+    made, _ = Ladder.init(lad)
+    made.layout.config.write_text(LADDER_SETTINGS.format(lanes=lanes))
+    made.close()
+    sources = folder / "src"
+    with Ladder.open(lad) as ladder:
+        for name, file in [("attacker", BOTS / "futex_signal.py")] + [
+            (bot, ROOT / "sample_bots" / f"{bot}.py") for bot in ("heuristic", "greedy", "random_bot")
+        ]:
+            (sources / name).mkdir(parents=True)
+            shutil.copy(file, sources / name / file.name)
+            (sources / name / "bot.toml").write_text(f'command = "python {file.name}"\n')
+            ladder.add_entrant(name)
+            ladder.submit(name, sources / name)
+    return lad
+
+
+async def ladder_window(lad: Path, lanes: int, seconds: float) -> None:
+    """Serve until every version is ranked, then ``seconds`` more."""
+    options = ServeOptions(jobs=lanes, announce=lambda line: None)
+    async with trio.open_nursery() as nursery:
+        ladder = await nursery.start(serve, lad, options)
+        while not all(v.state in (VersionState.RANKED, VersionState.FAILED) for v in ladder.store.versions()):
+            await trio.sleep(0.5)
+        await trio.sleep(seconds)
+        nursery.cancel_scope.cancel()
+
+
+def ladder_learned(lad: Path) -> tuple[int, int, int]:
+    """(right, wrong, learnable) of the attacker in the ladder's ranked play: a hand it read is right when it is
+    another seat's of that round in the game where it held the hand it says; learnable: the rounds of its games
+    after a block's first rotation (a process of the entrant held another seat's cards of the deal before)."""
+    others: dict[tuple[int, tuple[int, ...]], list[list[int]]] = {}
+    learnable = 0
+    for log in (lad / "games").glob("*/*.jsonl*"):
+        header = read_header(log)
+        seat = next((i for i, n in enumerate(header.names) if n.startswith("attacker")), None)
+        if seat is None:
+            continue
+        learnable += len(header.deal) * (int(log.name.split(".")[1]) > 0)
+        for round_, hands in enumerate(header.deal, 1):
+            others[round_, tuple(sorted(hands[seat]))] = [sorted(h) for i, h in enumerate(hands) if i != seat]
+    right = wrong = 0
+    said = "".join(p.read_text() for p in (lad / "bots").glob("attacker#*.log"))
+    for match in map(LEARNED.match, said.splitlines()):
+        if match is None:
+            continue
+        _, round_, hand, held = match.groups()
+        key = (int(round_), tuple(sorted(map(int, held.split()))))
+        found = sorted(map(int, hand.split())) in others.get(key, [])
+        right, wrong = right + found, wrong + (not found)
+    return right, wrong, learnable
+
+
 def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """The Clopper-Pearson interval (Clopper and Pearson, Biometrika 26, 1934) of a proportion, ``k`` of ``n``: the
     binomial tail probabilities found by bisection."""
@@ -91,6 +165,7 @@ def binomial_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=3, help="runs of each schedule (default 3)")
+    parser.add_argument("--ladder", type=float, default=0, help="also the ladder at 1 and 2 lanes, SECONDS each")
     args = parser.parse_args()
     import referee
 
@@ -108,6 +183,15 @@ def main() -> None:
             low, high = binomial_interval(right, 2 * played)
             share = f"{right / (2 * played):.3f} [{low:.3f}, {high:.3f}]"
             print(f"{label:<22} {played:>6} {right:>6} {wrong:>6}  {share}")
+        for lanes in (1, 2) if args.ladder else ():
+            folder = Path(tmp) / f"ladder{lanes}"
+            lad = make_ladder(folder, lanes)
+            trio.run(ladder_window, lad, lanes, args.ladder)
+            right, wrong, learnable = ladder_learned(lad)
+            low, high = binomial_interval(right, max(learnable, 1))
+            label = f"ladder, {lanes} lane{'s' * (lanes > 1)}"
+            share = f"{right / max(learnable, 1):.3f} [{low:.3f}, {high:.3f}] of {learnable} learnable"
+            print(f"{label:<22} {'':>6} {right:>6} {wrong:>6}  {share}")
 
 
 if __name__ == "__main__":

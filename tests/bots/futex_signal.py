@@ -13,9 +13,9 @@ FUTEX_ROLE picks what the bot does:
 - ``relay`` (default): on each deal, read what an earlier process left for this round, then park its own hand:
   the next process of the entrant, at the next seat rotation of the same deal, holds another seat's cards.
 
-It says on stderr what it did: ``futex: learned GAME ROUND 1 3 3 ...`` (the hand it read, for the test or bench to
-compare with the game's log), ``futex: parked N`` / ``futex: park refused (ERRNO)`` and ``futex: nothing read``.
-It drops out whenever it may (short games).
+It says on stderr what it did: ``futex: learned GAME ROUND 1 3 3 ... held 2 4 ...`` (the hand it read and the
+one it was dealt, for the test or bench to find the game in the logs and compare), ``futex: parked N`` / ``futex:
+park refused (ERRNO)`` and ``futex: nothing read``. It drops out whenever it may (short games).
 """
 
 import ctypes
@@ -92,15 +92,18 @@ def read(game, round_):
         woken, _ = futex(word(round_, value), FUTEX_WAKE, ALL)
         hand += [value] * max(woken, 0)
     if hand:
-        say(f"learned {game.id} {round_} {' '.join(map(str, hand))}")
+        held = " ".join(map(str, sorted(dealt.get((game.id, round_), []))))
+        say(f"learned {game.id} {round_} {' '.join(map(str, hand))} held {held}")
     else:
         say("nothing read")
 
 
 read_rounds = set()
+dealt = {}  # (game id, round): the hand dealt
 
 
 def discard(hand, n, game):
+    dealt[game.id, game.round] = list(hand)
     if ROLE == "relay":
         read(game, game.round)
     if ROLE in ("relay", "hold"):

@@ -78,7 +78,7 @@ def learned(results: Path, pattern: re.Pattern[str] = LEARNED) -> tuple[int, int
     for match in map(pattern.match, said.splitlines()):
         if match is None:
             continue
-        game, round_, hand = match.groups()
+        game, round_, hand = match.group(1, 2, 3)
         header = read_header(logs[game])
         seats = header.deal[int(round_) - 1]
         others = [sorted(h) for seat, h in enumerate(seats) if header.names[seat] != "attacker"]

@@ -21,7 +21,7 @@ pytestmark = [
     pytest.mark.skipif(filter_problem() is not None or platform.machine() != "x86_64", reason="no seccomp filter"),
 ]
 
-LEARNED = re.compile(r"futex: learned \S+ (\d) ([\d ]+)$", re.MULTILINE)
+LEARNED = re.compile(r"futex: learned \S+ (\d) ([\d ]+) held", re.MULTILINE)
 
 
 def _futex_game(mode: str, tmp_path: Path) -> tuple[str, str, list[tuple[int, list[int]]], list[list[int]]]:
