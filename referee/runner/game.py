@@ -34,7 +34,7 @@ from referee.engine import (
     observation_for,
 )
 from referee.memo import Memo, Policy
-from referee.runner.common_random import rng_seed
+from referee.runner.common_random import deal_key, rng_seed
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
 from referee.runner.faults import Fault
@@ -135,8 +135,9 @@ async def play_game(
 
     ``game_id`` names the game in its log and result; the bots see ``wire_id`` instead (default ``game_id``), so that
     a tournament's ids, which number its schedule, tell a bot nothing of which deal it plays (``opaque_game_id``).
-    Each seat's ``game_start`` carries its seed of common random numbers (``common_random.rng_seed``: the same for
-    whoever holds that seat's cards of this deal) unless ``common_random`` is False.
+    Each seat's ``game_start`` carries its seed of common random numbers (``common_random.rng_seed``, keyed by the
+    deal seed: the same for whoever holds that seat's cards of this deal; a deal given without a seed gets a fresh
+    key, so a seed no other game shares) unless ``common_random`` is False.
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
     ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
@@ -207,6 +208,7 @@ class _Game:
         self.backstop: list[float] = [getattr(p, "cpu_backstop", CPU_BACKSTOP) for p in players]
         self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
         self.common_random = common_random  # whether each game_start carries its seat's rng_seed
+        self.rng_key = deal_key(state.seed)  # the secret rng_seed is keyed with (never sent)
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -219,7 +221,7 @@ class _Game:
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
-                rng = rng_seed(s.deal, seat) if self.common_random else None
+                rng = rng_seed(s.deal, seat, self.rng_key) if self.common_random else None
                 start = self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank, rng)
                 await self._notify(seat, start)
         exited = [p.exited for p in self.players]  # asked of every seat before every turn
