@@ -15,8 +15,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import fields
 from typing import Any, Protocol
 
-from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.botmanifest import MANIFEST_NAME, BotManifest, check_program, version_spec
 from referee.ladder.build import run_build
+from referee.ladder.errors import IntakeError
+from referee.ladder.intake import TreeSize
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
@@ -79,6 +81,7 @@ class Gatekeeper:
         folder = ladder.version_folder(v)
         settings = ladder.config.bot_settings()
         build_log = None
+        submissions = ladder.config.submissions
         if v.build is not None:
             store.set_version_state(v.id, VersionState.BUILDING)
             log = ladder.layout.build_log(v.digest)
@@ -91,6 +94,7 @@ class Gatekeeper:
                     settings,
                     ladder.config.submissions.build_time,
                     ladder.layout.hidden_paths(),
+                    TreeSize(int(submissions.max_unpacked), submissions.max_files),
                 )
             except (BotSpecError, ConfigError) as exc:
                 self._fail(v, [f"build: {exc}"], None, build_log)
@@ -98,6 +102,11 @@ class Gatekeeper:
             if not built.ok:
                 self._fail(v, [built.detail], None, build_log)
                 return
+        try:
+            check_program(v.command, folder, MANIFEST_NAME)
+        except IntakeError as exc:
+            self._fail(v, [str(exc)], None, build_log)
+            return
         store.set_version_state(v.id, VersionState.GATING)
         spec = version_spec(v.key, BotManifest(v.command, v.build), folder)
         logs = ladder.layout.gate_dir(v.id)

@@ -1,0 +1,105 @@
+"""A version runs only its own files and the system's programs, and what its build leaves behind is capped.
+
+The builds are real: each runs in the sandbox, as serve runs it; the conformance suite is the fakes' (it is not
+what is tested here, and a real one takes seconds per version).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee.ladder import Ladder, VersionState
+from referee.ladder.errors import IntakeError
+from referee.ladder.gate import Gatekeeper
+from referee.runner.sandbox import bwrap_path, bwrap_problem
+from tests.ladder.fakes import FakeReport
+
+HAVE_SANDBOX = bwrap_path() is not None and bwrap_problem(bwrap_path() or "") is None
+needs_sandbox = pytest.mark.skipif(not HAVE_SANDBOX, reason="bubblewrap absent or not usable here")
+
+
+def _ladder(tmp_path: Path, extra: str = "") -> Ladder:
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.layout.config.write_text('[games]\nsandbox = "bwrap"\n' + extra)
+    made.close()
+    return Ladder.open(tmp_path / "lad")
+
+
+def _folder(tmp_path: Path, manifest: str, files: dict[str, str] | None = None) -> Path:
+    folder = tmp_path / "src"
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text(manifest)
+    for name, text in (files or {"bot.py": "print('bot')\n"}).items():
+        (folder / name).write_text(text)
+    return folder
+
+
+async def _passes(spec: object, options: object) -> FakeReport:
+    await trio.lowlevel.checkpoint()
+    return FakeReport(True)
+
+
+def _gate(ladder: Ladder) -> list[str]:
+    lines: list[str] = []
+    keeper = Gatekeeper(ladder, lines.append, lambda: None, _passes)
+    assert trio.run(keeper.step)
+    return lines
+
+
+def test_a_command_on_path_outside_the_system_folders_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A program of the organiser's home on serve's PATH: the sandbox would have had to show the home to run it.
+    home = tmp_path / "home"
+    (home / "bin").mkdir(parents=True)
+    (home / "canary.txt").write_text("the organiser's secret\n")
+    helper = home / "bin" / "helper"
+    helper.write_text("#!/bin/sh\ncat ../canary.txt\n")
+    helper.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{home / 'bin'}:/usr/bin:/bin")
+    with _ladder(tmp_path) as ladder:
+        ladder.add_entrant("eve")
+        for manifest in ('command = "helper"\n', 'command = "python bot.py"\nbuild = "helper"\n'):
+            source = _folder(tmp_path / str(len(manifest)), manifest)
+            with pytest.raises(IntakeError) as err:
+                ladder.submit("eve", source)
+            message = str(err.value)
+            assert "\n" not in message and "'helper' is not a system program" in message, message
+            assert str(home) not in message  # no host path in what the author sees
+        # A program of the system (sh, under /usr or /bin) is still taken.
+        ladder.submit("eve", _folder(tmp_path / "ok", 'command = "sh bot.sh"\n', {"bot.sh": "exit 0\n"}))
+
+
+@needs_sandbox
+def test_a_link_a_build_makes_out_of_the_folder_fails_the_gate(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere" / "helper"
+    outside.parent.mkdir()
+    outside.write_text("#!/bin/sh\nexit 0\n")
+    outside.chmod(0o755)
+    with _ladder(tmp_path) as ladder:
+        ladder.add_entrant("eve")
+        ladder.submit("eve", _folder(tmp_path, f'command = "./bot"\nbuild = "ln -s {outside} bot"\n'))
+        lines = _gate(ladder)
+        v = ladder.version("eve", 1)
+        assert v.state == VersionState.FAILED, (v, lines)
+        assert v.reason == "bot.toml: command program './bot' is not a file inside the bot's folder", v.reason
+
+
+@needs_sandbox
+def test_a_build_that_leaves_more_than_max_unpacked_fails_the_gate_and_one_within_passes(tmp_path: Path) -> None:
+    with _ladder(tmp_path, '[submissions]\nmax_unpacked = "1M"\n') as ladder:
+        ladder.add_entrant("big")
+        ladder.add_entrant("small")
+        manifest = 'command = "python bot.py"\nbuild = "sh -c \'head -c {} /dev/zero > blob\'"\n'
+        ladder.submit("big", _folder(tmp_path / "b", manifest.format(3 << 20)))
+        ladder.submit("small", _folder(tmp_path / "s", manifest.format(4096)))
+        _gate(ladder)
+        _gate(ladder)
+        big, small = ladder.version("big", 1), ladder.version("small", 1)
+        assert big.state == VersionState.FAILED, big
+        assert "more than 1,048,576 bytes of files in its folder (max_unpacked)" in (big.reason or ""), big.reason
+        assert "\n" not in (big.reason or "")
+        assert small.state == VersionState.PLACEMENT, small
