@@ -46,6 +46,7 @@ from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from referee.runner import BotSpec, RunnerConfig
+from referee.runner.memory_cgroup import describe as memory_line
 from referee.runner.sandbox import resolve_mode
 from referee.tournament.execute import GameFn, play_batch
 from referee.tournament.lock import ResultsLock
@@ -117,6 +118,7 @@ class LadderServer:
         resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
         # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
+        self.announce(memory_line(self.runner.limits.ram))
         now = self.clock()
         self.field.load(now)
         self.epochs.current(now)  # its commitment is said before its first block

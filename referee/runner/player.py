@@ -94,6 +94,11 @@ class Player:
         return self.config.clock == "cpu"
 
     @property
+    def game_output(self) -> int | None:
+        """The most bytes of lines the bot may send in one game (``Limits.game_output``; None: no cap)."""
+        return self.config.limits.game_output
+
+    @property
     def cpu_backstop(self) -> float:
         """Under ``--clock cpu``: the most wall time a reply may take, in multiples of its CPU allowance."""
         return self.config.cpu_backstop
