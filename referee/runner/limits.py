@@ -116,6 +116,20 @@ def _cgroup_root() -> Path | None:
     return _usable_root
 
 
+def own_cgroup(hierarchy: str) -> str | None:
+    """The referee's cgroup path in ``hierarchy`` ("" for v2, else a v1 controller list such as "cpu,cpuacct"),
+    from ``/proc/self/cgroup``."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _id, controllers, path = line.split(":", 2)
+        if controllers == hierarchy or (hierarchy and hierarchy in controllers.split(",")):
+            return path
+    return None
+
+
 def sweep(root: Path, prefix: str = "referee-") -> None:
     """Remove empty bot cgroups (``<prefix><pid>-<n>``) left in ``root`` by referee processes that no longer run
     (killed before cleaning up)."""

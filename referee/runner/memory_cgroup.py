@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.runner.limits import sweep
+from referee.runner.limits import own_cgroup, sweep
 
 __all__ = ["MemoryCgroup", "bots_total", "describe", "make_memory_cgroup", "problem"]
 
@@ -86,24 +86,11 @@ def bots_total() -> int:
     return max(256 * 1024**2, memory - max(1024**3, memory // 8))
 
 
-def _own(v1: bool) -> str | None:
-    """The referee's cgroup path in the memory hierarchy (v1) or the unified one, from ``/proc/self/cgroup``."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _id, controllers, path = line.split(":", 2)
-        if (v1 and "memory" in controllers.split(",")) or (not v1 and _id == "0" and controllers == ""):
-            return path
-    return None
-
-
 def _candidates() -> list[_Parent | str]:
     found: list[_Parent | str] = []
     for mount in (_MOUNTS, _MOUNTS / "unified"):
         if (mount / "cgroup.controllers").exists():
-            own = _own(False)
+            own = own_cgroup("")
             controllers = (mount / (own or "/").lstrip("/") / "cgroup.controllers").read_text(errors="replace")
             if own is None or "memory" not in controllers.split():
                 found.append(f"the memory controller is not delegated to the referee's cgroup v2 ({mount})")
@@ -112,7 +99,7 @@ def _candidates() -> list[_Parent | str]:
             break
     memory = _MOUNTS / "memory"
     if (memory / "memory.limit_in_bytes").exists():
-        own = _own(True)
+        own = own_cgroup("memory")
         found.append(_Parent(memory / own.lstrip("/"), False) if own is not None else "the memory cgroup is unknown")
     return found or ["no memory cgroup hierarchy (v1 or v2) is mounted"]
 
