@@ -11,8 +11,9 @@ reasons (one line per failed check, or the build's) are stored and shown to its 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, Protocol
 
 from referee.ladder.botmanifest import MANIFEST_NAME, BotManifest, check_program, version_spec
@@ -111,7 +112,13 @@ class Gatekeeper:
         spec = version_spec(v.key, BotManifest(v.command, v.build), folder)
         logs = ladder.layout.gate_dir(v.id)
         logs.mkdir(parents=True, exist_ok=True)
-        options = _check_options(settings, games=ladder.config.submissions.gate_games, logs=logs)
+        options = _check_options(
+            settings,
+            games=ladder.config.submissions.gate_games,
+            logs=logs,
+            ruleset=ladder.config.ruleset(),
+            opponents=self._opponents(v),
+        )
         try:
             report = await self._run_check(spec, options)
         except (BotSpecError, ConfigError) as exc:
@@ -126,6 +133,18 @@ class Gatekeeper:
             return
         store.finish_gate(v.id, passed=True, reasons=(), report=report.to_dict(), build_log=build_log)
         self._admit(v)
+
+    def _opponents(self, v: Version) -> tuple[BotSpec, ...]:
+        """The check's opponents (the sample bots), named as the seats of ranked play are (``entrant#n``): each
+        after an active version of another entrant, drawn at random, else as the first version of an entrant named
+        after the sample bot. Nothing in the names tells the gate from a block."""
+        from referee.check import DEFAULT_OPPONENTS, sample_bot_spec
+
+        keys = [x.key for x in self.store.active_versions() if x.entrant_id != v.entrant_id]
+        chosen = random.sample(keys, min(len(keys), len(DEFAULT_OPPONENTS)))
+        chosen += [f"{name.removesuffix('_bot')}#1" for name in DEFAULT_OPPONENTS][len(chosen) :]
+        names = [key if key != v.key else f"{key}-2" for key in chosen]
+        return tuple(replace(sample_bot_spec(n), name=key) for n, key in zip(DEFAULT_OPPONENTS, names, strict=True))
 
     def _admit(self, v: Version) -> None:
         """Into placement; the entrant's oldest active versions beyond ``active_versions`` retire."""

@@ -6,6 +6,7 @@ what is tested here, and a real one takes seconds per version).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,26 @@ def test_a_build_that_leaves_more_than_max_unpacked_fails_the_gate_and_one_withi
         assert "more than 1,048,576 bytes of files in its folder (max_unpacked)" in (big.reason or ""), big.reason
         assert "\n" not in (big.reason or "")
         assert small.state == VersionState.PLACEMENT, small
+
+
+@needs_sandbox
+def test_a_bot_that_floods_only_in_ranked_play_fails_its_gate(tmp_path: Path) -> None:
+    # The gate's opponents bear versions' names, as ranked play's seats do; its games follow the ladder's rules.
+    bot = (Path(__file__).parents[1] / "bots" / "ranked_flooder.py").read_text()
+    base = (Path(__file__).parents[1] / "bots" / "_base.py").read_text()
+    extra = '[limits]\ngame_output = "256K"\n[submissions]\ngate_games = 3\n[rules]\nrounds = 1\n'
+    with _ladder(tmp_path, extra) as ladder:
+        ladder.add_entrant("mallory")
+        source = _folder(tmp_path, 'command = "python bot.py"\n', {"bot.py": bot, "_base.py": base})
+        ladder.submit("mallory", source)
+        lines: list[str] = []
+        assert trio.run(Gatekeeper(ladder, lines.append, lambda: None).step)
+        v = ladder.version("mallory", 1)
+        assert v.state == VersionState.FAILED, (v, lines)
+        assert (v.reason or "").startswith("stdout-protocol-only: output cap: its lines in this game passed 262,144"), v
+        assert "\n" not in (v.reason or "")
+        gate = ladder.store.gate(v.id)
+        assert gate is not None and gate.report is not None
+        games = json.loads(gate.report)["games"]
+        names = {n for g in games for n in g["names"]} - {"mallory#1"}
+        assert names and all("#" in n for n in names), names
