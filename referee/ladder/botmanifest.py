@@ -173,6 +173,12 @@ def resolve_words(words: tuple[str, ...], folder: Path) -> tuple[str, ...]:
     return (first, *words[1:])
 
 
+#: Where the sandbox shows a version its own folder: nothing a bot prints (a traceback, its working folder) names
+#: the organiser's path of it.
+SHOWN_AT = "/bot"
+
+
 def version_spec(name: str, manifest: BotManifest, folder: Path) -> BotSpec:
-    """The runner's ``BotSpec`` of a stored version: its command resolved, run in (and shown only) ``folder``."""
-    return BotSpec(name, resolve_words(manifest.command, folder), folder)
+    """The runner's ``BotSpec`` of a stored version: its command resolved, run in (and shown only) ``folder``,
+    which the sandbox shows at ``SHOWN_AT``."""
+    return BotSpec(name, resolve_words(manifest.command, folder), folder, shown_at=SHOWN_AT)

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.ladder.botmanifest import resolve_words
+from referee.ladder.botmanifest import SHOWN_AT, resolve_words
 from referee.ladder.intake import TreeSize, freeze, thaw, tree_size
 from referee.runner import BotCrashed, BotSettings, BotSpec, RunnerConfig
 from referee.runner.exits import describe_exit
@@ -55,7 +55,7 @@ async def run_build(
     log.parent.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
     argv = ("/bin/sh", "-c", 'exec "$@" 1>&2 </dev/null', "build", *resolve_words(words, folder))
-    spec = BotSpec("build", argv, folder)
+    spec = BotSpec("build", argv, folder, shown_at=SHOWN_AT)
     config = replace(RunnerConfig.of(settings, hidden=hidden), writable_folder=True, stderr_cap=OUTPUT_CAP)
     mode = resolve_mode(config)
     start = time.monotonic()

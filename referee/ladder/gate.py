@@ -141,9 +141,12 @@ class Gatekeeper:
         from referee.check import DEFAULT_OPPONENTS, sample_bot_spec
 
         keys = [x.key for x in self.store.active_versions() if x.entrant_id != v.entrant_id]
-        chosen = random.sample(keys, min(len(keys), len(DEFAULT_OPPONENTS)))
-        chosen += [f"{name.removesuffix('_bot')}#1" for name in DEFAULT_OPPONENTS][len(chosen) :]
-        names = [key if key != v.key else f"{key}-2" for key in chosen]
+        names = random.sample(keys, min(len(keys), len(DEFAULT_OPPONENTS)))
+        for sample in DEFAULT_OPPONENTS[len(names) :]:
+            number = 1
+            while (key := f"{sample.removesuffix('_bot')}#{number}") in names or key == v.key:
+                number += 1
+            names.append(key)
         return tuple(replace(sample_bot_spec(n), name=key) for n, key in zip(DEFAULT_OPPONENTS, names, strict=True))
 
     def _admit(self, v: Version) -> None:

@@ -127,3 +127,55 @@ def test_a_bot_that_floods_only_in_ranked_play_fails_its_gate(tmp_path: Path) ->
         games = json.loads(gate.report)["games"]
         names = {n for g in games for n in g["names"]} - {"mallory#1"}
         assert names and all("#" in n for n in names), names
+
+
+@needs_sandbox
+def test_no_host_path_of_the_version_reaches_its_author(tmp_path: Path) -> None:
+    # A bot that tells its working folder and dies with a traceback: its stderr and its gate's reasons (what its
+    # author sees; the stored report is the organiser's) show /bot only.
+    bot = "import os, sys\nprint('cwd', os.getcwd(), file=sys.stderr, flush=True)\nraise RuntimeError('boom')\n"
+    with _ladder(tmp_path, "[submissions]\ngate_games = 1\n") as ladder:
+        ladder.add_entrant("ann")
+        ladder.submit("ann", _folder(tmp_path, 'command = "python bot.py"\n', {"bot.py": bot}))
+        root = str(ladder.layout.root)
+        assert trio.run(Gatekeeper(ladder, [].append, lambda: None).step)
+        v = ladder.version("ann", 1)
+        assert v.state == VersionState.FAILED, v
+        said = "".join(p.read_text() for p in ladder.stderr_logs("ann", 1))
+        gate = ladder.store.gate(v.id)
+        assert gate is not None
+        shown = said + "".join(gate.reasons) + (v.reason or "")
+        assert "cwd /bot\n" in said and 'File "/bot/bot.py"' in said, said
+        assert root not in shown and str(tmp_path) not in shown
+
+
+def test_every_option_of_a_sandbox_command_line_is_known_to_the_relocation() -> None:
+    from referee.runner import BotSpec
+    from referee.runner.config import SandboxMode
+    from referee.runner.sandbox import RELOCATION_FLAGS, RELOCATION_OPERANDS, bot_argv
+
+    if bwrap_path() is None:
+        pytest.skip("bubblewrap is not installed")
+    spec = BotSpec("b", ("/usr/bin/true",), Path(__file__).parent, shown_at="/bot")
+    args = bot_argv(spec, SandboxMode.BWRAP, 1 << 20, (str(Path(__file__)),), seccomp_fd=3)
+    i = 1
+    while args[i] != "--":
+        assert args[i] in RELOCATION_FLAGS or args[i] in RELOCATION_OPERANDS, args[i]
+        i += 1 + RELOCATION_OPERANDS.get(args[i], (0, False))[0]
+    assert args[args.index("--chdir") + 1] == "/bot"
+
+
+def test_the_gates_opponents_bear_distinct_version_names_whatever_the_field(tmp_path: Path) -> None:
+    with _ladder(tmp_path) as ladder:
+        for name in ("greedy", "heuristic", "ann"):
+            ladder.add_entrant(name)
+            ladder.submit(name, _folder(tmp_path / name, f'command = "python bot.py"  # {name}\n'))
+        keeper = Gatekeeper(ladder, [].append, lambda: None, _passes)
+        ann = ladder.version("ann", 1)
+        for active in ([], ["greedy"], ["greedy", "heuristic"]):
+            for name in active:
+                ladder.store.set_version_state(ladder.version(name, 1).id, VersionState.RANKED)
+            for _ in range(10):
+                names = [spec.name for spec in keeper._opponents(ann)]
+                assert len(set(names)) == 3 and all("#" in n for n in names) and "ann#1" not in names, names
+                assert {f"{n}#1" for n in active} <= set(names), (active, names)
