@@ -15,16 +15,19 @@ import trio
 from referee.ladder import Ladder, VersionState
 from referee.ladder.errors import IntakeError
 from referee.ladder.gate import Gatekeeper
+from referee.ladder.serve import ServeOptions, serve
+from referee.runner import memory_cgroup
 from referee.runner.sandbox import bwrap_path, bwrap_problem
 from tests.ladder.fakes import FakeReport
+from tests.ladder.samples import sample_folder
 
 HAVE_SANDBOX = bwrap_path() is not None and bwrap_problem(bwrap_path() or "") is None
 needs_sandbox = pytest.mark.skipif(not HAVE_SANDBOX, reason="bubblewrap absent or not usable here")
 
 
-def _ladder(tmp_path: Path, extra: str = "") -> Ladder:
+def _ladder(tmp_path: Path, extra: str = "", games: str = "") -> Ladder:
     made, _ = Ladder.init(tmp_path / "lad")
-    made.layout.config.write_text('[games]\nsandbox = "bwrap"\n' + extra)
+    made.layout.config.write_text('[games]\nsandbox = "bwrap"\n' + games + extra)
     made.close()
     return Ladder.open(tmp_path / "lad")
 
@@ -179,3 +182,43 @@ def test_the_gates_opponents_bear_distinct_version_names_whatever_the_field(tmp_
                 names = [spec.name for spec in keeper._opponents(ann)]
                 assert len(set(names)) == 3 and all("#" in n for n in names) and "ann#1" not in names, names
                 assert {f"{n}#1" for n in active} <= set(names), (active, names)
+
+
+@needs_sandbox
+@pytest.mark.skipif(memory_cgroup.problem() is not None, reason="no memory cgroup can be made here")
+def test_a_bot_over_its_memory_in_ranked_play_is_killed_and_suspended_and_serve_plays_on(tmp_path: Path) -> None:
+    bots = Path(__file__).parents[1] / "bots"
+    files = {"bot.py": (bots / "grudge_hog.py").read_text(), "_base.py": (bots / "_base.py").read_text()}
+    settings = (
+        '[limits]\nram = "96M"\n[matchmaking]\nplacement_blocks = 1\n[faults]\nrecent_games = 2\n'
+        "[submissions]\ngate_games = 1\n[serve]\njobs = 1\nmax_processes = 8\n"
+    )
+    with _ladder(tmp_path, settings, "table_sizes = [2]\ntable_weights = [1]\n") as ladder:
+        ladder.add_entrant("hog")
+        ladder.submit("hog", _folder(tmp_path / "h", 'command = "python bot.py"\n', files))
+        ladder.add_entrant("victim")
+        ladder.submit("victim", sample_folder("greedy", tmp_path / "v"))
+    lines: list[str] = []
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            lad = await nursery.start(serve, tmp_path / "lad", ServeOptions(announce=lines.append, poll=0.05, seed=1))
+            with trio.fail_after(120):
+                while lad.version("hog", 1).state != VersionState.SUSPENDED:
+                    await trio.sleep(0.05)
+                # serve lives on: the next gate still runs
+                await trio.to_thread.run_sync(lambda: lad.submit("victim", sample_folder("heuristic", tmp_path / "v2")))
+                while lad.version("victim", 2).state not in (VersionState.PLACEMENT, VersionState.RANKED):
+                    await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    with Ladder.open(tmp_path / "lad") as ladder:
+        hog = ladder.version("hog", 1)
+        faults = ladder.faults("hog", 1)
+        assert faults and all(f["kind"] == "crash" for f in faults), faults
+        assert "killed for holding more memory than its limit (ram=96M" in faults[0]["detail"], faults[0]
+        assert ladder.faults("victim", 1) == []
+        assert any(line.startswith("hog#1 suspended") for line in lines), lines
+        assert lines[0].startswith("bots' memory: a memory cgroup per bot start, 0.09 GiB each"), lines
+        assert hog.state == VersionState.SUSPENDED
