@@ -27,7 +27,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +93,9 @@ class LadderServer:
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
         self.specs: dict[str, BotSpec] = {}
-        self.runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
+        runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        self.runner = replace(runner, freeze=True)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
@@ -207,7 +209,13 @@ class LadderServer:
 
     async def _lane(self, lane: int) -> None:
         pool = PlayerPool(
-            self.specs, self.runner, self.ladder.layout.bots, lane, factory=self.options.factory, keep=self.keep
+            self.specs,
+            self.runner,
+            self.ladder.layout.bots,
+            lane,
+            factory=self.options.factory,
+            keep=self.keep,
+            freeze_idle=self.runner.freeze,
         )
         pool.max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
         try:
