@@ -64,7 +64,8 @@ class ServeOptions:
     """How ``serve`` runs: ``jobs`` lanes (default: ``[serve] jobs``); ``announce`` takes each line it has to say
     (epochs, gates, suspensions, voids); ``poll`` seconds between looks at the store. ``play``, ``factory`` and
     ``check`` replace the runner's ``play_game``, ``Player`` and the conformance suite (the tests' in-process
-    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws."""
+    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws; ``freeze_idle`` freezes warm
+    processes between their games (off only to measure what that saves: ``bench/bench_idle_freeze.py``)."""
 
     jobs: int | None = None
     announce: Callable[[str], None] = print
@@ -74,6 +75,7 @@ class ServeOptions:
     check: CheckFn | None = None
     clock: Callable[[], float] = time.time
     seed: int | None = None
+    freeze_idle: bool = True
 
 
 class LadderServer:
@@ -95,7 +97,7 @@ class LadderServer:
         self.specs: dict[str, BotSpec] = {}
         # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
         runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
-        self.runner = replace(runner, freeze=True)
+        self.runner = replace(runner, freeze=options.freeze_idle)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
