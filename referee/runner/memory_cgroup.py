@@ -77,13 +77,25 @@ class _Parent:
 _probed: _Parent | str | None = None
 
 
-def bots_total() -> int:
-    """The memory all bots of this referee may hold together: the machine's, less an eighth (at least 1 GiB)."""
+def bots_total(ceiling: int | None = None) -> int:
+    """The memory all bots of this referee may hold together: the machine's (or ``ceiling``, the cap of the
+    referee's own cgroup, when lower: a container's), less an eighth (at least 1 GiB)."""
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):  # pragma: no cover - every Linux has both
         memory = 8 * 1024**3
+    if ceiling is not None:
+        memory = min(memory, ceiling)
     return max(256 * 1024**2, memory - max(1024**3, memory // 8))
+
+
+def _ceiling(folder: Path, v2: bool) -> int | None:
+    """The memory cap of the cgroup ``folder`` (the referee's own), or None for none or unreadable."""
+    try:
+        text = (folder / ("memory.max" if v2 else "memory.limit_in_bytes")).read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
 
 
 def _candidates() -> list[_Parent | str]:
@@ -91,7 +103,10 @@ def _candidates() -> list[_Parent | str]:
     for mount in (_MOUNTS, _MOUNTS / "unified"):
         if (mount / "cgroup.controllers").exists():
             own = own_cgroup("")
-            controllers = (mount / (own or "/").lstrip("/") / "cgroup.controllers").read_text(errors="replace")
+            try:
+                controllers = (mount / (own or "/").lstrip("/") / "cgroup.controllers").read_text(errors="replace")
+            except OSError:
+                controllers = ""  # the referee's cgroup is not in sight (a container's namespace)
             if own is None or "memory" not in controllers.split():
                 found.append(f"the memory controller is not delegated to the referee's cgroup v2 ({mount})")
             else:
@@ -137,7 +152,7 @@ def _make_parent(candidate: _Parent) -> _Parent | str:
             if "memory" not in enabled:
                 _write(candidate.path / "cgroup.subtree_control", "+memory")
         path.mkdir(exist_ok=True)
-        _limit(path, bots_total(), candidate.v2)
+        _limit(path, bots_total(_ceiling(candidate.path, candidate.v2)), candidate.v2)
         if candidate.v2:
             controllers = (path / "cgroup.controllers").read_text().split()
             wanted = " ".join(f"+{c}" for c in ("memory", "pids") if c in controllers)
@@ -207,7 +222,9 @@ def describe(ram: int | None) -> str:
             f"bots' memory: no memory cgroup can be made here ({why}); each bot process is capped by its address "
             "space only, and the kernel's out-of-memory killer may take any process, the referee's too"
         )
-    gib = bots_total() / 1024**3
+    parent = _parent()
+    assert not isinstance(parent, str)
+    gib = (_ceiling(parent.path, parent.v2) or bots_total()) / 1024**3
     return (
         f"bots' memory: a memory cgroup per bot start, {ram / 1024**3:.2f} GiB each, {gib:.1f} GiB for all bots "
         "together"
