@@ -296,6 +296,7 @@ def final_cmd(
     for name, value in (
         ("memory", limits.address_space), ("cpu_seconds", limits.cpu_seconds), ("processes", limits.processes),
         ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
+        ("ram", limits.ram), ("game_output", limits.game_output),
     ):  # fmt: skip
         args += ["--limit", f"{name}={'none' if value is None else value}"]
     from referee.tournament.formats import FORMATS

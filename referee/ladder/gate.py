@@ -11,12 +11,15 @@ reasons (one line per failed check, or the build's) are stored and shown to its 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any, Protocol
 
-from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.botmanifest import MANIFEST_NAME, BotManifest, check_program, version_spec
 from referee.ladder.build import run_build
+from referee.ladder.errors import IntakeError
+from referee.ladder.intake import TreeSize
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
@@ -99,6 +102,7 @@ class Gatekeeper:
         folder = ladder.version_folder(v)
         settings = ladder.config.bot_settings()
         build_log = None
+        submissions = ladder.config.submissions
         if v.build is not None:
             store.set_version_state(v.id, VersionState.BUILDING)
             log = ladder.layout.build_log(v.digest)
@@ -111,6 +115,7 @@ class Gatekeeper:
                     settings,
                     ladder.config.submissions.build_time,
                     ladder.layout.hidden_paths(),
+                    TreeSize(int(submissions.max_unpacked), submissions.max_files),
                 )
             except (BotSpecError, ConfigError) as exc:
                 self._fail(v, [f"build: {exc}"], None, build_log)
@@ -118,11 +123,22 @@ class Gatekeeper:
             if not built.ok:
                 self._fail(v, [built.detail], None, build_log)
                 return
+        try:
+            check_program(v.command, folder, MANIFEST_NAME)
+        except IntakeError as exc:
+            self._fail(v, [str(exc)], None, build_log)
+            return
         store.set_version_state(v.id, VersionState.GATING)
         spec = version_spec(v.key, BotManifest(v.command, v.build), folder)
         logs = ladder.layout.gate_dir(v.id)
         logs.mkdir(parents=True, exist_ok=True)
-        options = _check_options(settings, games=ladder.config.submissions.gate_games, logs=logs)
+        options = _check_options(
+            settings,
+            games=ladder.config.submissions.gate_games,
+            logs=logs,
+            ruleset=ladder.config.ruleset(),
+            opponents=self._opponents(v),
+        )
         try:
             report = await self._run_check(spec, options)
         except (BotSpecError, ConfigError) as exc:
@@ -135,6 +151,21 @@ class Gatekeeper:
             return
         store.finish_gate(v.id, passed=True, reasons=(), report=report.to_dict(), build_log=build_log)
         self._admit(v)
+
+    def _opponents(self, v: Version) -> tuple[BotSpec, ...]:
+        """The check's opponents (the sample bots), named as the seats of ranked play are (``entrant#n``): each
+        after an active version of another entrant, drawn at random, else as the first version of an entrant named
+        after the sample bot. Nothing in the names tells the gate from a block."""
+        from referee.check import DEFAULT_OPPONENTS, sample_bot_spec
+
+        keys = [x.key for x in self.store.active_versions() if x.entrant_id != v.entrant_id]
+        names = random.sample(keys, min(len(keys), len(DEFAULT_OPPONENTS)))
+        for sample in DEFAULT_OPPONENTS[len(names) :]:
+            number = 1
+            while (key := f"{sample.removesuffix('_bot')}#{number}") in names or key == v.key:
+                number += 1
+            names.append(key)
+        return tuple(replace(sample_bot_spec(n), name=key) for n, key in zip(DEFAULT_OPPONENTS, names, strict=True))
 
     def _admit(self, v: Version) -> None:
         """Into placement; the entrant's oldest active versions beyond ``active_versions`` retire."""

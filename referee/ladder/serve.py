@@ -27,7 +27,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from referee.runner import BotSpec, RunnerConfig
+from referee.runner.memory_cgroup import describe as memory_line
 from referee.runner.sandbox import resolve_mode
 from referee.tournament.execute import GameFn, play_batch
 from referee.tournament.lock import ResultsLock
@@ -63,7 +64,8 @@ class ServeOptions:
     """How ``serve`` runs: ``jobs`` lanes (default: ``[serve] jobs``); ``announce`` takes each line it has to say
     (epochs, gates, suspensions, voids); ``poll`` seconds between looks at the store. ``play``, ``factory`` and
     ``check`` replace the runner's ``play_game``, ``Player`` and the conformance suite (the tests' in-process
-    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws."""
+    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws; ``freeze_idle`` freezes warm
+    processes between their games (off only to measure what that saves: ``bench/bench_idle_freeze.py``)."""
 
     jobs: int | None = None
     announce: Callable[[str], None] = print
@@ -73,6 +75,7 @@ class ServeOptions:
     check: CheckFn | None = None
     clock: Callable[[], float] = time.time
     seed: int | None = None
+    freeze_idle: bool = True
 
 
 class LadderServer:
@@ -92,7 +95,9 @@ class LadderServer:
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
         self.specs: dict[str, BotSpec] = {}
-        self.runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
+        runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        self.runner = replace(runner, freeze=options.freeze_idle)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
@@ -117,6 +122,7 @@ class LadderServer:
         resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
         # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
+        self.announce(memory_line(self.runner.limits.ram))
         now = self.clock()
         self.field.load(now)
         self.epochs.current(now)  # its commitment is said before its first block
@@ -205,7 +211,13 @@ class LadderServer:
 
     async def _lane(self, lane: int) -> None:
         pool = PlayerPool(
-            self.specs, self.runner, self.ladder.layout.bots, lane, factory=self.options.factory, keep=self.keep
+            self.specs,
+            self.runner,
+            self.ladder.layout.bots,
+            lane,
+            factory=self.options.factory,
+            keep=self.keep,
+            freeze_idle=self.runner.freeze,
         )
         pool.max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
         try:
