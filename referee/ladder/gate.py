@@ -6,7 +6,9 @@ retired unplayed ("superseded"). The check is the conformance suite with the lad
 move time, its game logs and the bot's stderr kept in ``DIR/gate/<version>/`` for the author. A version that
 passes goes into placement (``placement_blocks`` blocks of its own before it is ranked) and takes the place of its
 entrant's oldest active version beyond ``active_versions``, which is retired; one that fails never plays, and its
-reasons (one line per failed check, or the build's) are stored and shown to its author.
+reasons (one line per failed check, or the build's) are stored and shown to its author. Each step is a guarded
+move (``LadderStore.move_version``): a version retired while it is built or checked stays retired, and its gate
+stops at its next step.
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ class Gatekeeper:
         for v in waiting:
             if newest[v.entrant_id].id != v.id:
                 reason = f"superseded by version {newest[v.entrant_id].number} before its gate"
-                self.store.set_version_state(v.id, VersionState.RETIRED, reason)
+                self.store.move_version(v.id, VersionState.RETIRED, reason, only=[VersionState.SUBMITTED])
         ready = sorted(newest.values(), key=lambda v: v.id)
         return ready[0] if ready else None
 
@@ -104,7 +106,8 @@ class Gatekeeper:
         build_log = None
         submissions = ladder.config.submissions
         if v.build is not None:
-            store.set_version_state(v.id, VersionState.BUILDING)
+            if not store.move_version(v.id, VersionState.BUILDING, only=[VersionState.SUBMITTED]):
+                return self._left(v)
             log = ladder.layout.build_log(v.digest)
             build_log = str(log.relative_to(ladder.layout.root))
             try:
@@ -128,7 +131,8 @@ class Gatekeeper:
         except IntakeError as exc:
             self._fail(v, [str(exc)], None, build_log)
             return
-        store.set_version_state(v.id, VersionState.GATING)
+        if not store.move_version(v.id, VersionState.GATING, only=[VersionState.SUBMITTED, VersionState.BUILDING]):
+            return self._left(v)
         spec = version_spec(v.key, BotManifest(v.command, v.build), folder)
         logs = ladder.layout.gate_dir(v.id)
         logs.mkdir(parents=True, exist_ok=True)
@@ -171,19 +175,29 @@ class Gatekeeper:
         """Into placement; the entrant's oldest active versions beyond ``active_versions`` retire."""
         store = self.store
         placement = self.ladder.config.matchmaking.placement_blocks
-        store.set_version_state(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
+        if not store.move_version(
+            v.id, VersionState.PLACEMENT, "passed the gate", only=[VersionState.GATING], placement_left=placement
+        ):
+            return self._left(v)
         active = [x for x in store.versions(entrant_id=v.entrant_id, states=ACTIVE_STATES)]
         keep = self.ladder.config.submissions.active_versions
         self.announce(f"{v.key} passed its gate; {placement} placement blocks before it is ranked")
         for old in sorted(active, key=lambda x: x.number)[: max(0, len(active) - keep)]:
-            store.set_version_state(old.id, VersionState.RETIRED, f"replaced by version {v.number}")
-            self.announce(f"{old.key} retired: replaced by {v.key}")
+            if store.move_version(old.id, VersionState.RETIRED, f"replaced by version {v.number}"):
+                self.announce(f"{old.key} retired: replaced by {v.key}")
         self.on_change()
 
     def _fail(self, v: Version, reasons: list[str], report: dict[str, Any] | None, build_log: str | None) -> None:
         self.store.finish_gate(v.id, passed=False, reasons=reasons, report=report, build_log=build_log)
-        self.store.set_version_state(v.id, VersionState.FAILED, reasons[0])
+        if not self.store.move_version(v.id, VersionState.FAILED, reasons[0]):
+            return self._left(v)
         self.announce(f"{v.key} failed its gate: {reasons[0]}")
+        self.on_change()
+
+    def _left(self, v: Version) -> None:
+        """The version was moved while in its gate (retired by its author or the organiser): it stays so."""
+        now = self.store.version(v.id)
+        self.announce(f"{v.key} left its gate: {now.state.value if now else 'gone'} meanwhile")
         self.on_change()
 
     async def _run_check(self, spec: BotSpec, options: Any) -> CheckReportLike:

@@ -36,7 +36,7 @@ import trio
 from referee.engine import RefereeError
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.epochs import EpochKeeper
-from referee.ladder.errors import LadderError
+from referee.ladder.errors import LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.matchmaker import Matchmaker
@@ -112,7 +112,7 @@ class LadderServer:
             self.store.void_block(block.id, "the referee stopped while it was played")
             self._remove_logs(block.id)
         for v in self.store.versions(states=[VersionState.BUILDING, VersionState.GATING]):
-            self.store.set_version_state(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
+            self.store.move_version(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
         for leftover in self.ladder.layout.incoming.iterdir():
             from referee.ladder.intake import discard
 
@@ -185,7 +185,13 @@ class LadderServer:
         kind = (
             BlockKind.PLACEMENT if seed_version and seed_version.state == VersionState.PLACEMENT else BlockKind.RANKED
         )
-        block = self.store.create_block(epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid))
+        try:
+            block = self.store.create_block(
+                epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid), active_only=True
+            )
+        except Refused:  # retired or suspended since the field was last read: read it again, choose later
+            self.field.refresh(now)
+            return None
         self.field.started(block.seats, now)
         return block
 
@@ -197,7 +203,10 @@ class LadderServer:
                 continue
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue
-            replayed = self.store.replay_block(block.id)
+            try:
+                replayed = self.store.replay_block(block.id)
+            except Refused:
+                continue  # a version of it left the field since it was read
             self.field.started(replayed.seats, self.clock())
             return replayed
         return None

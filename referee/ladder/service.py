@@ -309,7 +309,8 @@ class Ladder:
     def suspend(self, name: str, reason: str) -> Entrant:
         """Stop every version of ``name`` from playing, with ``reason`` shown to it, until ``reinstate``."""
         entrant = self.entrant(name)
-        self.store.set_entrant_state(entrant.id, EntrantState.SUSPENDED, reason or "suspended by the organiser")
+        if not self.store.move_entrant(entrant.id, EntrantState.SUSPENDED, reason or "suspended by the organiser"):
+            raise Refused(f"{visible(name)} is {self.entrant(name).state.value} already")
         return self.entrant(name)
 
     def reinstate(self, name: str) -> Entrant:
@@ -317,11 +318,12 @@ class Ladder:
         entrant = self.entrant(name)
         if entrant.state == EntrantState.RETIRED:
             raise Refused(f"{visible(name)} has retired; add it again under another name")
-        self.store.set_entrant_state(entrant.id, EntrantState.ACTIVE, None)
+        self.store.move_entrant(entrant.id, EntrantState.ACTIVE, None)
         for v in self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED]):
-            self.store.set_version_state(
-                v.id, VersionState.PLACEMENT, "reinstated", placement_left=self.config.matchmaking.placement_blocks
-            )
+            self.store.move_version(
+                v.id, VersionState.PLACEMENT, "reinstated", only=[VersionState.SUSPENDED],
+                placement_left=self.config.matchmaking.placement_blocks,
+            )  # fmt: skip
         return self.entrant(name)
 
     def retire(self, name: str, number: int | None = None) -> list[Version]:
@@ -330,16 +332,15 @@ class Ladder:
         entrant = self.entrant(name)
         if number is not None:
             version = self.version(name, number)
-            if version.state in (VersionState.RETIRED, VersionState.FAILED):
-                raise Refused(f"{version.key} is {version.state.value} already")
-            self.store.set_version_state(version.id, VersionState.RETIRED, "retired by request")
+            if not self.store.move_version(version.id, VersionState.RETIRED, "retired by request"):
+                raise Refused(f"{version.key} is {self.version(name, number).state.value} already")
             return [self.version(name, number)]
-        retired = []
-        for v in self.store.versions(entrant_id=entrant.id):
-            if v.state not in (VersionState.RETIRED, VersionState.FAILED):
-                self.store.set_version_state(v.id, VersionState.RETIRED, "the entrant retired")
-                retired.append(v.id)
-        self.store.set_entrant_state(entrant.id, EntrantState.RETIRED, "retired")
+        self.store.move_entrant(entrant.id, EntrantState.RETIRED, "retired")  # first: nothing of it plays after
+        retired = [
+            v.id
+            for v in self.store.versions(entrant_id=entrant.id)
+            if self.store.move_version(v.id, VersionState.RETIRED, "the entrant retired")
+        ]
         return [v for v in self.store.versions(entrant_id=entrant.id) if v.id in retired]
 
     # ------------------------------------------------------------------------------------------ versions
