@@ -8,7 +8,6 @@ import json
 import random
 import shutil
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,10 @@ from referee.ladder import BlockState, Ladder, LadderError, VersionState
 from referee.ladder.gate import Gatekeeper
 from referee.ladder.model import ENTRANT_TRANSITIONS, VERSION_TRANSITIONS, BlockKind, EntrantState
 from referee.ladder.rating import LiveRating
-from referee.ladder.serve import ServeOptions, serve
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from tests.ladder.fakes import FakeFault, FakeReport, Fakes, bot_text
+from tests.ladder.test_serve_fakes import _serve_until, _submit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,22 +78,19 @@ def _ladder(tmp_path: Path, extra: str = "") -> Path:
     return tmp_path / "lad"
 
 
-def _submit(directory: Path, name: str, text: str, tmp_path: Path) -> None:
-    with Ladder.open(directory) as ladder:
-        if ladder.store.entrant_named(name) is None:
-            ladder.add_entrant(name)
-        source = tmp_path / f"{name}-{abs(hash(text))}.py"
-        source.write_text(text)
-        ladder.submit(name, source)
-
-
-async def _serve_until(directory: Path, options: ServeOptions, done: Callable[[Ladder], bool]) -> None:
-    async with trio.open_nursery() as nursery:
-        ladder = await nursery.start(serve, directory, options)
-        with trio.fail_after(60):
-            while not done(ladder):
-                await trio.sleep(0.01)
-        nursery.cancel_scope.cancel()
+def _apply(ladder: Ladder, action: tuple[str, str, int]) -> None:
+    kind, name, number = action
+    try:
+        if kind == "retire":
+            ladder.retire(name, number)
+        elif kind == "retire entrant":
+            ladder.retire(name)
+        elif kind == "suspend":
+            ladder.suspend(name, "by the organiser")
+        else:
+            ladder.reinstate(name)
+    except LadderError:
+        pass  # refused (no such version, retired already): what the organiser would be told
 
 
 def _field(lad: Path, tmp_path: Path) -> None:
@@ -107,21 +103,17 @@ def test_a_retire_or_suspension_during_the_gate_holds(tmp_path: Path, act: str) 
     lad = _ladder(tmp_path)
     _field(lad, tmp_path)
     fakes, lines = Fakes(), []
+    passes = fakes.check
 
     async def check(spec: Any, options: Any) -> FakeReport:
         if spec.name == "dan#1":  # the organiser (another process) acts while dan#1 is being checked
             with Ladder.open(lad) as other:
-                if act == "retire":
-                    other.retire("dan", 1)
-                elif act == "retire entrant":
-                    other.retire("dan")
-                else:
-                    other.suspend("dan", "under review")
-        report: FakeReport = await fakes.check(spec, options)
+                _apply(other, (act, "dan", 1))
+        report: FakeReport = await passes(spec, options)
         return report
 
-    options = ServeOptions(announce=lines.append, poll=0.01, play=fakes.play, factory=fakes.factory, check=check)
-    trio.run(_serve_until, lad, options, lambda ladder: ladder.store.block_count() >= 12)
+    fakes.check = check  # type: ignore[method-assign]
+    trio.run(_serve_until, lad, fakes, lambda ladder: ladder.store.block_count() >= 12, lines)
     with Ladder.open(lad) as ladder:
         dan = ladder.version("dan", 1)
         assert dan.state == (VersionState.RETIRED if act != "suspend" else VersionState.PLACEMENT), dan
@@ -132,7 +124,7 @@ def test_a_retire_or_suspension_during_the_gate_holds(tmp_path: Path, act: str) 
         else:  # lifted: it plays its placement
             ladder.reinstate("dan")
     if act == "suspend":
-        trio.run(_serve_until, lad, options, lambda ladder: bool(ladder.blocks(name="dan", number=1)))
+        trio.run(_serve_until, lad, fakes, lambda ladder: bool(ladder.blocks(name="dan", number=1)), lines)
     _check_events(lad / "ladder.sqlite")
 
 
@@ -142,23 +134,19 @@ def test_a_retire_or_suspension_mid_block_holds_even_on_the_last_placement_block
     _field(lad, tmp_path)
     fakes, lines, acted = Fakes(), [], []
     other = Ladder.open(lad)
+    plays = fakes.play
 
     async def play(players: list[Any], **kwargs: Any) -> Any:
         if not acted and any(p.name == "dan#1" for p in players):
             dan = other.version("dan", 1)
             if dan.state == VersionState.PLACEMENT and dan.placement_left == 1:  # its block ends its placement
                 acted.append(other.store.blocks(states=[BlockState.PLAYING], version_id=None, limit=None))
-                if act == "retire":
-                    other.retire("dan", 1)
-                elif act == "retire entrant":
-                    other.retire("dan")
-                else:
-                    other.suspend("dan", "under review")
-        return await fakes.play(players, **kwargs)
+                _apply(other, (act, "dan", 1))
+        return await plays(players, **kwargs)
 
-    options = ServeOptions(announce=lines.append, poll=0.01, play=play, factory=fakes.factory, check=fakes.check)
+    fakes.play = play  # type: ignore[method-assign]
     try:
-        trio.run(_serve_until, lad, options, lambda ladder: bool(acted) and ladder.store.block_count() >= 40)
+        trio.run(_serve_until, lad, fakes, lambda ladder: bool(acted) and ladder.store.block_count() >= 40, lines)
         dan = other.version("dan", 1)
         assert dan.state == (VersionState.RETIRED if act != "suspend" else VersionState.RANKED), (dan, lines)
         in_play = {b.id for b in acted[0] if dan.id in b.seats}
@@ -207,21 +195,6 @@ _event = st.one_of(
     st.tuples(st.just("gate"), st.booleans(), st.lists(_action, max_size=2)),
     st.tuples(st.just("block"), st.integers(0, 7), st.lists(_action, max_size=2)),
 )
-
-
-def _apply(ladder: Ladder, action: tuple[str, str, int]) -> None:
-    kind, name, number = action
-    try:
-        if kind == "retire":
-            ladder.retire(name, number)
-        elif kind == "retire entrant":
-            ladder.retire(name)
-        elif kind == "suspend":
-            ladder.suspend(name, "by the organiser")
-        else:
-            ladder.reinstate(name)
-    except LadderError:
-        pass  # refused (no such version, retired already): what the organiser would be told
 
 
 def _block(ladder: Ladder, rating: LiveRating, forfeiters: int, during: list[tuple[str, str, int]]) -> None:
