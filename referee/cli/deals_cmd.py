@@ -118,7 +118,8 @@ def audit_cmd(results: Path, head: str | None) -> None:
     since, every game that is missing and every game that was added (with --head, the head printed when the
     tournament ended: also every game after it, and a chain rewritten after an edit). A ladder plays on after an
     epoch publishes its head: its games after the head are counted as played since, not named. Exits with status 1
-    on any difference.
+    on any difference. For a ladder, every row derived from the games (each block's state, table and results,
+    the standing's sums, the counters) is derived again and each one that differs is named too.
     """
     from referee.ladder import LadderError
     from referee.ladder.deal_check import audit_ladder, is_ladder
@@ -146,4 +147,6 @@ def audit_cmd(results: Path, head: str | None) -> None:
         )
     else:
         matched = f"all {found.games} stored games match their hash chain (head {found.head}, the published head)"
+    if found.derived:
+        matched += f", and all {found.derived} rows derived from them (block results, sums, counters) match them"
     click.echo(f"{results}: audited: {matched}")

@@ -647,17 +647,18 @@ class LadderStore:
     def block_results(self, block_id: int) -> tuple[SeatRecord, ...]:
         return self.blocks_results([block_id]).get(block_id, ())
 
-    def blocks_results(self, block_ids: Sequence[int]) -> dict[int, tuple[SeatRecord, ...]]:
-        """The results of several blocks in one read: block id -> its seats' records in seat order."""
-        ids = list(block_ids)
-        if not ids:
+    def blocks_results(self, block_ids: Sequence[int] | None) -> dict[int, tuple[SeatRecord, ...]]:
+        """The results of several blocks (None: of all) in one read: block id -> its seats' records in seat order."""
+        ids = None if block_ids is None else list(block_ids)
+        if ids == []:
             return {}
         rows = self._read(
             "SELECT s.block_id, s.version_id, e.name || '#' || v.number, s.total, s.games, s.forfeits, "
             "s.matchpoints, s.relative FROM block_seats s JOIN versions v ON v.id = s.version_id "
             "JOIN entrants e ON e.id = v.entrant_id "
-            f"WHERE s.block_id IN ({', '.join('?' * len(ids))}) ORDER BY s.block_id, s.position",
-            ids,
+            + ("" if ids is None else f"WHERE s.block_id IN ({', '.join('?' * len(ids))}) ")
+            + "ORDER BY s.block_id, s.position",
+            ids or (),
         )
         out: dict[int, list[SeatRecord]] = {}
         for block_id, *record in rows:
@@ -1022,6 +1023,16 @@ class LadderStore:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('blocks_done', ?)", (str(blocks),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('games_done', ?)", (str(games),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('sums', '1')")
+
+    def game_seats(self) -> Iterator[tuple[int, int, int, int, int]]:
+        """(block, rotation, version, score, forfeit) of every stored game's seats, by block, rotation and seat."""
+        try:
+            yield from self._db().execute(
+                "SELECT g.block_id, g.rotation, s.version_id, s.score, s.forfeit FROM games g "
+                "JOIN seats s ON s.game_id = g.id ORDER BY g.block_id, g.rotation, s.seat"
+            )
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
 
     def export_games(self) -> Iterator[dict[str, Any]]:
         """Every game of every done block, as JSON-ready objects in block order (for anyone to re-rate)."""

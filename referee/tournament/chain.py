@@ -98,12 +98,14 @@ class Findings:
 @dataclass(slots=True)
 class ChainAudit(Findings):
     """What ``audit`` found: the head it re-derived, how many games it checked, how many of them were chained after
-    the published head when growth is normal (``grown``: a ladder plays on after an epoch publishes its head), and
-    one line per problem."""
+    the published head when growth is normal (``grown``: a ladder plays on after an epoch publishes its head), how
+    many rows derived from the games were checked against them too (``derived``, by a ladder's audit), and one line
+    per problem."""
 
     head: str
     games: int = 0
     grown: int = 0
+    derived: int = 0
 
 
 def audit(first: str, entries: Sequence[ChainEntry], head: str | None = None, *, grows: bool = False) -> ChainAudit:
