@@ -6,6 +6,7 @@ does one thing and prints it; a refusal is one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -37,6 +38,10 @@ def _refusals(command: str) -> Iterator[None]:
             yield
         except RefereeError as exc:
             fail(f"ladder {command}", str(exc))
+
+
+#: The errors of a disk that is full or cannot be written: ``serve`` stops on them in one line.
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 
 
 @contextmanager
@@ -235,8 +240,16 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
             settings = WebSettings(behind_proxy=behind_proxy)
             work = partial(serve_with_web, directory, options, listen, settings=settings, task_status=Listening())
 
+        from referee.ladder import LadderStoreError
+
         try:
-            run_until_stopped(work)
+            run_until_stopped(work, storage=(OSError, LadderStoreError))  # a full disk met by every lane: one error
+        except (OSError, LadderStoreError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
+                raise
+            reason = f"cannot write to {directory}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+            fail("ladder serve", f"{reason}; every finished block is stored, the blocks in play are played again "
+                 "at the next start: make room (or make the folder writable) and start it again", 1)  # fmt: skip
         except Stopped:
             click.echo(
                 "referee ladder serve: stopped; every finished block is stored, the blocks in play are played again "
