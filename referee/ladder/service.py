@@ -380,6 +380,7 @@ class Ladder:
                 kind=staged.kind,
                 files=staged.files,
                 size=staged.size,
+                per_day=cap,
             )
         finally:
             discard(staged.staging)

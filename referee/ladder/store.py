@@ -46,7 +46,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -411,10 +411,17 @@ class LadderStore:
         kind: str,
         files: int,
         size: int,
+        per_day: int | None = None,
     ) -> Version:
         """Store a new version (state ``submitted``, numbered on from the entrant's last). Raises ``Refused`` when
-        the entrant already has a version with this digest."""
+        the entrant already has a version with this digest, or ``per_day`` submitted in the last 24 hours (counted
+        in the same transaction as the insert, so that simultaneous uploads cannot pass the cap together)."""
         with self._write() as db:
+            since = (datetime.now(UTC) - timedelta(days=1)).isoformat(timespec="seconds")
+            sql = "SELECT count(*) FROM versions WHERE entrant_id = ? AND submitted_at >= ?"
+            if per_day is not None and db.execute(sql, (entrant_id, since)).fetchone()[0] >= per_day:
+                name = db.execute("SELECT name FROM entrants WHERE id = ?", (entrant_id,)).fetchone()[0]
+                raise Refused(f"{name} has submitted {per_day} versions in the last 24 hours, the most allowed")
             same = db.execute(
                 "SELECT number FROM versions WHERE entrant_id = ? AND digest = ?", (entrant_id, digest)
             ).fetchone()
