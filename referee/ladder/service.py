@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -397,7 +397,12 @@ class Ladder:
         return self.store.versions(entrant_id=self.entrant(name).id)
 
     def version_status(self, name: str, number: int) -> VersionStatus:
+        """What its author sees of a version. One that would play (placement, ranked) but whose entrant is suspended
+        or retired is shown in its entrant's state, with its entrant's reason: it does not play."""
         v = self.version(name, number)
+        entrant = self.entrant(name)
+        if entrant.state != EntrantState.ACTIVE and v.active:
+            v = replace(v, state=VersionState(entrant.state.value), reason=entrant.reason)
         return VersionStatus(v, self.store.gate(v.id), self._build_output(v))
 
     def _build_output(self, v: Version) -> str | None:
