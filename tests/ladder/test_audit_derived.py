@@ -107,3 +107,18 @@ def test_an_edited_derived_row_is_named_in_one_line(played: Path, tmp_path: Path
     assert named, text
     assert "DIFFERS" in named[0] and "stored" in named[0], named
     assert "Traceback" not in text
+
+
+def test_a_block_with_a_game_gone_is_named_once_beside_the_game(played: Path, tmp_path: Path) -> None:
+    lad = tmp_path / "lad"
+    shutil.copytree(played, lad)
+    db = sqlite3.connect(lad / "ladder.sqlite")
+    b, size = db.execute("SELECT id, json_array_length(seats) FROM blocks WHERE state = 'done' LIMIT 1").fetchone()
+    db.execute("DELETE FROM seats WHERE game_id = ?", (f"{b}.1",))
+    db.execute("DELETE FROM games WHERE id = ?", (f"{b}.1",))
+    db.commit()
+    db.close()
+    code, text = _audit(lad)
+    assert code == 1 and f"{b}.1: missing" in text, text
+    assert f"block {b} (games): {size - 1} of its {size} rotations are stored" in text, text
+    assert f"block {b}, " not in text  # its results are not named one by one
