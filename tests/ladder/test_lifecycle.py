@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.ladder import BlockState, Ladder, LadderError, VersionState
+from referee.ladder.build import BuildOutcome
 from referee.ladder.gate import Gatekeeper
 from referee.ladder.model import ENTRANT_TRANSITIONS, VERSION_TRANSITIONS, BlockKind, EntrantState
 from referee.ladder.rating import LiveRating
@@ -157,6 +158,33 @@ def test_a_retire_or_suspension_mid_block_holds_even_on_the_last_placement_block
         assert not any("dan#1 finished its placement" in line for line in lines) or act == "suspend", lines
     finally:
         other.close()
+    _check_events(lad / "ladder.sqlite")
+
+
+def test_a_retire_during_the_build_holds_and_its_check_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lad = _ladder(tmp_path)
+    checked, lines = [], []
+    with Ladder.open(lad) as ladder:
+        entrant, _ = ladder.add_entrant("ann")
+        ladder.store.add_version(
+            entrant.id, digest="d" * 64, command=("./bot",), build=("make",), kind="folder", files=1, size=1
+        )
+
+        async def build(*args: Any) -> BuildOutcome:
+            assert ladder.version("ann", 1).state == VersionState.BUILDING
+            ladder.retire("ann", 1)  # by its author, while it builds
+            return BuildOutcome(True, "built in 1.0 s", 1.0)
+
+        async def check(spec: Any, options: Any) -> FakeReport:
+            checked.append(spec.name)
+            return FakeReport(True)
+
+        monkeypatch.setattr("referee.ladder.gate.run_build", build)
+        trio.run(Gatekeeper(ladder, lines.append, lambda: None, check).step)
+        assert ladder.version("ann", 1).state == VersionState.RETIRED
+        assert not checked and lines == ["ann#1 left its gate: retired meanwhile"], (checked, lines)
     _check_events(lad / "ladder.sqlite")
 
 
