@@ -59,7 +59,7 @@ def test_an_untouched_ladder_audits_clean_games_and_derived_rows(played: Path) -
 # Each edit, with the one line that must name it (the block and version are filled in from the store).
 EDITS = {
     "matchpoints": (
-        "UPDATE block_seats SET matchpoints = 1.0 - matchpoints WHERE block_id = {b} AND version_id = {v}",
+        "UPDATE block_seats SET matchpoints = matchpoints + 0.5 WHERE block_id = {b} AND version_id = {v}",
         "block {b}, {key} (block_seats): matchpoints",
     ),
     "total": (

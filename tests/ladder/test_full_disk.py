@@ -28,9 +28,10 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
     lanes: list[int] = []
 
     async def full(batch: Any, *args: Any, **kwargs: Any) -> Any:
-        lanes.append(batch.table)
-        while len(lanes) < 2:  # both lanes meet the full disk
-            await trio.sleep(0.01)
+        lanes.append(batch.batch)
+        with trio.move_on_after(5):
+            while len(lanes) < 2:  # both lanes meet the full disk (if the matchmaker gives the second a table)
+                await trio.sleep(0.01)
         raise OSError(errno.ENOSPC, "No space left on device")  # a game log cannot be written
 
     def cannot_void(self: LadderStore, block_id: int, reason: str) -> None:
@@ -47,4 +48,4 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
     assert "Traceback" not in out.output
     monkeypatch.undo()
     with Ladder.open(tmp_path / "lad") as ladder:  # the blocks left in play: voided and played again at the start
-        assert len(ladder.store.blocks(states=[BlockState.PLAYING])) == 2
+        assert len(ladder.store.blocks(states=[BlockState.PLAYING])) == len(lanes) == 2
