@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: ``referee.ladder.final.DEFAULT_MAX_GAMES`` (not imported here: the CLI loads the ladder only when it runs).
+DEFAULT_FINAL_GAMES = 2_000
+
 _DIR = click.argument("directory", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 
 
@@ -267,6 +270,13 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
 @click.option("--table-size", "-k", type=int, help="Players per game.  [default: the largest of [games] table_sizes]")
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: [serve] jobs]")
 @click.option(
+    "--max-games",
+    type=click.IntRange(min=1),
+    default=DEFAULT_FINAL_GAMES,
+    show_default=True,
+    help="race: stop here if the order is not settled, and say what was proved.",
+)
+@click.option(
     "--out", "-o", type=click.Path(path_type=Path, file_okay=False), help="Results folder.  [default: DIR/final]"
 )
 def final_cmd(
@@ -276,13 +286,16 @@ def final_cmd(
     tables_per_entrant: int | None,
     table_size: int | None,
     jobs: int | None,
+    max_games: int,
     out: Path | None,
 ) -> None:
-    """Close submissions and play a final between the active versions: a race for the --top places (or a balanced
-    tournament) with a fresh committed deal secret, as referee run plays it, into a normal results folder (its
-    standings, report and verify-deals). Run it again with the same --out to continue an interrupted final."""
+    """Close submissions and the ladder's epoch (its secret is revealed) and play a final between the active
+    versions: a race for the --top places (or a balanced tournament) with a fresh committed deal secret, as referee
+    run plays it, into a normal results folder (its standings, report and verify-deals). Stop `ladder serve` first.
+    It ends settled, or at --max-games with what it proved, and says whether its order agrees with the ladder's
+    rank intervals. Run it again with the same --out to continue an interrupted final."""
     from referee.cli.run_cmd import run_cmd
-    from referee.ladder.final import prepare_final
+    from referee.ladder.final import prepare_final, verdict_lines
 
     with _opened("final", directory) as ladder:
         if ladder.serving() is not None:
@@ -290,11 +303,14 @@ def final_cmd(
                 "ladder final",
                 f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first",
             )
+        ranks = {r.version.key: r.official.rank_interval for r in ladder.leaderboard().rows if r.official}
         plan = prepare_final(ladder)
         config = ladder.config
         root = ladder.layout.root
     keys = ", ".join(v.key for v in plan.versions)
     click.echo(f"ladder final: submissions are closed; {len(plan.versions)} versions: {keys}")
+    for epoch in plan.revealed:
+        click.echo(f"ladder final: epoch {epoch.id} closed; its secret is revealed: {epoch.secret}")
     g = config.games
     limits = config.limits.limits()
     args = [
@@ -302,7 +318,7 @@ def final_cmd(
         "--rules", str(plan.rules), "--move-time", str(g.move_time), "--startup-time", str(g.startup_time),
         "--sandbox", g.sandbox, "--clock", g.clock,
         "--table-size", str(table_size or min(max(g.table_sizes), len(plan.versions))),
-        "--jobs", str(jobs or config.serve.jobs),
+        "--jobs", str(jobs or config.serve.jobs), "--max-games", str(max_games),
     ]  # fmt: skip
     if g.time_bank:
         args += ["--time-bank", str(g.time_bank)]
@@ -318,7 +334,28 @@ def final_cmd(
         args += ["--top", str(top)]
     if tables_per_entrant is not None:
         args += ["--tables-per-entrant", str(tables_per_entrant)]
-    run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    k = int(args[args.index("--table-size") + 1])
+    sizes = config.games.table_sizes
+    click.echo(
+        f"ladder final: it ranks by expected matchpoints against the whole field at tables of {k} (a round robin's): "
+        + (
+            "the ladder's official estimand"
+            if tuple(sizes) == (k,)
+            else f"the ladder's official one mixes its table sizes {', '.join(map(str, sizes))} by their weights"
+        )
+    )
+    try:
+        run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    results = out or root / "final"
+    try:
+        standings = json.loads((results / "standings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail("ladder final", f"cannot read the final's standings in {results}: {exc}")
+    for line in verdict_lines(standings, ranks):
+        click.echo(line)
 
 
 @ladder_group.command("status")
