@@ -8,6 +8,7 @@
     │       ├── BotCrashed            exited, closed its output, could not start
     │       ├── BotTimeout            missed a deadline
     │       ├── UnsolicitedOutput     wrote when no reply was awaited
+    │       ├── OutputCapped          its lines in one game passed Limits.game_output
     │       ├── StartupFailed         no good hello
     │       └── StalledTable          referee.check.observe: kept passing on a stalled table (the check only)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
@@ -67,6 +68,7 @@ from referee.runner.errors import (
     BotSpecError,
     BotTimeout,
     ConfigError,
+    OutputCapped,
     StartupFailed,
     UnsolicitedOutput,
 )
@@ -112,6 +114,7 @@ __all__ = [
     "NoHeader",
     "NoTournament",
     "NotFound",
+    "OutputCapped",
     "ParamsError",
     "ProtocolViolation",
     "RefereeError",

@@ -6,9 +6,11 @@ does one thing and prints it; a refusal is one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: ``referee.ladder.final.DEFAULT_MAX_GAMES`` (not imported here: the CLI loads the ladder only when it runs).
+DEFAULT_FINAL_GAMES = 2_000
+
 _DIR = click.argument("directory", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 
 
@@ -36,6 +41,10 @@ def _refusals(command: str) -> Iterator[None]:
             yield
         except RefereeError as exc:
             fail(f"ladder {command}", str(exc))
+
+
+#: The errors of a disk that is full or cannot be written: ``serve`` stops on them in one line.
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 
 
 @contextmanager
@@ -231,7 +240,10 @@ def serve_cmd(
         fail("ladder serve", "--jobs must be at least 1")
 
     def say(line: str) -> None:
-        click.echo(f"ladder: {line}")
+        # Each line stamped with the UTC second it was said, so an organiser can line serve's output up with
+        # the pages, the store and the bots' stderr.
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        click.echo(f"{stamp} ladder: {line}")
 
     options = ServeOptions(jobs=jobs, announce=say, lanes=_lanes_of(lane_processes, cluster))
     with _refusals("serve"):
@@ -250,8 +262,16 @@ def serve_cmd(
             settings = WebSettings(behind_proxy=behind_proxy)
             work = partial(serve_with_web, directory, options, listen, settings=settings, task_status=Listening())
 
+        from referee.ladder import LadderStoreError
+
         try:
-            run_until_stopped(work)
+            run_until_stopped(work, storage=(OSError, LadderStoreError))  # a full disk met by every lane: one error
+        except (OSError, LadderStoreError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
+                raise
+            reason = f"cannot write to {directory}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+            fail("ladder serve", f"{reason}; every finished block is stored, the blocks in play are played again "
+                 "at the next start: make room (or make the folder writable) and start it again", 1)  # fmt: skip
         except Stopped:
             click.echo(
                 "referee ladder serve: stopped; every finished block is stored, the blocks in play are played again "
@@ -291,6 +311,13 @@ def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
 @click.option("--table-size", "-k", type=int, help="Players per game.  [default: the largest of [games] table_sizes]")
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: [serve] jobs]")
 @click.option(
+    "--max-games",
+    type=click.IntRange(min=1),
+    default=DEFAULT_FINAL_GAMES,
+    show_default=True,
+    help="race: stop here if the order is not settled, and say what was proved.",
+)
+@click.option(
     "--out", "-o", type=click.Path(path_type=Path, file_okay=False), help="Results folder.  [default: DIR/final]"
 )
 def final_cmd(
@@ -300,13 +327,16 @@ def final_cmd(
     tables_per_entrant: int | None,
     table_size: int | None,
     jobs: int | None,
+    max_games: int,
     out: Path | None,
 ) -> None:
-    """Close submissions and play a final between the active versions: a race for the --top places (or a balanced
-    tournament) with a fresh committed deal secret, as referee run plays it, into a normal results folder (its
-    standings, report and verify-deals). Run it again with the same --out to continue an interrupted final."""
+    """Close submissions and the ladder's epoch (its secret is revealed) and play a final between the active
+    versions: a race for the --top places (or a balanced tournament) with a fresh committed deal secret, as referee
+    run plays it, into a normal results folder (its standings, report and verify-deals). Stop `ladder serve` first.
+    It ends settled, or at --max-games with what it proved, and says whether its order agrees with the ladder's
+    rank intervals. Run it again with the same --out to continue an interrupted final."""
     from referee.cli.run_cmd import run_cmd
-    from referee.ladder.final import prepare_final
+    from referee.ladder.final import prepare_final, verdict_lines
 
     with _opened("final", directory) as ladder:
         if ladder.serving() is not None:
@@ -314,11 +344,14 @@ def final_cmd(
                 "ladder final",
                 f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first",
             )
+        ranks = {r.version.key: r.official.rank_interval for r in ladder.leaderboard().rows if r.official}
         plan = prepare_final(ladder)
         config = ladder.config
         root = ladder.layout.root
     keys = ", ".join(v.key for v in plan.versions)
     click.echo(f"ladder final: submissions are closed; {len(plan.versions)} versions: {keys}")
+    for epoch in plan.revealed:
+        click.echo(f"ladder final: epoch {epoch.id} closed; its secret is revealed: {epoch.secret}")
     g = config.games
     limits = config.limits.limits()
     args = [
@@ -326,13 +359,14 @@ def final_cmd(
         "--rules", str(plan.rules), "--move-time", str(g.move_time), "--startup-time", str(g.startup_time),
         "--sandbox", g.sandbox, "--clock", g.clock,
         "--table-size", str(table_size or min(max(g.table_sizes), len(plan.versions))),
-        "--jobs", str(jobs or config.serve.jobs),
+        "--jobs", str(jobs or config.serve.jobs), "--max-games", str(max_games),
     ]  # fmt: skip
     if g.time_bank:
         args += ["--time-bank", str(g.time_bank)]
     for name, value in (
         ("memory", limits.address_space), ("cpu_seconds", limits.cpu_seconds), ("processes", limits.processes),
         ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
+        ("ram", limits.ram), ("game_output", limits.game_output),
     ):  # fmt: skip
         args += ["--limit", f"{name}={'none' if value is None else value}"]
     from referee.tournament.formats import FORMATS
@@ -341,7 +375,28 @@ def final_cmd(
         args += ["--top", str(top)]
     if tables_per_entrant is not None:
         args += ["--tables-per-entrant", str(tables_per_entrant)]
-    run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    k = int(args[args.index("--table-size") + 1])
+    sizes = config.games.table_sizes
+    click.echo(
+        f"ladder final: it ranks by expected matchpoints against the whole field at tables of {k} (a round robin's): "
+        + (
+            "the ladder's official estimand"
+            if tuple(sizes) == (k,)
+            else f"the ladder's official one mixes its table sizes {', '.join(map(str, sizes))} by their weights"
+        )
+    )
+    try:
+        run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    results = out or root / "final"
+    try:
+        standings = json.loads((results / "standings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail("ladder final", f"cannot read the final's standings in {results}: {exc}")
+    for line in verdict_lines(standings, ranks):
+        click.echo(line)
 
 
 @ladder_group.command("status")

@@ -95,7 +95,9 @@ class InProcessLanes:
         pool = self.pools.get(lane)
         if pool is None:
             s = self.settings
-            pool = PlayerPool(self.specs, s.runner, s.bots_dir, lane, factory=s.factory, keep=s.keep)
+            pool = PlayerPool(
+                self.specs, s.runner, s.bots_dir, lane, factory=s.factory, keep=s.keep, freeze_idle=s.runner.freeze
+            )
             pool.max_live = s.max_live
             self.pools[lane] = pool
         return pool

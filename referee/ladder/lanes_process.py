@@ -260,7 +260,9 @@ async def _play_lane(sock: socket.socket) -> int:
         return 1
     s = setup
     specs: dict[str, BotSpec] = {}
-    pool = PlayerPool(specs, s.runner, s.bots_dir, setup.lane, factory=s.factory, keep=s.keep)
+    pool = PlayerPool(
+        specs, s.runner, s.bots_dir, setup.lane, factory=s.factory, keep=s.keep, freeze_idle=s.runner.freeze
+    )
     pool.max_live = s.max_live
 
     async def body() -> None:

@@ -27,7 +27,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ import trio
 
 from referee.engine import RefereeError
 from referee.ladder.epochs import EpochKeeper
-from referee.ladder.errors import LadderError
+from referee.ladder.errors import LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
@@ -46,6 +46,7 @@ from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from referee.runner import RunnerConfig
+from referee.runner.memory_cgroup import describe as memory_line
 from referee.runner.sandbox import resolve_mode
 from referee.tournament.execute import GameFn
 from referee.tournament.lock import ResultsLock
@@ -63,8 +64,9 @@ class ServeOptions:
     """How ``serve`` runs: ``jobs`` lanes (default: ``[serve] jobs``); ``announce`` takes each line it has to say
     (epochs, gates, suspensions, voids); ``poll`` seconds between looks at the store. ``play``, ``factory`` and
     ``check`` replace the runner's ``play_game``, ``Player`` and the conformance suite (the tests' in-process
-    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws; ``lanes`` makes where the lanes
-    play (``referee.ladder.lanes``: in this process by default)."""
+    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws; ``freeze_idle`` freezes warm
+    processes between their games (off only to measure what that saves: ``bench/bench_idle_freeze.py``); ``lanes``
+    makes where the lanes play (``referee.ladder.lanes``: in this process by default)."""
 
     jobs: int | None = None
     announce: Callable[[str], None] = print
@@ -74,6 +76,7 @@ class ServeOptions:
     check: CheckFn | None = None
     clock: Callable[[], float] = time.time
     seed: int | None = None
+    freeze_idle: bool = True
     lanes: Callable[[LaneSettings], Lanes] | None = None
 
 
@@ -93,7 +96,9 @@ class LadderServer:
         self.matchmaker = Matchmaker(self.config.matchmaking, self.config.games, random.Random(options.seed))
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
-        self.runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
+        runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        self.runner = replace(runner, freeze=options.freeze_idle)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
@@ -114,7 +119,7 @@ class LadderServer:
             self.store.void_block(block.id, "the referee stopped while it was played")
             self._remove_logs(block.id)
         for v in self.store.versions(states=[VersionState.BUILDING, VersionState.GATING]):
-            self.store.set_version_state(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
+            self.store.move_version(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
         for leftover in self.ladder.layout.incoming.iterdir():
             from referee.ladder.intake import discard
 
@@ -124,6 +129,7 @@ class LadderServer:
         resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
         # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
+        self.announce(memory_line(self.runner.limits.ram))
         now = self.clock()
         self.field.load(now)
         self.epochs.current(now)  # its commitment is said before its first block
@@ -192,7 +198,13 @@ class LadderServer:
         kind = (
             BlockKind.PLACEMENT if seed_version and seed_version.state == VersionState.PLACEMENT else BlockKind.RANKED
         )
-        block = self.store.create_block(epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid))
+        try:
+            block = self.store.create_block(
+                epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid), active_only=True
+            )
+        except Refused:  # retired or suspended since the field was last read: read it again, choose later
+            self.field.refresh(now)
+            return None
         self.field.started(block.seats, now)
         return block
 
@@ -204,7 +216,10 @@ class LadderServer:
                 continue
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue
-            replayed = self.store.replay_block(block.id)
+            try:
+                replayed = self.store.replay_block(block.id)
+            except Refused:
+                continue  # a version of it left the field since it was read
             self.field.started(replayed.seats, self.clock())
             return replayed
         return None

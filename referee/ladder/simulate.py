@@ -125,9 +125,10 @@ class SimulatedLadder:
             )  # fmt: skip
             old = self.store.versions(entrant_id=eid, states=[VersionState.PLACEMENT, VersionState.RANKED])
             for o in old:
-                self.store.set_version_state(o.id, VersionState.RETIRED, f"replaced by version {number}")
+                self.store.move_version(o.id, VersionState.RETIRED, f"replaced by version {number}")
             placement = self.config.matchmaking.placement_blocks
-            self.store.set_version_state(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
+            self.store.move_version(v.id, VersionState.GATING)  # the gate is not simulated: it passes at once
+            self.store.move_version(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
             self.truth[v.id] = sim
             self.field.refresh(self.now)
 

@@ -174,7 +174,9 @@ class BlockBody(_Body):
 
 class EpochBody(_Body):
     """An epoch's deal secret: its SHA-256 ``commitment`` published when it opened, the ``secret`` once it closed
-    (None while open). ``referee verify-deals`` checks the deals of its blocks against them."""
+    (None while open). ``referee verify-deals`` checks the deals of its blocks against them. ``chain_head``: the
+    results' hash chain's last link when the epoch was revealed (None before): ``referee audit DIR --head HEAD``
+    checks that no game stored before it changed since."""
 
     id: int
     scheme: str
@@ -183,6 +185,7 @@ class EpochBody(_Body):
     closed_at: str | None
     secret: str | None
     blocks: int
+    chain_head: str | None = None
 
 
 class FaultBody(_Body):
@@ -198,12 +201,14 @@ class FaultBody(_Body):
 
 
 class LogFile(_Body):
-    """A file of a version's stderr (its author's only): its name, size and its last ``text`` (at most 64 KiB)."""
+    """A file of a version's stderr (its author's only): its name, where it was written (``source``: "ranked play"
+    or "gate"), its size and its last ``text`` (at most 64 KiB, from the start of a line when cut)."""
 
     name: str
     size: int
     text: str
     truncated: bool
+    source: str = "ranked play"
 
 
 class HeadToHead(_Body):

@@ -122,12 +122,13 @@ async def entrant_page(request: Request, who: Caller, name: str) -> Response:
 
 
 def _entrant_extras(ladder: Any, name: str, numbers: list[int]) -> tuple[str, list[Any], list[Any]]:
-    """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of its newest version)."""
+    """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of the version it follows:
+    ``views.followed_version``)."""
     history = {n: views.rating_history(ladder, name, n) for n in numbers}
     chart = charts.rating_chart(name, history)
-    newest = max(numbers) if numbers else None
-    h2h = views.head_to_head(ladder, name, newest) if newest is not None else []
-    recent = views.blocks(ladder, name=name, number=newest, limit=20) if newest is not None else []
+    followed = views.followed_version(ladder, name)
+    h2h = views.head_to_head(ladder, name, followed) if followed is not None else []
+    recent = views.blocks(ladder, name=name, number=followed, limit=20) if followed is not None else []
     return chart, h2h, recent
 
 

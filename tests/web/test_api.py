@@ -158,8 +158,13 @@ def test_openapi_documents_every_endpoint(client: TestClient) -> None:
     submit = spec["paths"]["/api/versions"]["post"]
     assert "multipart/form-data" in submit["requestBody"]["content"]
     assert "ErrorBody" in json.dumps(submit["responses"])
+    # one bearer scheme, optional for every operation, so the docs page has an Authorize button
+    scheme = spec["components"]["securitySchemes"]["bearer"]
+    assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
+    assert spec["security"] == [{"bearer": []}, {}]
     page = client.get("/api/docs")
     assert page.status_code == 200 and "/static/swagger/swagger-ui-bundle.js" in page.text
+    assert '<p class="docs-top">' in page.text and client.get("/static/docs.css").status_code == 200
     assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
 
 

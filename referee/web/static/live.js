@@ -34,7 +34,7 @@
   // the fields of a row and their text, for the ranked table and the placement table
   const RANKED = {
     place: (r) => String(r.place),
-    rank_interval: (r) => `${r.rank_interval[0]}–${r.rank_interval[1]}`,
+    rank_interval: (r) => r.rank_interval[0] === r.rank_interval[1] ? `${r.rank_interval[0]}` : `${r.rank_interval[0]}–${r.rank_interval[1]}`,
     matchpoints: (r) => fmt(r.matchpoints, 3),
     matchpoints_ci95: (r) => interval(r.matchpoints_ci95),
     live, blocks: (r) => String(r.blocks), games: (r) => String(r.games), forfeits: (r) => String(r.forfeits),
