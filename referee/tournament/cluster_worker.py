@@ -230,7 +230,9 @@ class _Lanes:
         else:
             lane = next(self._lanes)
             bots = self._root / job.run_key / str(lane) / BOTS_DIR
-            pool = PlayerPool(specs, job.config, bots, lane, factory=job.factory, keep=job.keep)
+            pool = PlayerPool(
+                specs, job.config, bots, lane, factory=job.factory, keep=job.keep, freeze_idle=job.config.freeze
+            )  # a ladder's bots are frozen between their games (``RunnerConfig.freeze``), a tournament's are not
         games_dir = pool.bots_dir.parent / GAMES_DIR
         games_dir.mkdir(parents=True, exist_ok=True)
         games: list[GameOut] = []
