@@ -37,7 +37,7 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
     def cannot_void(self: LadderStore, block_id: int, reason: str) -> None:
         raise LadderStoreError(f"the ladder database {self.path} cannot be written: database or disk is full")
 
-    monkeypatch.setattr("referee.ladder.serve.play_batch", full)
+    monkeypatch.setattr("referee.ladder.lanes.play_batch", full)
     monkeypatch.setattr(LadderStore, "void_block", cannot_void)
     out = CliRunner().invoke(main, ["ladder", "serve", str(tmp_path / "lad"), "--no-web"])
     lines = [line for line in out.output.splitlines() if " ladder: " not in f" {line}"]  # serve's own lines aside
