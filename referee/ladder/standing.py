@@ -195,7 +195,8 @@ def official_standing(
     played = [v for v in field_ids if v in known]
     figure, grad = fit.expected(played, table_weights) if played else (None, None)
     cov = fit.cov
-    strength = {v: float(fit.s[fit.index(v)]) for v in played}
+    where = {v: i for i, v in enumerate(fit.versions)}
+    strength = {v: float(fit.s[where[v]]) for v in played}
     order = sorted(field_ids, key=lambda v: (v not in strength, -strength.get(v, 0.0), v))
     n = len(order)
     deals = {v: fit.blocks.get(v, 0) for v in field_ids}
@@ -204,7 +205,7 @@ def official_standing(
     def test(a: int, b: int) -> tuple[float, float]:
         if deals[a] < 2 or deals[b] < 2:
             return strength.get(a, 0.0) - strength.get(b, 0.0), 1.0
-        i, j = fit.index(a), fit.index(b)
+        i, j = where[a], where[b]
         diff = strength[a] - strength[b]
         var = float(cov[i, i] + cov[j, j] - 2 * cov[i, j])
         if var <= 0:
@@ -223,13 +224,14 @@ def official_standing(
             above[lo] += 1
     neighbours = [test(a, b) for a, b in itertools.pairwise(order)]
     adjusted_next = holm([p for _, p in neighbours])
+    row_of = {v: r for r, v in enumerate(played)}
     rows = []
     for place, vid in enumerate(order, start=1):
         d = deals[vid]
         mp: float | None = None
         mp_ci: tuple[float, float] | None = None
         if vid in strength and figure is not None and grad is not None:
-            r = played.index(vid)
+            r = row_of[vid]
             mp = float(figure[r])
             if d >= 2:
                 g = grad[r]
@@ -262,12 +264,14 @@ def official_standing(
 
 
 def _relative_units(blocks: Mapping[int, Sequence[BlockSeat]], wanted: set[int]) -> dict[int, list[int]]:
-    """Each wanted version's relative score per game (in 1/REL_UNIT) on each of its blocks, in block order."""
+    """Each wanted version's relative score per game (in 1/REL_UNIT, as ``block_outcome_units``) on each of its
+    blocks, in block order."""
     out: dict[int, list[int]] = {}
     for bid in sorted(blocks):
         seats = blocks[bid]
-        units = block_outcome_units([t for _, t, _ in seats], [f for _, _, f in seats])
-        for (v, _, _), (_, rel) in zip(seats, units, strict=True):
+        k = len(seats)
+        table = sum(t for _, t, _ in seats)
+        for v, t, _ in seats:
             if v in wanted:
-                out.setdefault(v, []).append(rel)
+                out.setdefault(v, []).append(REL_UNIT // (k * k) * (k * t - table))
     return out

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from threadpoolctl import threadpool_limits
 
 __all__ = ["BlockSeat", "StrengthFit", "fit_strengths"]
 
@@ -64,7 +65,8 @@ class StrengthFit:
         """Each version of ``field``'s expected matchpoints against the rest of ``field`` at a table whose size is
         drawn with ``weights`` (normalised over the sizes the fit knows; the others count as the nearest known),
         and the gradient of each figure with respect to the strengths (rows: field; columns: ``versions``)."""
-        idx = np.array([self.versions.index(v) for v in field], dtype=np.int64)
+        where = {v: i for i, v in enumerate(self.versions)}
+        idx = np.array([where[v] for v in field], dtype=np.int64)
         n = len(idx)
         grad = np.zeros((n, len(self.versions)))
         fig = np.zeros(n)
@@ -107,7 +109,14 @@ class _Size:
 
 
 def fit_strengths(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
-    """Fit the model of the module's docstring to ``blocks`` (block id -> its seats)."""
+    """Fit the model of the module's docstring to ``blocks`` (block id -> its seats). The linear algebra runs on
+    one BLAS thread: its systems are a few hundred rows, and a threaded BLAS on a machine whose cores the bots keep
+    busy spins (measured: 55 times slower under a load of 50 on 2 cores)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _fit(blocks)
+
+
+def _fit(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
     versions = tuple(sorted({v for seats in blocks.values() for v, _, _ in seats}))
     where = {v: i for i, v in enumerate(versions)}
     m = len(versions)

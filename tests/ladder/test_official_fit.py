@@ -111,7 +111,7 @@ def test_joint_rank_intervals_hold_on_a_windowed_schedule_with_heavy_tailed_luck
             k = rng.choice([2, 3, 4, 4])
             pool = list(range(7)) if n < 300 else list(range(8))
             centre = rng.choice(pool)
-            near = sorted(pool, key=lambda v: (abs(v - centre) + rng.random() * 3))[:k]
+            near = sorted(pool, key=lambda v: abs(v - centre) + rng.random() * 3)[:k]
             blocks[n] = [(v, round(10 * (-k * truth[v] + sum(_laplace(rng, 2.0) for _ in range(k)))), 0) for v in near]
         standing = official_standing(blocks, list(range(8)), WEIGHTS)
         true_rank = {v: 8 - v for v in range(8)}
