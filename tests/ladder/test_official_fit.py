@@ -9,7 +9,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from referee.cli import main
 from referee.ladder.simulate import SimulatedLadder, SimVersion
 from referee.ladder.standing import official_standing
 from referee.ladder.strengths import BlockSeat, fit_strengths, seats_of
@@ -117,3 +119,18 @@ def test_joint_rank_intervals_hold_on_a_windowed_schedule_with_heavy_tailed_luck
         true_rank = {v: 8 - v for v in range(8)}
         held += all(r.rank_interval[0] <= true_rank[r.version_id] <= r.rank_interval[1] for r in standing)
     assert held >= runs - 3  # 95% joint: 27 of 30 or more (a miss of 4 has chance < 6% at 95%)
+
+
+def test_status_shows_the_figure_its_intervals_the_opponents_met_and_how_it_is_made(tmp_path: Path) -> None:
+    versions = [SimVersion(f"e{i}", s) for i, s in enumerate([0.0, 1.0, 3.0])]
+    sim = SimulatedLadder(tmp_path / "s", "", versions, jobs=1, game_seconds=10, seed=4)
+    try:
+        sim.run(blocks=40)
+    finally:
+        sim.close()
+    out = CliRunner().invoke(main, ["ladder", "status", str(tmp_path / "s")], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    assert "opponents" in out.output and "rank 95%" in out.output
+    assert "predicted from a Bradley-Terry fit" in " ".join(out.output.split())
+    row = next(line for line in out.output.splitlines() if "e2#1" in line)
+    assert "[" in row and " 2 " in row  # its figure's interval; it met the 2 others
