@@ -22,7 +22,8 @@ Scenarios: ``base20``, ``base50``, ``base200`` (entrants of strength N(0, 2) poi
 ``late`` (20 entrants, one 1.5 points stronger than the best submitted half way); ``clusters`` (60 entrants in two
 clusters, N(-3, 1) and N(3, 1)); ``retire`` (20 entrants, 8 of them replaced half way by a new version, strength
 +N(0.3, 0.5)); ``skew`` (20 entrants, 6 of them with a 10-25% chance of a +25 game: their estimand is below what
-their strength says).
+their strength says); ``cycle`` (21 entrants of strength N(0, 1) in three groups, each beating the next by 1.5
+points a game per opponent of that group at its table: strength that is not one number).
 
 Run: ``python bench/bench_ladder_stats.py --runs 20`` (``--scenarios base20,late`` for a part; base200 takes
 minutes a run). Figures in bench/README.md, "Ladder statistics, simulated".
@@ -31,6 +32,7 @@ minutes a run). Figures in bench/README.md, "Ladder statistics, simulated".
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import math
 import random
@@ -48,9 +50,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from referee.ladder import strengths as st  # noqa: E402
-from referee.ladder.model import VersionState  # noqa: E402
+from referee.ladder.model import Block, VersionState  # noqa: E402
 from referee.ladder.simulate import SimulatedLadder, SimVersion  # noqa: E402
 from referee.ladder.standing import official_standing  # noqa: E402
+from referee.ladder.store import GameRow  # noqa: E402
 from referee.ladder.strengths import BlockSeat, seats_of  # noqa: E402
 from referee.tournament.dealstats import SEPARATION_ALPHA, holm  # noqa: E402
 
@@ -66,6 +69,37 @@ class Scenario:
     entrants: int
     games: int
     field: Callable[[random.Random, float], list[SimVersion]]  # (rng, span in simulated seconds) -> versions
+    cycle: float = 0.0  # non-transitive strength: points a game against each opponent of the group it beats
+
+
+def _group(entrant: str) -> int:
+    """An entrant's group in the non-transitive scenario: g0 beats g1 beats g2 beats g0."""
+    return int(entrant[1:]) % 3
+
+
+def _versus(a: str, b: str, cycle: float) -> float:
+    """Points a game that entrant a gains (a lower score) from sitting at a table with b."""
+    ga, gb = _group(a), _group(b)
+    return cycle if gb == (ga + 1) % 3 else -cycle if ga == (gb + 1) % 3 else 0.0
+
+
+class CycleLadder(SimulatedLadder):
+    """The simulated ladder with non-transitive strength: each game, a version scores ``cycle`` points less for
+    each opponent at the table of the group it beats, and more for each of the group that beats it."""
+
+    cycle = 0.0
+
+    def _games(self, block: Block) -> list[GameRow]:
+        rows = super()._games(block)
+        names = {v: self.truth[v].entrant for v in block.seats}
+        shift = {v: round(-sum(_versus(names[v], names[o], self.cycle) for o in block.seats if o != v)) for v in names}
+        out = []
+        for row in rows:
+            scores = tuple(s + shift[v] for v, s in zip(row.seats, row.scores, strict=True))
+            keys = list(zip(row.forfeits, scores, strict=True))
+            ranks = tuple(1 + sum(o < keys[i] for o in keys) for i in range(len(keys)))
+            out.append(dataclasses.replace(row, scores=scores, ranks=ranks))
+        return out
 
 
 def _plain(rng: random.Random, n: int) -> list[SimVersion]:
@@ -87,6 +121,10 @@ def _retire(rng: random.Random, span: float) -> list[SimVersion]:
     return [*field, *(SimVersion(v.entrant, v.strength + rng.gauss(0.3, 0.5), at=span / 2) for v in field[:8])]
 
 
+def _cyclic(rng: random.Random, span: float) -> list[SimVersion]:
+    return [SimVersion(f"c{i}", rng.gauss(0, 1)) for i in range(21)]
+
+
 def _skew(rng: random.Random, span: float) -> list[SimVersion]:
     return [SimVersion(f"e{i}", rng.gauss(0, 2), skew=rng.uniform(0.1, 0.25) if i < 6 else 0.0) for i in range(20)]
 
@@ -101,6 +139,7 @@ SCENARIOS = {
         Scenario("clusters", 60, 30_000, _clusters),
         Scenario("retire", 20, 10_000, _retire),
         Scenario("skew", 20, 10_000, _skew),
+        Scenario("cycle", 21, 10_000, _cyclic, cycle=1.5),
     ]
 }
 
@@ -130,6 +169,32 @@ def estimand(versions: Sequence[SimVersion]) -> list[float]:
         np.fill_diagonal(p, 0.0)
         out += w / total * p.sum(axis=1) / (n - 1)
     return [float(x) for x in out]
+
+
+def estimand_tables(versions: Sequence[SimVersion], cycle: float) -> list[float]:
+    """The estimand by enumerating every table of each size (normal noise, rounding as uniform noise), with the
+    non-transitive shifts of ``CycleLadder``."""
+    n = len(versions)
+    total = sum(WEIGHTS.values())
+    out = [0.0] * n
+    for k, w in WEIGHTS.items():
+        sd = math.sqrt(2 * k * (NOISE**2 + 1 / 12))
+        for i in range(n):
+            others = [j for j in range(n) if j != i]
+            acc = 0.0
+            tables = list(itertools.combinations(others, k - 1))
+            for rest in tables:
+                table = (i, *rest)
+
+                def mean(v: int, table: tuple[int, ...] = table, k: int = k) -> float:
+                    a = versions[v]
+                    shift = sum(_versus(a.entrant, versions[o].entrant, cycle) for o in table if o != v)
+                    return -k * (a.strength + round(shift))
+
+                mi = mean(i)
+                acc += sum(0.5 * math.erfc((mi - mean(j)) / sd / math.sqrt(2)) for j in rest) / (k - 1)
+            out[i] += w / total * acc / len(tables)
+    return out
 
 
 def plain_bt(blocks: dict[int, list[BlockSeat]], field: Sequence[int]) -> list[tuple[int, tuple[int, int]]]:
@@ -220,7 +285,9 @@ def run_once(sc: Scenario, seed: int, folder: Path) -> tuple[Figures, Figures, f
     rng = random.Random(seed)
     span = sc.games * GAME_SECONDS / JOBS
     versions = sc.field(rng, span)
-    sim = SimulatedLadder(folder, "", versions, jobs=JOBS, game_seconds=GAME_SECONDS, noise=NOISE, seed=seed)
+    kind = CycleLadder if sc.cycle else SimulatedLadder
+    CycleLadder.cycle = sc.cycle
+    sim = kind(folder, "", versions, jobs=JOBS, game_seconds=GAME_SECONDS, noise=NOISE, seed=seed)
     try:
         sim.run(games=sc.games)
         ranked = [v.id for v in sim.store.versions(states=[VersionState.RANKED])]
@@ -228,7 +295,8 @@ def run_once(sc: Scenario, seed: int, folder: Path) -> tuple[Figures, Figures, f
         blocks = seats_of(sim.store.standing_blocks(ranked))
         official = official_standing(blocks, ranked, WEIGHTS)
         took = time.perf_counter() - t
-        truth = estimand([sim.truth[v] for v in ranked])
+        field = [sim.truth[v] for v in ranked]
+        truth = estimand_tables(field, sc.cycle) if sc.cycle else estimand(field)
         by_truth = sorted(range(len(ranked)), key=lambda i: -truth[i])
         true_rank = {ranked[i]: r for r, i in enumerate(by_truth, start=1)}
         mine = figures([(r.version_id, r.rank_interval) for r in official], true_rank)
@@ -242,7 +310,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=20, help="simulated ladders per scenario")
     ap.add_argument("--runs200", type=int, default=5, help="runs of base200 (minutes each)")
-    ap.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated: " + ", ".join(SCENARIOS))
+    ap.add_argument(
+        "--scenarios",
+        default=",".join(SCENARIOS),
+        help="comma-separated, each NAME or NAME:RUNS, of: " + ", ".join(SCENARIOS),
+    )
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     print(
@@ -250,13 +322,16 @@ def main() -> None:
         f"{'joint coverage [95%]':>33}  {'median width':>13}  {'fit s':>5}"
     )
     print(f"{'':<24}  {'offic.  BT':>15}  {'offic. BT':>11}  {'official':>16} {'plain BT':>16}  {'offic.  BT':>13}")
-    for name in args.scenarios.split(","):
+    for item in args.scenarios.split(","):
+        name, _, count = item.partition(":")
         sc = SCENARIOS[name]
-        runs = args.runs200 if name == "base200" else args.runs
+        runs = int(count) if count else args.runs200 if name == "base200" else args.runs
         res = []
         with tempfile.TemporaryDirectory() as tmp:
             for r in range(runs):
                 res.append(run_once(sc, args.seed * 1000 + r, Path(tmp) / f"r{r}"))
+                m, p, took, _ = res[-1]
+                print(f"  {name} run {r + 1}: official {m}, plain {p}, fit {took:.2f} s", file=sys.stderr, flush=True)
         mine = [m for m, _, _, _ in res]
         plain = [p for _, p, _, _ in res]
 
