@@ -10,15 +10,19 @@ rank-breaking", ICML 2014), fitted by maximum composite likelihood: the pairs of
 which changes the fit's variance but not what it estimates (Varin, Reid & Firth, "An overview of composite
 likelihood methods", Statistica Sinica 21, 2011). Each version also gets one virtual tie against a phantom of
 strength 0, which keeps the fit finite for a version that won or lost every comparison and for a field that is
-not connected, and moves a version with hundreds of blocks by a negligible amount.
+not connected, and moves a version with hundreds of blocks by a negligible amount; likewise each sharpness is
+held near 1 by a penalty (c - 1)²/2, which decides it when the blocks cannot (every pair tied) and is negligible
+against thousands of comparisons. Strengths and sharpnesses are fitted together by Newton's method with step
+halving.
 
-The fit depends on the blocks only through integer counts per pair of versions and table size (comparisons and
-half-wins), so it is exactly a function of the set of blocks, in whatever order they come. The covariance of the
-strengths is the sandwich H⁻¹ B H⁻¹ with the blocks as clusters (B sums, over blocks, the outer product of the
-block's score; Liang & Zeger 1986, the Godambe information of a composite likelihood), times G / (G - 1) for G
-blocks: it holds whatever the dependence of the comparisons inside a block and whatever the true shape of a
-version's luck, and makes the fit's intervals as wide as the blocks say, not as the model says. The blocks are
-summed in the order of their ids, so the floating-point result is also the same for any order given.
+The fit depends on the blocks only through integer counts per pair of versions and table size (comparisons and half-
+wins), so it is exactly a function of the set of blocks, in whatever order they come. The covariance of the
+strengths and sharpnesses is the sandwich H⁻¹ B H⁻¹ with the blocks as clusters (B sums, over blocks, the outer
+product of the block's score; Liang & Zeger 1986, the Godambe information of a composite likelihood), times G / (G -
+1) for G blocks, plus one virtual block per version with a coin flip's variance (so that a few alike blocks do not
+give a zero-width interval): it holds whatever the dependence of the comparisons inside a block and whatever the
+true shape of a version's luck, and makes the fit's intervals as wide as the blocks say, not as the model says. The
+blocks are summed in the order of their ids, so the floating-point result is also the same for any order given.
 
 ``fit_strengths`` raises ``ValueError`` on a block of fewer than 2 or more than 4 seats or one version twice.
 """
@@ -32,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
-__all__ = ["BlockSeat", "StrengthFit", "fit_strengths"]
+__all__ = ["BlockSeat", "StrengthFit", "fit_strengths", "seats_of"]
 
 #: One seat of a stored block: (version, block total over its rotations, forfeits in the block).
 BlockSeat = tuple[int, int, int]
@@ -57,9 +61,6 @@ class StrengthFit:
     blocks: Mapping[int, int]
     opponents: Mapping[int, frozenset[int]]
     clusters: int
-
-    def index(self, version: int) -> int:
-        return self.versions.index(version)
 
     def expected(self, field: Sequence[int], weights: Mapping[int, float]) -> tuple[Floats, Floats]:
         """Each version of ``field``'s expected matchpoints against the rest of ``field`` at a table whose size is
@@ -168,7 +169,7 @@ def _fit(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
     _, hessian = _gradient(s, scale, counts)
     meat = np.zeros((m + q, m + q))
     clusters = 0
-    for z, sharp in zip(sizes, scale, strict=True):
+    for size_at, (z, sharp) in enumerate(zip(sizes, scale, strict=True)):
         sc = float(sharp)
         clusters += len(z.seats)
         sv = s[z.seats]  # (blocks, k)
@@ -180,7 +181,6 @@ def _fit(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
         u = sc * resid.sum(axis=2)  # (blocks, k): each seat's score in the block
         cols = [z.seats[:, a] for a in range(z.k)]
         scores = [u[:, a] for a in range(z.k)]
-        size_at = sizes.index(z)
         if size_at > 0:  # the block's score for its size's sharpness
             cols.append(np.full(len(z.seats), m + size_at - 1, dtype=np.int64))
             scores.append((resid * x).sum(axis=(1, 2)) / 2)
@@ -189,7 +189,10 @@ def _fit(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
                 np.add.at(meat, (ca, cb), ua * ub)
     if clusters > 1:
         meat *= clusters / (clusters - 1)
-    bread = np.linalg.inv(hessian)
+    # one virtual block per version whose score varies as a fair coin's (as the phantom tie): a version whose few
+    # blocks all came out alike gets an interval, not a point; negligible against hundreds of blocks
+    meat[np.arange(m), np.arange(m)] += _PRIOR * 0.25
+    bread = np.linalg.pinv(hessian, hermitian=True)
     cov = (bread @ meat @ bread)[:m, :m]
     played: dict[int, int] = dict.fromkeys(versions, 0)
     met: dict[int, set[int]] = {v: set() for v in versions}
@@ -211,6 +214,7 @@ def _fit(blocks: Mapping[int, Sequence[BlockSeat]]) -> StrengthFit:
 
 def _loglik(s: Floats, scale: Floats, counts: Sequence[tuple[NDArray[np.int64], NDArray[np.int64]]]) -> float:
     total = float(np.sum(_PRIOR * (-np.logaddexp(0.0, -s) - np.logaddexp(0.0, s)) / 2))
+    total -= float(np.sum(_PRIOR * (scale[1:] - 1.0) ** 2)) / 2
     for c, (n, w) in zip(scale, counts, strict=True):
         x = c * (s[:, None] - s[None, :])
         total += float(np.sum(w / 2.0 * -np.logaddexp(0.0, -x) + (n - w / 2.0) * -np.logaddexp(0.0, x))) / 2
@@ -237,8 +241,8 @@ def _gradient(
         h[:m, :m] += c * c * (np.diag(d.sum(axis=1)) - d)
         if at > 0:
             j = m + at - 1
-            g[j] = float(np.sum(r * x)) / 2
-            h[j, j] = float(np.sum(d * x * x)) / 2
+            g[j] = float(np.sum(r * x)) / 2 - _PRIOR * (c - 1.0)
+            h[j, j] = float(np.sum(d * x * x)) / 2 + _PRIOR
             cross = -r.sum(axis=1) + c * (d * x).sum(axis=1)
             h[:m, j] = cross
             h[j, :m] = cross

@@ -134,3 +134,17 @@ def test_status_shows_the_figure_its_intervals_the_opponents_met_and_how_it_is_m
     assert "predicted from a Bradley-Terry fit" in " ".join(out.output.split())
     row = next(line for line in out.output.splitlines() if "e2#1" in line)
     assert "[" in row and " 2 " in row  # its figure's interval; it met the 2 others
+
+
+def test_blocks_that_all_tie_give_a_standing_with_honest_intervals() -> None:
+    # every pair tied at two table sizes: nothing tells the sharpness of the second size, nor any spread
+    blocks: dict[int, list[BlockSeat]] = {
+        1: [(1, 10, 0), (2, 10, 0)],
+        2: [(1, 5, 0), (2, 5, 0), (3, 5, 0)],
+        3: [(2, 7, 0), (3, 7, 0)],
+    }
+    standing = official_standing(blocks, [1, 2, 3], {2: 1.0, 3: 1.0})
+    assert [r.matchpoints for r in standing] == [0.5, 0.5, 0.5]
+    assert all(r.rank_interval == (1, 3) and not r.separated_from_next for r in standing)
+    for r in standing:
+        assert r.matchpoints_ci95 is not None and r.matchpoints_ci95[1] - r.matchpoints_ci95[0] > 0.2
