@@ -430,8 +430,9 @@ def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
         + (f"served by pid {serving}" if serving else "not being served")
         + f"; {board.blocks:,} blocks, {board.games:,} games"
     )
-    table = Table(title="official standing (mean matchpoints over deals)", title_justify="left")
-    for col in ("place", "rank 95%", "version", "matchpoints [95%]", "sep.", "deals", "games", "live mu±sigma"):
+    table = Table(title="official standing (expected matchpoints against the field)", title_justify="left")
+    for col in ("place", "rank 95%", "version", "matchpoints [95%]", "sep.", "deals", "opponents", "games",
+                "live mu±sigma"):  # fmt: skip
         table.add_column(col, justify="left" if col == "version" else "right")
     for r in board.rows:
         o = r.official
@@ -445,6 +446,7 @@ def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
             _num(o.matchpoints) + ci,
             ">" if o.separated_from_next else "",
             str(o.deals),
+            str(o.opponents),
             str(r.version.games),
             "-" if r.live is None else f"{r.live[0]:.1f}±{r.live[1]:.1f}",
         )

@@ -38,8 +38,9 @@ from referee.ladder.model import (
     Version,
     VersionState,
 )
-from referee.ladder.standing import OfficialRow, official_standing
+from referee.ladder.standing import METHOD, OfficialRow, official_standing
 from referee.ladder.store import LadderStore
+from referee.ladder.strengths import seats_of
 from referee.ladder.tokens import ADMIN, Principal, check_token, hash_token, new_token, token_owner
 from referee.runner.safe_text import visible
 from referee.tournament.lock import LOCK_NAME
@@ -81,6 +82,7 @@ class LeaderRow:
             "relative_score": None if o is None else o.relative,
             "relative_score_ci95": None if o is None or o.relative_ci95 is None else list(o.relative_ci95),
             "deals": None if o is None else o.deals,
+            "opponents": None if o is None else o.opponents,
             "separated_from_next": None if o is None else o.separated_from_next,
             "p_next": None if o is None else o.p_next,
             "live_mu": None if self.live is None else self.live[0],
@@ -97,10 +99,7 @@ class Leaderboard:
     blocks: int
     games: int
 
-    OFFICIAL_NOTE = (
-        "official: mean matchpoints over deals (blocks) of the active versions, 95% intervals over deals, joint 95% "
-        "rank intervals; live: OpenSkill (Plackett-Luce) updated block by block, for information"
-    )
+    OFFICIAL_NOTE = f"official: {METHOD}; live: OpenSkill (Plackett-Luce) updated block by block, for information"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -425,9 +424,11 @@ class Ladder:
             active = store.active_versions()
             ranked = [v for v in active if v.state == VersionState.RANKED]
             placement = [v for v in active if v.state == VersionState.PLACEMENT]
-            sums = store.standing_sums([v.id for v in ranked])
+            seats = seats_of(store.standing_blocks([v.id for v in ranked]))
             blocks, games = store.block_count(), store.game_count()
-        official = official_standing(sums, [v.id for v in ranked])
+        g = self.config.games
+        weights = dict(zip(g.table_sizes, g.table_weights, strict=True))
+        official = official_standing(seats, [v.id for v in ranked], weights)
         by_id = {v.id: v for v in ranked}
         live = {v.id: None if v.mu is None or v.sigma is None else (v.mu, v.sigma) for v in active}
         return Leaderboard(

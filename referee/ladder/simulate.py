@@ -222,7 +222,7 @@ class SimulatedLadder:
             scores, forfeits = [], []
             for seat, vid in enumerate(seats):
                 sim = self.truth[vid]
-                score = 20 + luck[(seat + r) % k] - sim.strength + self.rng.gauss(0, self.noise)
+                score = 20 + luck[seat] - sim.strength + self.rng.gauss(0, self.noise)
                 if sim.skew and self.rng.random() < sim.skew:
                     score += 25
                 lost = self.rng.random() < sim.fault

@@ -997,6 +997,19 @@ class LadderStore:
         """Stored games (from the counter kept with each committed block)."""
         return int(self.meta("games_done") or 0)
 
+    def standing_blocks(self, version_ids: Sequence[int]) -> list[tuple[int, int, int, int]]:
+        """(block, version, total, forfeits) of every seat of every done block that holds one of ``version_ids``:
+        what the official standing is fitted to (``standing.official_standing``)."""
+        ids = sorted(set(version_ids))
+        if not ids:
+            return []
+        sql = (
+            "SELECT s.block_id, s.version_id, s.total, s.forfeits FROM block_seats s JOIN blocks b ON b.id = s.block_id"
+            " WHERE b.state = 'done' AND s.block_id IN (SELECT block_id FROM block_seats WHERE version_id IN"
+            f" ({', '.join('?' * len(ids))})) ORDER BY s.block_id, s.position"
+        )
+        return [(int(b), int(v), int(t), int(f)) for b, v, t, f in self._read(sql, ids)]
+
     def standing_sums(self, version_ids: Sequence[int]) -> StandingSums:
         """The sums the official standing of ``version_ids`` is computed from (``standing``): theirs and their
         pairs'."""

@@ -45,8 +45,9 @@ class Me(_Body):
 
 
 class LeaderRowBody(_Body):
-    """A version on the leaderboard. ``place``, its ``rank_interval`` (joint 95%), mean ``matchpoints`` over its
-    deals with a 95% interval, and ``separated_from_next`` (at 95%, Holm) are the official standing (None while
+    """A version on the leaderboard. ``place``, its ``rank_interval`` (joint 95%), ``matchpoints`` (expected
+    against the whole field, predicted from a Bradley-Terry fit to the blocks) with a 95% interval, the distinct
+    ``opponents`` it met, and ``separated_from_next`` (at 95%, Holm) are the official standing (None while
     in placement); ``live_mu``/``live_sigma`` are the live OpenSkill rating, for information."""
 
     entrant: str
@@ -64,6 +65,7 @@ class LeaderRowBody(_Body):
     relative_score: float | None = None
     relative_score_ci95: list[float] | None = None
     deals: int | None = None
+    opponents: int | None = None
     separated_from_next: bool | None = None
     p_next: float | None = None
     live_mu: float | None = None

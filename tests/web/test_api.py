@@ -24,6 +24,8 @@ def test_leaderboard_is_the_ladders_official_standing(client: TestClient, built:
         assert row["place"] == want["place"] and row["rank_interval"] == want["rank_interval"]
         assert row["matchpoints_ci95"] == want["matchpoints_ci95"]
         assert row["live_mu"] == want["live_mu"]
+        assert row["opponents"] == want["opponents"] >= 1
+    assert "Bradley-Terry" in body["note"]  # one line says how the figure is made
     # the simulated strengths: alice is strongest, the hostile entrant weakest
     assert body["ranked"][0]["entrant"] == "alice"
     assert body["ranked"][-1]["entrant"] == HOSTILE
