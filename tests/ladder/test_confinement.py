@@ -123,7 +123,8 @@ def test_a_bot_that_floods_only_in_ranked_play_fails_its_gate(tmp_path: Path) ->
         assert trio.run(Gatekeeper(ladder, lines.append, lambda: None).step)
         v = ladder.version("mallory", 1)
         assert v.state == VersionState.FAILED, (v, lines)
-        assert (v.reason or "").startswith("stdout-protocol-only: output cap: its lines in this game passed 262,144"), v
+        # the first failed check's reason: whichever check's game met the flood first names the cap
+        assert ": output cap: its lines in this game passed 262,144" in (v.reason or ""), v
         assert "\n" not in (v.reason or "")
         gate = ladder.store.gate(v.id)
         assert gate is not None and gate.report is not None

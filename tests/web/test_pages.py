@@ -129,8 +129,8 @@ def test_a_rank_interval_of_one_place_shows_the_place() -> None:
     from referee.web.templating import make_templates
 
     row = {"key": "a#1", "entrant": "a", "version": 1, "matchpoints": 0.5, "matchpoints_ci95": [0.4, 0.6],
-           "live_mu": 25.0, "live_sigma": 1.0, "blocks": 9, "games": 27, "forfeits": 0, "separated_from_next": False,
-           "submitted_at": "2026-12-01T00:00:00Z"}  # fmt: skip
+           "live_mu": 25.0, "live_sigma": 1.0, "blocks": 9, "opponents": 3, "games": 27, "forfeits": 0,
+           "separated_from_next": False, "submitted_at": "2026-12-01T00:00:00Z"}  # fmt: skip
     board = {"ranked": [row | {"place": 3, "rank_interval": [3, 3]}, row | {"place": 4, "rank_interval": [4, 6]}]}
     html = str(make_templates().env.get_template("_board.html").module.ranked_table(board))
     assert 'data-f="rank_interval">3</td>' in html and 'data-f="rank_interval">4–6</td>' in html
