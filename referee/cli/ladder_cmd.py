@@ -119,8 +119,8 @@ def token_cmd(directory: Path, name: str | None, admin: bool) -> None:
     "wait_for",
     type=click.FloatRange(min=0, min_open=True),
     metavar="SECONDS",
-    help="With --server: follow the version through its build, gate and placement until it is ranked or failed "
-    "(exit status 1 when it is not ranked), for at most SECONDS.",
+    help="With --server: follow the version through its build, gate and placement until it is ranked (then say its "
+    "place, rank interval, figure and page) or failed (exit status 1 when it is not ranked), for at most SECONDS.",
 )
 def submit_cmd(
     args: tuple[str, ...], server: str | None, token_file: Path | None, entrant: str | None, wait_for: float | None
@@ -151,7 +151,7 @@ def _submit_remote(
     """``submit --server``: the version goes through the web API (``referee.web.client``)."""
     if len(args) != 1 or token_file is None:
         raise click.UsageError("with --server give --token-file F and one PATH")
-    from referee.web.client import read_token, submit, wait
+    from referee.web.client import placed, read_token, submit, wait
 
     with _refusals("submit"):
         token = read_token(token_file)
@@ -165,6 +165,7 @@ def _submit_remote(
             fail(
                 "ladder submit", f"{done.key} is {final['state']}: {why if isinstance(why, str) else '; '.join(why)}", 1
             )
+        click.echo(placed(server, token, done.key))
 
 
 @ladder_group.command("retire")

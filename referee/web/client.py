@@ -21,7 +21,7 @@ import httpx2
 
 from referee.engine.errors import RefereeError
 
-__all__ = ["FINAL_STATES", "SubmitError", "Submitted", "read_token", "submit", "wait"]
+__all__ = ["FINAL_STATES", "SubmitError", "Submitted", "placed", "read_token", "standing_line", "submit", "wait"]
 
 #: A version's states after which nothing more happens to it on its own (``ranked`` is where a good one ends up).
 FINAL_STATES = frozenset({"ranked", "failed", "suspended", "retired"})
@@ -99,6 +99,40 @@ def submit(server: str, token: str, path: Path, *, entrant: str | None = None, t
         raise _error(response)
     body = response.json()
     return Submitted(body["key"], body["state"], response.headers.get("location", ""), body)
+
+
+def placed(server: str, token: str, key: str) -> str:
+    """``standing_line`` for version ``key`` from the server's leaderboard now. Raises ``SubmitError`` when the
+    server cannot be reached or answers with an error."""
+    try:
+        with _client(server, token, 30.0) as client:
+            response = client.get("/api/leaderboard")
+            if response.status_code != 200:
+                raise _error(response)
+            board: dict[str, Any] = response.json()
+    except httpx2.HTTPError as exc:
+        raise SubmitError(f"cannot reach {server}: {exc}") from None
+    return standing_line(server, key, board)
+
+
+def standing_line(server: str, key: str, board: dict[str, Any]) -> str:
+    """Where version ``key`` stands on ``board`` (the ``/api/leaderboard`` body), in one line: its place among the
+    ranked versions, its joint 95% rank interval, its official figure with its 95% interval, the blocks and
+    opponents behind it, and its page's address."""
+    entrant, _, number = key.rpartition("#")
+    url = f"{server.rstrip('/')}/entrants/{quote(entrant, safe='')}/versions/{number}"
+    ranked = board.get("ranked", [])
+    row = next((r for r in ranked if r.get("key") == key), None)
+    if row is None or row.get("place") is None:
+        return f"{key} is ranked; not on the leaderboard yet (it is recomputed after each block): {url}"
+    low, high = row["rank_interval"]
+    places = f"{low}" if low == high else f"{low}-{high}"
+    ci_low, ci_high = row["matchpoints_ci95"]
+    return (
+        f"{key} is ranked: place {row['place']} of {len(ranked)} (95% rank interval {places}), expected "
+        f"matchpoints {row['matchpoints']:.3f} [{ci_low:.3f}, {ci_high:.3f}] over {row['blocks']} blocks against "
+        f"{row['opponents']} opponents: {url}"
+    )
 
 
 def wait(

@@ -184,3 +184,23 @@ def test_unknown_things_are_404(client: TestClient) -> None:
     for url in ("/api/entrants/nobody", "/api/entrants/alice/versions/9", "/api/blocks/99999", "/api/games/1.9"):
         r = client.get(url)
         assert r.status_code == 404, (url, r.text)
+
+
+def test_submit_wait_ends_with_the_place_reached(client: TestClient, built: Built) -> None:
+    """What `ladder submit --wait` prints once its version is ranked: place, rank interval, the official figure with
+    its interval, and the version's page."""
+    from referee.web.client import standing_line
+
+    board = client.get("/api/leaderboard").json()
+    first = board["ranked"][0]
+    line = standing_line("http://ladder.example/", first["key"], board)
+    low, high = first["rank_interval"]
+    assert line.startswith(f"{first['key']} is ranked: place 1 of {len(board['ranked'])} (95% rank interval ")
+    assert f"interval {low if low == high else f'{low}-{high}'})" in line
+    assert f"expected matchpoints {first['matchpoints']:.3f} [{first['matchpoints_ci95'][0]:.3f}, " in line
+    entrant, _, number = first["key"].rpartition("#")
+    assert line.endswith(f": http://ladder.example/entrants/{quote(entrant, safe='')}/versions/{number}")
+    missing = standing_line("http://ladder.example", "nobody#9", board)
+    assert missing == "nobody#9 is ranked; not on the leaderboard yet (it is recomputed after each block): " + (
+        "http://ladder.example/entrants/nobody/versions/9"
+    )
