@@ -27,6 +27,7 @@ from referee.web.bodies import SmallBodies
 from referee.web.errors import install_error_handlers
 from referee.web.headers import SecurityHeaders
 from referee.web.models import LeaderboardBody
+from referee.web.origin import SameOrigin
 from referee.web.ratelimit import RateLimit
 from referee.web.reads import LadderAccess
 from referee.web.settings import WebSettings
@@ -133,6 +134,7 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(SameOrigin)
     app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total)
     app.add_middleware(SecurityHeaders)
     return app
