@@ -34,13 +34,16 @@ from referee.web.settings import WebSettings
 from referee.web.slots import Slots
 from referee.web.templating import make_templates
 
-__all__ = ["EXPORTS", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
+__all__ = ["EXPORTS", "LOGS", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
 
 STATIC = Path(__file__).with_name("static")
 #: The routes that take a submission (their bodies are capped by ``uploads.py``, the rest by ``bodies.py``).
 UPLOAD_PATHS = frozenset({"/api/versions", "/submit"})
 #: Exports streamed at once (each reads every stored game), one per caller.
 EXPORTS = 2
+#: Game logs and replays read at once (a flooding bot's log is hundreds of megabytes), one per caller; a refused
+#: one is told to come back after ``LOGS_RETRY`` seconds.
+LOGS, LOGS_RETRY = 2, 5
 
 
 @dataclass
@@ -56,6 +59,7 @@ class Web:
     checks: RateLimit = field(init=False)
     board: Board = field(init=False)
     exports: Slots = field(default_factory=lambda: Slots(EXPORTS, 1))
+    logs: Slots = field(default_factory=lambda: Slots(LOGS, 1, LOGS_RETRY))
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
     _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 
@@ -135,6 +139,9 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_middleware(SameOrigin)
-    app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total)
+    app.add_middleware(
+        SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total,
+        rate=settings.upload_rate,
+    )  # fmt: skip
     app.add_middleware(SecurityHeaders)
     return app

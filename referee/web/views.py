@@ -52,6 +52,10 @@ __all__ = [
 
 #: A game log's events the public log leaves out: every message to and from the bots, and the faults' details.
 PRIVATE_EVENTS = frozenset({"send", "recv", "fault"})
+#: How the log writer begins the lines of every message to and from the bots (``GameLogWriter.sent``/``received``).
+WIRE_LINES = ('{"event":"send"', '{"event":"recv"')
+#: Wire lines ``public_log`` passes by between two pause points.
+PAUSE_EVERY = 256
 #: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
 H2H_BLOCKS = 100
 #: The most of one stderr file shown (its end: where a crash says why).
@@ -174,9 +178,17 @@ def game(ladder: Any, game_id: str) -> GameBody:
 def public_log(ladder: Any, game_id: str) -> Iterator[str]:
     """The game's public log as JSON lines: its header, discards, actions, forfeits, round ends and result (its
     faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. The lines
-    kept are passed on as the log has them. Raises the ladder's ``Refused`` (no such game, no log) or ``LogError``."""
+    kept are passed on as the log has them. The wire lines (most of a log's bytes; all of a flooding bot's) are
+    passed by unparsed, and an empty string is yielded after every ``PAUSE_EVERY`` of them: a point where a paced
+    reader (``reads.Pace``) may wait. Raises the ladder's ``Refused`` (no such game, no log) or ``LogError``."""
     path = ladder.game_log(game_id)
+    passed = 0
     for number, line in log_lines(path):
+        if line.startswith(WIRE_LINES):
+            passed += 1
+            if passed % PAUSE_EVERY == 0:
+                yield ""
+            continue
         event = parse_log_line(path, number, line)
         kind = event["event"]
         if kind in PRIVATE_EVENTS:
