@@ -9,7 +9,8 @@ a worker thread (``run_in_thread``). ``access.stream(fn)`` runs a generator of t
 in a thread of its own and hands its chunks over as they come, a few at a time, so a large export never sits in
 memory; a client that goes away stops it.
 
-Streams and ``run_paced`` (a game's replay) are paced: their thread uses at most ``SHARE`` of a core, waiting
+Streams and ``run_paced`` (a game's replay) are paced: past ``FREE`` seconds of CPU their thread uses at most
+``SHARE`` of a core, waiting
 between chunks (and before its answer) for as long as it takes, so that a flooding bot's log of hundreds of
 megabytes, read over and over, never takes the serve process's interpreter (one lock for every thread) from the
 scheduler and the pages. A page's reads are quick and are not paced.
@@ -25,30 +26,32 @@ from typing import Any, TypeVar
 
 import trio
 
-__all__ = ["SHARE", "LadderAccess", "Pace"]
+__all__ = ["FREE", "SHARE", "LadderAccess", "Pace"]
 
 T = TypeVar("T")
 #: Lines of a stream handed over at once, and chunks waiting at most (the producer waits for the client).
 _LINES, _WAITING = 500, 4
 _DONE = object()
-#: The share of a core a stream's or a paced call's thread may use, over its life.
-SHARE = 0.25
+#: The share of a core a stream's or a paced call's thread may use, over its life, past its first ``FREE`` seconds
+#: of CPU (a usual game's log or replay takes a few milliseconds and never waits).
+SHARE, FREE = 0.25, 0.05
 
 
 class Pace:
-    """The CPU time of the calling thread since it was made, held to ``share`` of the time elapsed: ``wait()``
-    sleeps (in this thread) until it is, or until ``stop`` is set."""
+    """The CPU time of the calling thread since it was made, past its first ``free`` seconds, held to ``share`` of
+    the time elapsed: ``wait()`` sleeps (in this thread) until it is, or until ``stop`` is set."""
 
-    def __init__(self, share: float = SHARE, stop: threading.Event | None = None) -> None:
+    def __init__(self, share: float = SHARE, stop: threading.Event | None = None, free: float = FREE) -> None:
         self.share = share
+        self.free = free
         self.stop = stop or threading.Event()
         self._cpu = time.thread_time()
         self._start = time.monotonic()
 
     def ahead(self) -> float:
         """Seconds to wait before the thread's CPU time is within its share."""
-        used = time.thread_time() - self._cpu
-        return used / self.share - (time.monotonic() - self._start)
+        used = time.thread_time() - self._cpu - self.free
+        return used / self.share - (time.monotonic() - self._start) if used > 0 else 0.0
 
     def wait(self) -> None:
         ahead = self.ahead()

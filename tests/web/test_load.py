@@ -167,3 +167,20 @@ def test_serve_cuts_endless_bodies_and_says_nothing_of_a_client_gone_mid_upload(
         _, err = proc.communicate(timeout=60)
     assert "Traceback" not in err, err
     assert len(err.strip().splitlines()) <= 2, err
+
+
+def test_a_paced_read_waits_for_its_share_of_a_core_past_its_free_start(monkeypatch) -> None:
+    from referee.web import reads
+
+    clock = {"cpu": 100.0, "wall": 500.0}
+    monkeypatch.setattr(reads.time, "thread_time", lambda: clock["cpu"])
+    monkeypatch.setattr(reads.time, "monotonic", lambda: clock["wall"])
+    pace = reads.Pace(share=0.25, free=0.05)
+    clock["cpu"] += 0.04
+    clock["wall"] += 0.04
+    assert pace.ahead() == 0.0  # a usual log: within its free start, never waits
+    clock["cpu"] += 1.01
+    clock["wall"] += 1.01  # a flood's log read flat out: 1 s of CPU past the free start
+    assert abs(pace.ahead() - (1.0 / 0.25 - 1.05)) < 1e-9  # so it waits until 4 s have passed
+    clock["wall"] += 3.0
+    assert pace.ahead() < 0  # and then goes on
