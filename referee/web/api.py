@@ -84,7 +84,8 @@ async def submit_upload(request: Request, principal: Any, entrant: str | None) -
     if not principal.admin and entrant not in (None, principal.name):
         raise UploadRefused(403, f"a token of {principal.name} submits only versions of {principal.name}")
     access = _ladder(request)
-    async with received_upload(request, request.app.state.web.settings) as upload:
+    web = request.app.state.web
+    async with received_upload(request, web.settings) as upload, web.intakes.held(name):  # the daily cap holds
         v = await access.run_in_thread(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
     body: VersionBody = await access.run(views.version, principal, name, v.number)
     return body

@@ -26,6 +26,7 @@ from referee.web.board import Board
 from referee.web.bodies import SmallBodies
 from referee.web.errors import install_error_handlers
 from referee.web.headers import SecurityHeaders
+from referee.web.intake import OnePerKey
 from referee.web.models import LeaderboardBody
 from referee.web.origin import SameOrigin
 from referee.web.ratelimit import RateLimit
@@ -60,6 +61,7 @@ class Web:
     board: Board = field(init=False)
     exports: Slots = field(default_factory=lambda: Slots(EXPORTS, 1))
     logs: Slots = field(default_factory=lambda: Slots(LOGS, 1, LOGS_RETRY))
+    intakes: OnePerKey = field(default_factory=OnePerKey)
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
     _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 

@@ -21,8 +21,9 @@ from referee.ladder import Ladder
 from referee.web import LadderAccess, WebSettings, create_app
 from referee.web.app import LOGS
 from referee.web.server import serve_web
-from tests.web.conftest import InThread
+from tests.web.conftest import InThread, bearer
 from tests.web.ladderdata import Built
+from tests.web.test_hostile import GREEDY
 from tests.web.test_serve_cli import referee, run
 
 #: A flooding bot's line, as the log writer records each line a bot sends.
@@ -184,3 +185,36 @@ def test_a_paced_read_waits_for_its_share_of_a_core_past_its_free_start(monkeypa
     assert abs(pace.ahead() - (1.0 / 0.25 - 1.05)) < 1e-9  # so it waits until 4 s have passed
     clock["wall"] += 3.0
     assert pace.ahead() < 0  # and then goes on
+
+
+def test_uploads_at_the_same_moment_keep_to_the_daily_cap(own_ladder: Built, live_server) -> None:
+    config = own_ladder.root / "ladder.toml"
+    config.write_text(re.sub(r"(?m)^per_day = .*$", "per_day = 4", config.read_text()))
+    with Ladder.open(own_ladder.root) as ladder:
+        already = len(ladder.versions("alice"))  # submitted when the ladder was made: within the 24 hours
+    server = live_server(rate=100_000)
+    answers: list[httpx2.Response] = []
+    start = threading.Barrier(12)
+
+    def upload(n: int) -> None:
+        with httpx2.Client(base_url=server.url, timeout=120) as client:
+            start.wait()
+            answers.append(
+                client.post(
+                    "/api/versions",
+                    headers=bearer(own_ladder.tokens["alice"]),
+                    files={"file": (f"bot{n}.py", GREEDY + f"# {n}\n".encode() + b"#" * 2_000_000)},
+                )
+            )
+
+    uploads = [threading.Thread(target=upload, args=(n,)) for n in range(12)]
+    for t in uploads:
+        t.start()
+    for t in uploads:
+        t.join()
+    taken = [r for r in answers if r.status_code == 201]
+    assert len(taken) == 4 - already, [r.status_code for r in answers]
+    assert all(r.status_code == 409 and "the most allowed" in r.json()["error"] for r in answers if r not in taken)
+    with Ladder.open(own_ladder.root) as ladder:
+        assert len(ladder.versions("alice")) == 4
+    assert server.app.state.web.intakes.keys() == 0
