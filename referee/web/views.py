@@ -58,8 +58,8 @@ WIRE_LINES = ('{"event":"send"', '{"event":"recv"')
 PAUSE_EVERY = 256
 #: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
 H2H_BLOCKS = 100
-#: The most of one stderr file shown (its end: where a crash says why).
-STDERR_TAIL = 64 * 1024
+#: The most of one stderr file shown (its end: where a crash says why), and the most files shown (the newest).
+STDERR_TAIL, STDERR_FILES = 64 * 1024, 8
 
 
 def _may_see(principal: Any, entrant: str) -> bool:
@@ -235,8 +235,19 @@ def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultB
 
 
 def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
-    """A version's stderr files, each its last ``STDERR_TAIL`` bytes (the caller checked that it may see them)."""
-    return [_tail(p) for p in ladder.stderr_logs(name, number)]
+    """A version's newest ``STDERR_FILES`` stderr files (a bot that keeps crashing leaves one a start), each its
+    last ``STDERR_TAIL`` bytes (the caller checked that it may see them)."""
+    paths = ladder.stderr_logs(name, number)
+    if len(paths) > STDERR_FILES:
+        paths = sorted(sorted(paths, key=_modified, reverse=True)[:STDERR_FILES])
+    return [_tail(p) for p in paths]
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _tail(path: Path) -> LogFile:

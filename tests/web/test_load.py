@@ -6,6 +6,7 @@ traceback in ``referee ladder serve``'s output."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import signal
 import socket
@@ -218,3 +219,17 @@ def test_uploads_at_the_same_moment_keep_to_the_daily_cap(own_ladder: Built, liv
     with Ladder.open(own_ladder.root) as ladder:
         assert len(ladder.versions("alice")) == 4
     assert server.app.state.web.intakes.keys() == 0
+
+
+def test_a_crash_looping_bots_stderr_shows_its_newest_files_only(own_ladder: Built, make_client) -> None:
+    with Ladder.open(own_ladder.root) as ladder:
+        bots = ladder.layout.bots
+    for start in range(40):  # one stderr file a start: a bot that crashed 40 times, 100 KB each
+        log = bots / f"alice#1.0.{start}.log"
+        log.write_text(f"start {start}\n" + "x" * 100_000)
+        os.utime(log, (1_000_000 + start, 1_000_000 + start))
+    client = make_client(own_ladder.root)
+    logs = client.get("/api/entrants/alice/versions/1/stderr", headers=bearer(own_ladder.tokens["alice"])).json()
+    ranked = [f for f in logs if f["name"].startswith("alice#1.0.")]
+    assert sorted(f["name"] for f in ranked) == sorted(f"alice#1.0.{s}.log" for s in range(32, 40))
+    assert len(logs) <= 8 and all(f["truncated"] and len(f["text"]) == 64 * 1024 for f in ranked)
