@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
 from referee.web.access import caller, may_see, signed_in
+from referee.web.app import LOGS_SHARE
 from referee.web.models import (
     BlockBody,
     EntrantBody,
@@ -195,7 +196,8 @@ async def game_log(request: Request, who: Caller, game_id: str) -> Response:
     await access.run(lambda ladder: ladder.game_log(game_id))  # 404 before anything is sent
     release = request.app.state.web.logs.take(request.state.caller_key, "a game's log")
     try:
-        return _Releasing(access.stream(views.public_log, game_id), release, media_type="application/x-ndjson")
+        lines = access.stream(views.public_log, game_id, share=LOGS_SHARE)
+        return _Releasing(lines, release, media_type="application/x-ndjson")
     except BaseException:
         release()
         raise
@@ -208,7 +210,7 @@ async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, 
     (``reads.Pace``)."""
     release = request.app.state.web.logs.take(request.state.caller_key, "a game's replay")
     try:
-        found: dict[str, Any] = await _ladder(request).run_paced(views.replay, who, game_id)
+        found: dict[str, Any] = await _ladder(request).run_paced(views.replay, who, game_id, share=LOGS_SHARE)
     finally:
         release()
     return found

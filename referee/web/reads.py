@@ -79,12 +79,12 @@ class LadderAccess:
         """``fn(ladder, *args)`` in a worker thread (a long computation: the leaderboard's standing)."""
         return await trio.to_thread.run_sync(lambda: fn(self.ladder, *args), limiter=self._limiter)
 
-    async def run_paced(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(ladder, *args)`` in a worker thread, answered once that thread's CPU time is within ``SHARE`` of the
+    async def run_paced(self, fn: Callable[..., T], *args: Any, share: float = SHARE) -> T:
+        """``fn(ladder, *args)`` in a worker thread, answered once that thread's CPU time is within ``share`` of the
         time since it started (a long read: a game's replay)."""
 
         def timed(ladder: Any) -> tuple[T, float]:
-            pace = Pace()
+            pace = Pace(share)
             return fn(ladder, *args), pace.ahead()
 
         found, ahead = await self.run_in_thread(timed)
@@ -99,9 +99,9 @@ class LadderAccess:
         """The ladder's token check, in the calling thread (``auth.Authenticator`` calls it in a worker thread)."""
         return self.ladder.authenticate(token)
 
-    async def stream(self, fn: Callable[..., Iterator[str]], *args: Any) -> AsyncIterator[str]:
+    async def stream(self, fn: Callable[..., Iterator[str]], *args: Any, share: float = SHARE) -> AsyncIterator[str]:
         """The text ``fn(ladder, *args)`` yields, in chunks of ``_LINES`` items, produced in a thread of its own that
-        uses at most ``SHARE`` of a core (``Pace``: it may wait after any item; an empty one is only a pause point)."""
+        uses at most ``share`` of a core (``Pace``: it may wait after any item; an empty one is only a pause point)."""
         chunks: queue.Queue[Any] = queue.Queue(_WAITING)
         stop = threading.Event()
 
@@ -115,7 +115,7 @@ class LadderAccess:
             return False
 
         def produce() -> None:
-            pace = Pace(stop=stop)
+            pace = Pace(share, stop)
             try:
                 batch: list[str] = []
                 for line in fn(self.ladder, *args):
