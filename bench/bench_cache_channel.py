@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.cache_attack import contest, learned  # noqa: E402
+from tests.e2e.cache_attack import contest, learned, run_contest  # noqa: E402
 
 
 def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -> tuple[int, int, int]:
@@ -42,15 +41,7 @@ def trial(folder: Path, mode: str, key: str, games: int, jobs: int, seed: int) -
     if folder.exists():
         shutil.rmtree(folder)
     contest(folder, 48, CACHE_MODE=mode, **({"CACHE_KEY": key} if key else {}))
-    args = ["--manifest", "bots.toml", "--games", str(games), "--jobs", str(jobs), "--seed", str(seed)]
-    subprocess.run(
-        [sys.executable, "-m", "referee", "run", *args, "--sandbox", "bwrap", "-o", "results"],
-        cwd=folder,
-        capture_output=True,
-        check=True,
-        timeout=600,
-    )
-    right, wrong, _ = learned(folder / "results")
+    right, wrong, _ = learned(run_contest(folder, games, jobs, seed))
     return right, wrong, len(list((folder / "results" / "games").glob("*.jsonl*")))
 
 

@@ -5,7 +5,9 @@ against a fixed-size test of the same power.
 ``simulate.bounded_blocks`` (normal, heavy-tailed, skewed both ways, sparse), optionally resampled from a real
 comparison's blocks, each run stopped at its verdict or at the cap sized from power as ``referee compare`` sizes it
 without ``--max-games`` (so "stronger at d1" is the power within the printed cap). ``--test gsprt`` (``--metric
-points``): the GSPRT on normal and game-like block differences at several spreads, as before.
+points``): the GSPRT on normal, game-like, right-skewed and mostly identical block differences at several spreads
+(the sd of the mostly identical ones is that of the blocks that differ); "stronger at d1" is its power, and the
+runs that end inconclusive (no verdict while the blocks are far from normal) are counted apart.
 
 For each it runs the test many times with the true mean gain at d0 (how often does it wrongly say "stronger"?
 target: at most alpha) and at d1 (how often does it rightly say so? target: at least 1 - beta), and prints the mean
@@ -42,7 +44,10 @@ from referee.compare import (
     normal_blocks,
     rates,
     resampled_blocks,
+    skewed_blocks,
+    sparse_blocks,
 )
+from referee.compare.betting import CAP_FACTOR
 from referee.compare.simulate import BoundedSource, Rates, betting_rates
 from referee.tournament import ResultsStore
 
@@ -114,6 +119,13 @@ def main() -> None:
             (f"game-like, {side} tail, sd 3 x (d1-d0)", 3 * width, game_like_blocks(3 * width, tail=tail))
             for side, tail in (("right", 1), ("left", -1))
         ]
+        cases += [
+            (f"right-skewed (rare jump), sd {k:g} x (d1-d0)", k * width, skewed_blocks(k * width)) for k in (3, 6)
+        ]
+        cases += [
+            (f"90% identical, sd {k:g} x (d1-d0) else", k * width, sparse_blocks(k * width, identical=0.9))
+            for k in (1, 3)
+        ]
     if args.folder is not None:
         metric = args.metric or ("matchpoints" if betting else "points")
         observed = stored_blocks(args.folder, metric)
@@ -128,6 +140,7 @@ def main() -> None:
     header = (
         f"{'blocks':<44} {'stronger at d0':>16} {'stronger at d1':>16} {'blocks at d0':>14} "
         f"{'blocks at d1':>14} {'fixed n':>8} {'ratio':>6}"
+        + ("" if betting else f" {'d1: not stronger':>17} {'inconclusive':>13}")
     )
     print(header)
     print("-" * len(header))
@@ -135,30 +148,39 @@ def main() -> None:
     worst_ratio = 0.0
     started = time.perf_counter()
     for i, (label, sd, source) in enumerate(cases):
+        cap = max(design.min_blocks, math.ceil(CAP_FACTOR * fixed_sample_size(design, sd)))  # as compare sizes it
         runs: list[Rates] = []
         for j, mean in enumerate((design.d0, design.d1)):
             seed = args.seed + 2 * i + j
             if betting:
                 runs.append(betting_rates(source, mean, design, runs=args.runs, seed=seed))
             else:
-                runs.append(rates(source, mean, design, runs=args.runs, seed=seed))
+                runs.append(rates(source, mean, design, runs=args.runs, seed=seed, max_blocks=cap))
         h0, h1 = runs
         fixed = fixed_sample_size(design, sd)
         ratio = max(h0.mean_blocks, h1.mean_blocks) / fixed
         worst_alpha = max(worst_alpha, h0.stronger)
-        worst_power = max(worst_power, 1 - h1.stronger)
+        worst_power = max(worst_power, 1 - h1.stronger - (0 if betting else h1.inconclusive))
         worst_ratio = max(worst_ratio, ratio)
         se0, se1 = (r.sd_blocks / math.sqrt(r.runs) for r in (h0, h1))
         print(
             f"{label:<44} {share(h0.stronger, args.runs):>16} {share(h1.stronger, args.runs):>16} "
             f"{h0.mean_blocks:7.1f} ± {1.96 * se0:4.1f} {h1.mean_blocks:7.1f} ± {1.96 * se1:4.1f} {fixed:>8} "
-            f"{ratio:6.2f}",
+            f"{ratio:6.2f}"
+            + (
+                ""
+                if betting
+                else f" {share(1 - h1.stronger - h1.inconclusive, args.runs):>17} "
+                f"{share(h1.inconclusive, args.runs):>13}"
+            ),
             flush=True,
         )
     print(f"({time.perf_counter() - started:.0f} s)")
     print(
         f"worst false 'stronger': {100 * worst_alpha:.1f}% (alpha {100 * design.alpha:g}%); worst missed 'stronger': "
-        f"{100 * worst_power:.1f}% (beta {100 * design.beta:g}%); the sequential test's mean blocks are at most "
+        f"{100 * worst_power:.1f}% (beta {100 * design.beta:g}%"
+        + ("" if betting else "; the GSPRT's inconclusive runs, which say why, not counted")
+        + "); the sequential test's mean blocks are at most "
         f"{worst_ratio:.2f} of the fixed test's"
     )
 

@@ -45,12 +45,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.ladder.config import LadderConfig  # noqa: E402
 from referee.ladder.matchmaker import Candidate, Choice, Matchmaker  # noqa: E402
 from referee.ladder.model import VersionState  # noqa: E402
 from referee.ladder.service import Ladder  # noqa: E402
 from referee.ladder.simulate import SimulatedLadder, SimVersion  # noqa: E402
 from referee.ladder.standing import official_standing  # noqa: E402
 from referee.ladder.store import LadderStore  # noqa: E402
+from referee.ladder.strengths import seats_of  # noqa: E402
+
+
+def _weights(config: LadderConfig) -> dict[int, float]:
+    return dict(zip(config.games.table_sizes, config.games.table_weights, strict=True))
 
 
 def rss_mib() -> float:
@@ -170,7 +176,7 @@ def run(rule: str, args: argparse.Namespace, folder: Path) -> Outcome:
     def look(s: SimulatedLadder) -> None:
         ranked = [v for v in s.store.versions(states=[VersionState.RANKED])]
         ids = [v.id for v in ranked]
-        standing = official_standing(s.store.standing_sums(ids), ids)
+        standing = official_standing(seats_of(s.store.standing_blocks(ids)), ids, _weights(s.config))
         games = {v.id: v.games for v in ranked}
         for v in s.store.versions(states=[VersionState.PLACEMENT, VersionState.RANKED]):
             new = s.truth.get(v.id) is not None and s.truth[v.id].at >= args.look_after * 3600
@@ -244,7 +250,7 @@ class End:
 def end_figures(store: LadderStore, strength: dict[int, float]) -> End:
     """``End`` of the ranked versions of ``store``, given each version's true strength (higher is stronger)."""
     ids = [v.id for v in store.versions(states=[VersionState.RANKED])]
-    rows = official_standing(store.standing_sums(ids), ids)
+    rows = official_standing(seats_of(store.standing_blocks(ids)), ids, {2: 1.0, 3: 1.0, 4: 2.0})
     true_rank = {vid: i + 1 for i, vid in enumerate(sorted(ids, key=lambda v: -strength[v]))}
     n = len(rows)
     d2 = sum((i + 1 - true_rank[r.version_id]) ** 2 for i, r in enumerate(rows))

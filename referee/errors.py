@@ -8,6 +8,7 @@
     │       ├── BotCrashed            exited, closed its output, could not start
     │       ├── BotTimeout            missed a deadline
     │       ├── UnsolicitedOutput     wrote when no reply was awaited
+    │       ├── OutputCapped          its lines in one game passed Limits.game_output
     │       ├── StartupFailed         no good hello
     │       └── StalledTable          referee.check.observe: kept passing on a stalled table (the check only)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
@@ -36,7 +37,9 @@
     │   ├── IntakeError               a submitted bot refused (names the entry)
     │   ├── Refused                   a request the ladder's rules refuse
     │   │   └── NotFound              no such entrant, version, block, game or epoch
-    │   └── LadderStoreError          a ladder database that cannot be used
+    │   ├── LadderStoreError          a ladder database that cannot be used
+    │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
+    │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
     └── SubmitError                   referee.web.client: a submission over the web API that did not go through
 
@@ -48,7 +51,16 @@ from referee.check.errors import CheckError
 from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
-from referee.ladder.errors import ConfigFileError, IntakeError, LadderError, LadderStoreError, NotFound, Refused
+from referee.ladder.errors import (
+    ConfigFileError,
+    IntakeError,
+    LadderError,
+    LadderStoreError,
+    LaneLost,
+    NotFound,
+    Refused,
+    VersionShipError,
+)
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.runner.errors import (
     BotCrashed,
@@ -56,6 +68,7 @@ from referee.runner.errors import (
     BotSpecError,
     BotTimeout,
     ConfigError,
+    OutputCapped,
     StartupFailed,
     UnsolicitedOutput,
 )
@@ -94,12 +107,14 @@ __all__ = [
     "LadderError",
     "LadderStoreError",
     "LaneError",
+    "LaneLost",
     "ListenError",
     "LogError",
     "ManifestError",
     "NoHeader",
     "NoTournament",
     "NotFound",
+    "OutputCapped",
     "ParamsError",
     "ProtocolViolation",
     "RefereeError",
@@ -113,5 +128,6 @@ __all__ = [
     "StoreError",
     "SubmitError",
     "UnsolicitedOutput",
+    "VersionShipError",
     "WorkerSetupError",
 ]

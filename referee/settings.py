@@ -55,7 +55,11 @@ class Limits:
     referee has no process cap. ``cpu_seconds`` is CPU time of one process over its whole life, and a
     persistent bot plays many games: the default (a day) only stops a runaway. ``file_size`` caps each file a
     bot writes; ``tmp_size`` caps all the writable space of the sandbox, its private /tmp and /dev/shm together,
-    which live in RAM (bubblewrap only; the rest of the sandbox is read-only).
+    which live in RAM (bubblewrap only; the rest of the sandbox is read-only). ``ram`` caps the memory all the
+    processes of one bot start hold together (resident, their /tmp included), through a memory cgroup of its own
+    where the referee can make one (``referee.runner.memory_cgroup``): a bot that passes it is killed, a fault of
+    that bot. ``game_output`` caps the bytes of one bot's lines in one game (its game log's share): a bot whose
+    lines pass it forfeits the game.
     """
 
     address_space: int | None = 8 * GiB
@@ -64,6 +68,8 @@ class Limits:
     open_files: int | None = 256
     file_size: int | None = 64 * MiB
     tmp_size: int | None = 256 * MiB
+    ram: int | None = 2 * GiB
+    game_output: int | None = 4 * MiB
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -166,6 +166,10 @@ class ObservedBot:
         return self.player.time_bank
 
     @property
+    def game_output(self) -> int | None:
+        return self.player.game_output
+
+    @property
     def startup_fault(self) -> BotFault | ProtocolViolation | None:
         return self.player.startup_fault
 

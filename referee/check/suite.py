@@ -16,6 +16,7 @@ from referee.check.observe import ObservedBot, unknown_message
 from referee.check.plan import PlannedGame, plan_games
 from referee.check.probe import probe_bot
 from referee.check.verdicts import Observations, SuiteGame, evaluate
+from referee.engine import STANDARD, Ruleset
 from referee.runner import (
     BotFault,
     BotSettings,
@@ -55,6 +56,7 @@ class CheckOptions(BotSettings):
     with unknown fields), ``jobs`` at once.
 
     ``logs``: folder for game logs and stderr logs (a temporary folder, removed afterwards, when None).
+    ``ruleset``: the rules its games are played by (a ladder's gate: the ladder's own, as in its ranked play).
     """
 
     games: int = DEFAULT_GAMES
@@ -62,13 +64,23 @@ class CheckOptions(BotSettings):
     jobs: int = 2
     opponents: tuple[BotSpec, ...] = ()
     logs: Path | None = None
+    ruleset: Ruleset = STANDARD
 
 
 class _Lane:
     """One table at a time: the bot under check and a pool of opponent processes, reused across games."""
 
-    def __init__(self, index: int, spec: BotSpec, config: RunnerConfig, opp_config: RunnerConfig, logs: Path) -> None:
+    def __init__(
+        self,
+        index: int,
+        spec: BotSpec,
+        config: RunnerConfig,
+        opp_config: RunnerConfig,
+        logs: Path,
+        ruleset: Ruleset = STANDARD,
+    ) -> None:
         self.bot = ObservedBot(Player(spec, config, logs / f"bot-stderr-{index}.log"))
+        self.ruleset = ruleset
         self.index = index
         self.opp_config = opp_config
         self.logs = logs
@@ -94,6 +106,7 @@ class _Lane:
         result = await play_game(
             seats,
             game_id=planned.game_id,
+            ruleset=self.ruleset,
             deal=planned.deal,
             log_path=self.logs / f"{planned.game_id}.jsonl",
             wire_id=opaque_game_id(),  # the form of a contest's ids: nothing tells the bot it is being checked
@@ -216,11 +229,11 @@ async def _collect(
     progress: Progress,
 ) -> Observations:
     obs = Observations(move_time=options.move_time, grace=config.grace)
-    plan = plan_games(options.games, tuple(specs), seed=options.seed)
+    plan = plan_games(options.games, tuple(specs), seed=options.seed, ruleset=options.ruleset)
     control = plan[0]
     tolerance_game = replace(control, game_id="check-unknown-fields")
     jobs = max(1, min(options.jobs, len(plan) + 1))
-    lanes = [_Lane(i, spec, config, opp_config, logs) for i in range(jobs)]
+    lanes = [_Lane(i, spec, config, opp_config, logs, options.ruleset) for i in range(jobs)]
 
     try:
         first = lanes[0].bot

@@ -24,7 +24,7 @@ FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
     "protocol-version": ("speaks protocol version 1", frozenset({"protocol_version"})),
     "stdout-protocol-only": (
         "writes nothing but protocol lines on stdout",
-        frozenset({"invalid_json", "not_object", "line_too_long", "unsolicited"}),
+        frozenset({"invalid_json", "not_object", "line_too_long", "unsolicited", "output_cap"}),
     ),
     "reply-fields": (
         "replies with the awaited type and valid fields",

@@ -116,7 +116,10 @@ def audit_cmd(results: Path, head: str | None) -> None:
     Each game was linked, as it was stored, to the ones before it: SHA-256 of its rows (scores, ranks, seats,
     faults, replay) and of its game log, chained in storage order. Names every game whose results or log changed
     since, every game that is missing and every game that was added (with --head, the head printed when the
-    tournament ended: also every game after it, and a chain rewritten after an edit). Exits with status 1 on any.
+    tournament ended: also every game after it, and a chain rewritten after an edit). A ladder plays on after an
+    epoch publishes its head: its games after the head are counted as played since, not named. Exits with status 1
+    on any difference. For a ladder, every row derived from the games (each block's state, table and results,
+    the standing's sums, the counters) is derived again and each one that differs is named too.
     """
     from referee.ladder import LadderError
     from referee.ladder.deal_check import audit_ladder, is_ladder
@@ -135,6 +138,15 @@ def audit_cmd(results: Path, head: str | None) -> None:
         click.echo(f"{results}: ... and {found.more} more")
     if not found.ok:
         sys.exit(1)
-    against = ", the published head" if head is not None else ""
-    matched = f"all {found.games} stored games match their hash chain (head {found.head}{against})"
+    if head is None:
+        matched = f"all {found.games} stored games match their hash chain (head {found.head})"
+    elif found.grown:
+        matched = (
+            f"all {found.games} stored games match their hash chain: the {found.games - found.grown} up to the "
+            f"published head unchanged, and {found.grown} played since (head now {found.head})"
+        )
+    else:
+        matched = f"all {found.games} stored games match their hash chain (head {found.head}, the published head)"
+    if found.derived:
+        matched += f", and all {found.derived} rows derived from them (block results, sums, counters) match them"
     click.echo(f"{results}: audited: {matched}")

@@ -6,9 +6,11 @@ does one thing and prints it; a refusal is one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -23,6 +25,9 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: ``referee.ladder.final.DEFAULT_MAX_GAMES`` (not imported here: the CLI loads the ladder only when it runs).
+DEFAULT_FINAL_GAMES = 2_000
+
 _DIR = click.argument("directory", metavar="DIR", type=click.Path(path_type=Path, file_okay=False))
 
 
@@ -36,6 +41,10 @@ def _refusals(command: str) -> Iterator[None]:
             yield
         except RefereeError as exc:
             fail(f"ladder {command}", str(exc))
+
+
+#: The errors of a disk that is full or cannot be written: ``serve`` stops on them in one line.
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 
 
 @contextmanager
@@ -193,14 +202,33 @@ def suspend_cmd(directory: Path, name: str, reason: str, lift: bool) -> None:
 )
 @click.option("--no-web", is_flag=True, help="Run the ladder without its web server.")
 @click.option(
+    "--lane-processes",
+    is_flag=True,
+    help="Play each lane's blocks in a worker process of its own (every core; docs/cluster.md).",
+)
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Play the blocks on a Dask cluster: a scheduler's address, or local:N (docs/cluster.md).",
+)
+@click.option(
     "--behind-proxy",
     is_flag=True,
     help="The web server sits behind one reverse proxy that terminates TLS: client addresses from "
     "X-Forwarded-For, the sign-in cookie Secure.",
 )
-def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behind_proxy: bool) -> None:
+def serve_cmd(
+    directory: Path,
+    jobs: int | None,
+    listen: str,
+    no_web: bool,
+    lane_processes: bool,
+    cluster: str | None,
+    behind_proxy: bool,
+) -> None:
     """Run the ladder until Ctrl-C or SIGTERM: gate new versions, play blocks, keep the ratings current, and
-    serve its pages and API (one process: the web server, the scheduler and the lanes).
+    serve its pages and API (one process: the web server, the scheduler and the lanes; with --lane-processes each
+    lane in a worker process of its own, with --cluster the blocks on a Dask cluster, versions shipped by digest).
 
     Submissions, retirements and suspensions made meanwhile (from the shell or the web) take effect at the next
     block. A stop abandons the blocks in play (they are played again at the next start) and closes every bot.
@@ -212,9 +240,12 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
         fail("ladder serve", "--jobs must be at least 1")
 
     def say(line: str) -> None:
-        click.echo(f"ladder: {line}")
+        # Each line stamped with the UTC second it was said, so an organiser can line serve's output up with
+        # the pages, the store and the bots' stderr.
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        click.echo(f"{stamp} ladder: {line}")
 
-    options = ServeOptions(jobs=jobs, announce=say)
+    options = ServeOptions(jobs=jobs, announce=say, lanes=_lanes_of(lane_processes, cluster))
     with _refusals("serve"):
         if no_web:
             work: Callable[[], Any] = lambda: serve(directory, options)  # noqa: E731
@@ -231,8 +262,16 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
             settings = WebSettings(behind_proxy=behind_proxy)
             work = partial(serve_with_web, directory, options, listen, settings=settings, task_status=Listening())
 
+        from referee.ladder import LadderStoreError
+
         try:
-            run_until_stopped(work)
+            run_until_stopped(work, storage=(OSError, LadderStoreError))  # a full disk met by every lane: one error
+        except (OSError, LadderStoreError) as exc:
+            if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
+                raise
+            reason = f"cannot write to {directory}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+            fail("ladder serve", f"{reason}; every finished block is stored, the blocks in play are played again "
+                 "at the next start: make room (or make the folder writable) and start it again", 1)  # fmt: skip
         except Stopped:
             click.echo(
                 "referee ladder serve: stopped; every finished block is stored, the blocks in play are played again "
@@ -240,6 +279,28 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
                 err=True,
             )
             raise SystemExit(130) from None
+
+
+def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
+    """Where ``serve``'s lanes play (``referee.ladder.lanes``): None for in the serve process."""
+    if lane_processes and cluster:
+        fail("ladder serve", "--lane-processes and --cluster exclude each other: give one")
+    if lane_processes:
+        from referee.ladder.lanes_process import ProcessLanes
+
+        return ProcessLanes
+    if cluster:
+        from referee.tournament.cluster import check_cluster_address
+        from referee.tournament.cluster_errors import ClusterError
+
+        try:
+            check_cluster_address(cluster)
+        except ClusterError as e:
+            fail("ladder serve", str(e))
+        from referee.ladder.lanes_dask import DaskLanes
+
+        return partial(DaskLanes, cluster)
+    return None
 
 
 @ladder_group.command("final")
@@ -250,6 +311,13 @@ def serve_cmd(directory: Path, jobs: int | None, listen: str, no_web: bool, behi
 @click.option("--table-size", "-k", type=int, help="Players per game.  [default: the largest of [games] table_sizes]")
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: [serve] jobs]")
 @click.option(
+    "--max-games",
+    type=click.IntRange(min=1),
+    default=DEFAULT_FINAL_GAMES,
+    show_default=True,
+    help="race: stop here if the order is not settled, and say what was proved.",
+)
+@click.option(
     "--out", "-o", type=click.Path(path_type=Path, file_okay=False), help="Results folder.  [default: DIR/final]"
 )
 def final_cmd(
@@ -259,13 +327,16 @@ def final_cmd(
     tables_per_entrant: int | None,
     table_size: int | None,
     jobs: int | None,
+    max_games: int,
     out: Path | None,
 ) -> None:
-    """Close submissions and play a final between the active versions: a race for the --top places (or a balanced
-    tournament) with a fresh committed deal secret, as referee run plays it, into a normal results folder (its
-    standings, report and verify-deals). Run it again with the same --out to continue an interrupted final."""
+    """Close submissions and the ladder's epoch (its secret is revealed) and play a final between the active
+    versions: a race for the --top places (or a balanced tournament) with a fresh committed deal secret, as referee
+    run plays it, into a normal results folder (its standings, report and verify-deals). Stop `ladder serve` first.
+    It ends settled, or at --max-games with what it proved, and says whether its order agrees with the ladder's
+    rank intervals. Run it again with the same --out to continue an interrupted final."""
     from referee.cli.run_cmd import run_cmd
-    from referee.ladder.final import prepare_final
+    from referee.ladder.final import prepare_final, verdict_lines
 
     with _opened("final", directory) as ladder:
         if ladder.serving() is not None:
@@ -273,11 +344,14 @@ def final_cmd(
                 "ladder final",
                 f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first",
             )
+        ranks = {r.version.key: r.official.rank_interval for r in ladder.leaderboard().rows if r.official}
         plan = prepare_final(ladder)
         config = ladder.config
         root = ladder.layout.root
     keys = ", ".join(v.key for v in plan.versions)
     click.echo(f"ladder final: submissions are closed; {len(plan.versions)} versions: {keys}")
+    for epoch in plan.revealed:
+        click.echo(f"ladder final: epoch {epoch.id} closed; its secret is revealed: {epoch.secret}")
     g = config.games
     limits = config.limits.limits()
     args = [
@@ -285,13 +359,14 @@ def final_cmd(
         "--rules", str(plan.rules), "--move-time", str(g.move_time), "--startup-time", str(g.startup_time),
         "--sandbox", g.sandbox, "--clock", g.clock,
         "--table-size", str(table_size or min(max(g.table_sizes), len(plan.versions))),
-        "--jobs", str(jobs or config.serve.jobs),
+        "--jobs", str(jobs or config.serve.jobs), "--max-games", str(max_games),
     ]  # fmt: skip
     if g.time_bank:
         args += ["--time-bank", str(g.time_bank)]
     for name, value in (
         ("memory", limits.address_space), ("cpu_seconds", limits.cpu_seconds), ("processes", limits.processes),
         ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
+        ("ram", limits.ram), ("game_output", limits.game_output),
     ):  # fmt: skip
         args += ["--limit", f"{name}={'none' if value is None else value}"]
     from referee.tournament.formats import FORMATS
@@ -300,7 +375,28 @@ def final_cmd(
         args += ["--top", str(top)]
     if tables_per_entrant is not None:
         args += ["--tables-per-entrant", str(tables_per_entrant)]
-    run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    k = int(args[args.index("--table-size") + 1])
+    sizes = config.games.table_sizes
+    click.echo(
+        f"ladder final: it ranks by expected matchpoints against the whole field at tables of {k} (a round robin's): "
+        + (
+            "the ladder's official estimand"
+            if tuple(sizes) == (k,)
+            else f"the ladder's official one mixes its table sizes {', '.join(map(str, sizes))} by their weights"
+        )
+    )
+    try:
+        run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
+    results = out or root / "final"
+    try:
+        standings = json.loads((results / "standings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        fail("ladder final", f"cannot read the final's standings in {results}: {exc}")
+    for line in verdict_lines(standings, ranks):
+        click.echo(line)
 
 
 @ladder_group.command("status")
@@ -334,8 +430,9 @@ def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
         + (f"served by pid {serving}" if serving else "not being served")
         + f"; {board.blocks:,} blocks, {board.games:,} games"
     )
-    table = Table(title="official standing (mean matchpoints over deals)", title_justify="left")
-    for col in ("place", "rank 95%", "version", "matchpoints [95%]", "sep.", "deals", "games", "live mu±sigma"):
+    table = Table(title="official standing (expected matchpoints against the field)", title_justify="left")
+    for col in ("place", "rank 95%", "version", "matchpoints [95%]", "sep.", "deals", "opponents", "games",
+                "live mu±sigma"):  # fmt: skip
         table.add_column(col, justify="left" if col == "version" else "right")
     for r in board.rows:
         o = r.official
@@ -349,6 +446,7 @@ def _print_status(status: dict[str, Any], board: Leaderboard) -> None:
             _num(o.matchpoints) + ci,
             ">" if o.separated_from_next else "",
             str(o.deals),
+            str(o.opponents),
             str(r.version.games),
             "-" if r.live is None else f"{r.live[0]:.1f}±{r.live[1]:.1f}",
         )

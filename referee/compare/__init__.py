@@ -30,6 +30,8 @@ from referee.compare.simulate import (
     normal_blocks,
     rates,
     resampled_blocks,
+    skewed_blocks,
+    sparse_blocks,
 )
 from referee.compare.sprt import (
     PRIOR_VARIANCE,
@@ -81,5 +83,7 @@ __all__ = [
     "run_compare",
     "sequential_verdict",
     "shape_warning",
+    "skewed_blocks",
+    "sparse_blocks",
     "stored_settings",
 ]

@@ -6,6 +6,7 @@ Used by the tests and ``bench/bench_compare.py``: run the test many times on blo
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections.abc import Callable, Iterator, Sequence
@@ -28,6 +29,8 @@ __all__ = [
     "normal_blocks",
     "rates",
     "resampled_blocks",
+    "skewed_blocks",
+    "sparse_blocks",
 ]
 
 #: Draws an endless stream of block differences with the given mean from a random generator.
@@ -54,6 +57,33 @@ def game_like_blocks(sd: float, table_size: int = 4, *, tail: int = 1) -> BlockS
         while True:
             diffs = [round(rng.gauss(0, scale) + rng.expovariate(1 / scale)) - scale for _ in range(table_size)]
             yield mean + tail * sum(diffs) / table_size
+
+    return draw
+
+
+def skewed_blocks(sd: float, *, tail: int = 1, rare: float = 0.1) -> BlockSource:
+    """Right-skewed block differences (``tail`` -1: left-skewed) of standard deviation ``sd``: usually a little below
+    the mean, and on a share ``rare`` of the blocks far above it (NEW now and then much better); the rare jump carries
+    nine tenths of the variance (skewness about 2.5 at ``rare`` 0.1)."""
+    jump = sd * math.sqrt(0.9 / (rare * (1 - rare)))
+    core = sd * math.sqrt(0.1)
+
+    def draw(rng: random.Random, mean: float) -> Iterator[float]:
+        while True:
+            yield mean + rng.gauss(0, core) + tail * ((jump if rng.random() < rare else 0.0) - rare * jump)
+
+    return draw
+
+
+def sparse_blocks(sd: float, *, identical: float = 0.9) -> BlockSource:
+    """Mostly identical blocks: a difference of exactly 0 on a share ``identical`` of them (NEW plays OLD's game),
+    and on the others the whole mean gain, ``mean / (1 - identical)``, with normal noise of standard deviation
+    ``sd``."""
+    rest = 1 - identical
+
+    def draw(rng: random.Random, mean: float) -> Iterator[float]:
+        while True:
+            yield 0.0 if rng.random() < identical else mean / rest + rng.gauss(0, sd)
 
     return draw
 

@@ -3,14 +3,18 @@
     command = "python bot.py"        # or a list of words; run in the version's folder
     build = "make"                   # optional: run once, in the sandbox, without network, before the gate
 
-A command's first word is a program on the ladder machine's PATH (``python``/``python3`` is the referee's own
-Python, which has the bot SDK; ``node``, ``java``...) or a path inside the bot's folder (``./bot``,
-``bin/bot``). Nothing else is accepted: no absolute paths, no ``..``, no NUL. A lone file submitted without a
-bot.toml gets the command of its kind (``python bot.py``, ``node bot.js``, ``./bot`` for an executable).
+A command's first word is a system program on the ladder machine's PATH (``python``/``python3`` is the referee's
+own Python, which has the bot SDK; ``node``, ``java``... found under the system folders, ``sandbox.SYSTEM_PATHS``)
+or a path inside the bot's folder (``./bot``, ``bin/bot``). Nothing else is accepted: no absolute paths, no ``..``,
+no NUL, no program found on PATH outside the system folders (``~/.local/bin/tool``: the sandbox would have to show
+the folder it lies in), and no path of the folder that leads out of it (a link a build made: ``check_program``).
+A lone file submitted without a bot.toml gets the command of its kind (``python bot.py``, ``node bot.js``,
+``./bot`` for an executable).
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
@@ -21,8 +25,17 @@ from pathlib import Path, PurePosixPath
 from referee.ladder.errors import IntakeError
 from referee.runner import BotSpec
 from referee.runner.safe_text import visible
+from referee.runner.sandbox import is_system_program
 
-__all__ = ["MANIFEST_NAME", "BotManifest", "command_for_file", "parse_manifest", "resolve_words", "version_spec"]
+__all__ = [
+    "MANIFEST_NAME",
+    "BotManifest",
+    "check_program",
+    "command_for_file",
+    "parse_manifest",
+    "resolve_words",
+    "version_spec",
+]
 
 MANIFEST_NAME = "bot.toml"
 #: The largest bot.toml read.
@@ -70,11 +83,40 @@ def _program(words: tuple[str, ...], key: str, where: str) -> None:
             f"{where}: {key} program {visible(program)!r} must be a program name (python3, node) or a path inside "
             "the bot's folder (./bot)"
         )
-    if "/" not in program and program not in _PYTHONS and shutil.which(program) is None:
-        raise IntakeError(
-            f"{where}: {key} program {visible(program)!r} is not installed on the ladder's machine; use a path "
-            "inside the bot's folder (./bot) for a program of your own"
-        )
+    if "/" not in program and program not in _PYTHONS:
+        found = shutil.which(program)
+        if found is None:
+            raise IntakeError(
+                f"{where}: {key} program {visible(program)!r} is not installed on the ladder's machine; use a path "
+                "inside the bot's folder (./bot) for a program of your own"
+            )
+        if not is_system_program(Path(found)):
+            raise IntakeError(_not_system(where, key, program))
+
+
+def _not_system(where: str, key: str, program: str) -> str:
+    """The refusal of a program outside the bot's folder and the system folders (its host path is not said)."""
+    return (
+        f"{where}: {key} program {visible(program)!r} is not a system program of the ladder's machine (only "
+        "programs under /usr, /bin and the like, and the referee's Python, run from outside a bot's folder); use a "
+        "path inside the bot's folder (./bot) for a program of your own"
+    )
+
+
+def check_program(words: tuple[str, ...], folder: Path, where: str, key: str = "command") -> None:
+    """Raise ``IntakeError`` (one line naming ``where``) when the program ``words`` start, as ``resolve_words``
+    finds it in ``folder``, is neither a file inside ``folder`` (links followed: a link a build made may lead out)
+    nor a system program: a version runs only its own files and the system's programs."""
+    program = words[0]
+    first = Path(resolve_words(words, folder)[0])
+    if "/" not in program:
+        if program not in _PYTHONS and not is_system_program(first):
+            raise IntakeError(_not_system(where, key, program))
+        return
+    real = Path(os.path.realpath(first))
+    home = Path(os.path.realpath(folder))
+    if home not in real.parents or not real.is_file():
+        raise IntakeError(f"{where}: {key} program {visible(program)!r} is not a file inside the bot's folder")
 
 
 def parse_manifest(data: bytes, where: str = MANIFEST_NAME) -> BotManifest:
@@ -106,7 +148,8 @@ def command_for_file(name: str, executable: bool) -> BotManifest:
     if suffix == ".py":
         return BotManifest(("python", name))
     if suffix in (".js", ".mjs", ".cjs"):
-        if shutil.which("node") is None:
+        node = shutil.which("node")
+        if node is None or not is_system_program(Path(node)):
             raise IntakeError(f"{visible(name)}: a JavaScript bot needs node, which the ladder's machine lacks")
         return BotManifest(("node", name))
     if executable:
@@ -130,6 +173,12 @@ def resolve_words(words: tuple[str, ...], folder: Path) -> tuple[str, ...]:
     return (first, *words[1:])
 
 
+#: Where the sandbox shows a version its own folder: nothing a bot prints (a traceback, its working folder) names
+#: the organiser's path of it.
+SHOWN_AT = "/bot"
+
+
 def version_spec(name: str, manifest: BotManifest, folder: Path) -> BotSpec:
-    """The runner's ``BotSpec`` of a stored version: its command resolved, run in (and shown only) ``folder``."""
-    return BotSpec(name, resolve_words(manifest.command, folder), folder)
+    """The runner's ``BotSpec`` of a stored version: its command resolved, run in (and shown only) ``folder``,
+    which the sandbox shows at ``SHOWN_AT``."""
+    return BotSpec(name, resolve_words(manifest.command, folder), folder, shown_at=SHOWN_AT)

@@ -5,7 +5,9 @@ resource limits of ``[limits]``, inside bubblewrap with every namespace unshared
 folder writable (the version's copy, made writable for the build and read-only again after it) and with its
 standard output and error both going to ``DIR/builds/<digest>.log`` (capped at 1 MiB), for its author. A build
 that exits with a status other than 0, or outlives ``build_time`` seconds (then it is killed, with everything it
-started), fails the version's gate.
+started), fails the version's gate; so does one that leaves its folder holding more than ``max_unpacked`` bytes
+of files or ``max_files`` entries, counted as a submission's are (``intake.tree_size``): looked at every
+``WATCH_EVERY`` seconds while it runs (a build over the cap is killed there and then) and once it has ended.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from referee.ladder.botmanifest import resolve_words
-from referee.ladder.intake import freeze, thaw
+from referee.ladder.botmanifest import SHOWN_AT, resolve_words
+from referee.ladder.intake import TreeSize, freeze, thaw, tree_size
 from referee.runner import BotCrashed, BotSettings, BotSpec, RunnerConfig
 from referee.runner.exits import describe_exit
 from referee.runner.process import BotProcess
@@ -25,6 +27,8 @@ __all__ = ["BuildOutcome", "run_build"]
 
 #: The most bytes of build output kept.
 OUTPUT_CAP = 1024 * 1024
+#: Seconds between two looks at the size of a running build's folder.
+WATCH_EVERY = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,14 +41,21 @@ class BuildOutcome:
 
 
 async def run_build(
-    folder: Path, words: tuple[str, ...], log: Path, settings: BotSettings, seconds: float, hidden: tuple[str, ...]
+    folder: Path,
+    words: tuple[str, ...],
+    log: Path,
+    settings: BotSettings,
+    seconds: float,
+    hidden: tuple[str, ...],
+    cap: TreeSize | None = None,
 ) -> BuildOutcome:
-    """Run the build command ``words`` in ``folder`` (see the module's docstring); ``hidden``: what it may not see.
-    Raises ``BotSpecError`` when the sandbox that ``settings`` ask for cannot be made."""
+    """Run the build command ``words`` in ``folder`` (see the module's docstring); ``hidden``: what it may not see;
+    ``cap``: the most the folder may hold once built (bytes and entries; None: no cap). Raises ``BotSpecError``
+    when the sandbox that ``settings`` ask for cannot be made."""
     log.parent.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
     argv = ("/bin/sh", "-c", 'exec "$@" 1>&2 </dev/null', "build", *resolve_words(words, folder))
-    spec = BotSpec("build", argv, folder)
+    spec = BotSpec("build", argv, folder, shown_at=SHOWN_AT)
     config = replace(RunnerConfig.of(settings, hidden=hidden), writable_folder=True, stderr_cap=OUTPUT_CAP)
     mode = resolve_mode(config)
     start = time.monotonic()
@@ -54,12 +65,20 @@ async def run_build(
             process = await BotProcess.start(spec, config, log, mode)
         except BotCrashed as exc:
             return BuildOutcome(False, f"the build could not start: {exc.detail}", 0.0)
+        over: str | None = None
         try:
             await process.close_input()
-            done = await process.wait_exit(seconds)
+            deadline = start + seconds
+            done = False
+            while not done and over is None and time.monotonic() < deadline:
+                done = await process.wait_exit(min(WATCH_EVERY, max(0.0, deadline - time.monotonic())))
+                over = _over(folder, cap)
         finally:
             await process.terminate(config.grace)
         took = time.monotonic() - start
+        over = over or _over(folder, cap)
+        if over is not None:
+            return BuildOutcome(False, f"the build {'left' if done else 'was stopped: it wrote'} {over}", took)
         if not done:
             return BuildOutcome(False, f"the build took longer than {seconds:g} seconds and was stopped", took)
         code = process.process.returncode
@@ -69,3 +88,16 @@ async def run_build(
         return BuildOutcome(True, f"built in {took:.1f} s", took)
     finally:
         freeze(folder)
+
+
+def _over(folder: Path, cap: TreeSize | None) -> str | None:
+    """How the built ``folder`` passes ``cap``, in words (``more than 1,048,576 bytes of files in its folder``), or
+    None while it is within it."""
+    if cap is None:
+        return None
+    held = tree_size(folder, cap)
+    if held.bytes > cap.bytes:
+        return f"more than {cap.bytes:,} bytes of files in its folder (max_unpacked)"
+    if held.entries > cap.entries:
+        return f"more than {cap.entries:,} entries in its folder (max_files)"
+    return None

@@ -94,8 +94,16 @@ class LimitsSection(_Section):
     open_files: int = Field(default=Limits.open_files or 256, ge=1, description="open files of a bot process")
     file_size: int | str = Field(default="64M", description="the largest file a bot may write")
     tmp_size: int | str = Field(default="256M", description="the sandbox's private /tmp and /dev/shm together")
+    ram: int | str = Field(
+        default="2G",
+        description="memory all processes of one bot start hold together (a memory cgroup each; all bots together "
+        "hold at most the machine's memory less an eighth)",
+    )
+    game_output: int | str = Field(
+        default="4M", description="bytes of one bot's lines in one game: a bot that sends more forfeits that game"
+    )
 
-    @field_validator("memory", "file_size", "tmp_size")
+    @field_validator("memory", "file_size", "tmp_size", "ram", "game_output")
     @classmethod
     def _size(cls, value: int | str) -> int:
         return parse_size(value)
@@ -108,6 +116,8 @@ class LimitsSection(_Section):
             open_files=self.open_files,
             file_size=parse_size(self.file_size),
             tmp_size=parse_size(self.tmp_size),
+            ram=parse_size(self.ram),
+            game_output=parse_size(self.game_output),
         )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from referee.engine import Ruleset, RulesetError, seeded_deal
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import BlockState
+from referee.ladder.recount import recount
 from referee.ladder.store import LadderStore
 from referee.tournament.chain import ChainAudit
 from referee.tournament.deal_check import DealCheck, check_log_deal
@@ -87,7 +88,10 @@ def _check_block(
 
 def audit_ladder(directory: Path, head: str | None = None) -> ChainAudit:
     """``referee audit DIR`` for a ladder: every stored game against the ladder's hash chain (``head``: one an epoch
-    published when it was revealed). Raises ``LadderStoreError`` for a folder that is not a ladder, or one made
-    before the chain."""
+    published when it was revealed), and every row derived from the games (block results, the standing's sums,
+    the counters) against the games (``recount``). Raises ``LadderStoreError`` for a folder that is not a ladder,
+    or one made before the chain."""
     with LadderStore(LadderLayout.of(directory).db) as store:
-        return store.audit_chain(head)
+        found = store.audit_chain(head)
+        found.derived = recount(store, found)
+    return found

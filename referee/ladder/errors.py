@@ -4,14 +4,25 @@ LadderError          referee.engine.RefereeError: a ladder folder or request tha
 ├── ConfigFileError  ladder.toml is unreadable or holds an impossible value (names the key)
 ├── IntakeError      a submitted bot (file, folder, archive, bot.toml) is refused (names the entry)
 ├── Refused          a request the ladder's rules refuse (daily cap, a gate already running, unknown name)
-└── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
+├── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
+├── LaneLost         a lane's worker (a process of ours, a Dask worker) ended while it played a block
+└── VersionShipError a version's files could not be fetched on a Dask worker, or did not match their digest
 """
 
 from __future__ import annotations
 
 from referee.engine.errors import RefereeError
 
-__all__ = ["ConfigFileError", "IntakeError", "LadderError", "LadderStoreError", "NotFound", "Refused"]
+__all__ = [
+    "ConfigFileError",
+    "IntakeError",
+    "LadderError",
+    "LadderStoreError",
+    "LaneLost",
+    "NotFound",
+    "Refused",
+    "VersionShipError",
+]
 
 
 class LadderError(RefereeError):
@@ -37,3 +48,12 @@ class NotFound(Refused):
 
 class LadderStoreError(LadderError):
     """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable)."""
+
+
+class LaneLost(LadderError):
+    """A lane's worker (a process of ours, or a Dask worker) ended while it played a block: ``serve`` voids the
+    block and plays it again; the message is the one line said about it."""
+
+
+class VersionShipError(LadderError):
+    """A version's files could not be fetched on a Dask worker, or did not match their digest (``lanes_ship``)."""

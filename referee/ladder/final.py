@@ -3,27 +3,39 @@
 ``prepare_final`` closes submissions (``Ladder.submit`` refuses from then on, with the reason) and writes two files
 into the ladder folder for ``referee run``: ``final-bots.toml``, a manifest with one ``[[bot]]`` per active
 version (its key as the name, its resolved command, its version folder as ``cwd``), and ``final-rules.json``, the
-ladder's ruleset. The final is then a ``race`` (or ``balanced``) tournament run by ``referee run`` into its own
-results folder with a fresh committed deal secret, so it has its usual standings, report and ``verify-deals``; its
-bots run with the ladder's move time, sandbox and limits.
+ladder's ruleset. It also closes the ladder's open epoch and reveals the secret of every closed one
+(``close_epochs``): the ladder's play ends with the final, so its deals may be known and ``verify-deals`` checks them.
+The final is then a ``race`` (or ``balanced``) tournament run by ``referee run`` into its own results folder with a
+fresh committed deal secret, so it has its usual standings, report and ``verify-deals``; its bots run with the
+ladder's move time, sandbox and limits, and it stops at ``--max-games`` (``DEFAULT_MAX_GAMES``) if it has not settled.
+
+The race's estimand is the ladder's official one at one table size: each version's expected matchpoints against the
+whole field at a table of k drawn as a round robin draws it. ``verdict_lines`` says what the final proved, and
+whether its order agrees with the ladder's official one (each place of its top K inside that version's joint 95% rank
+interval on the ladder).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.errors import Refused
-from referee.ladder.model import EntrantState, Version
+from referee.ladder.model import BlockState, EntrantState, Epoch, Version
 from referee.ladder.service import Ladder
 from referee.ladder.store import now
 
-__all__ = ["FinalPlan", "prepare_final"]
+__all__ = ["DEFAULT_MAX_GAMES", "FinalPlan", "close_epochs", "prepare_final", "verdict_lines"]
 
 MANIFEST = "final-bots.toml"
 RULES = "final-rules.json"
+#: The final's cap unless ``--max-games`` says otherwise: a bounded time (about half an hour at two tables at a time
+#: with a bot that thinks a second a move; seconds with fast bots), after which it stops with what it proved.
+DEFAULT_MAX_GAMES = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +45,7 @@ class FinalPlan:
     manifest: Path
     rules: Path
     versions: tuple[Version, ...]
+    revealed: tuple[Epoch, ...] = ()  # the epochs whose secret was revealed now
 
 
 def _toml(text: str) -> str:
@@ -48,6 +61,7 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
         raise Refused(f"a final needs at least two active versions; the ladder has {len(versions)}")
     if ladder.store.meta("submissions_closed") is None:
         ladder.store.set_meta("submissions_closed", f"closed for the final at {now()}")
+    revealed = close_epochs(ladder)
     root = ladder.layout.root
     lines = ["# The ladder's final: its active versions (written by referee ladder final).\n"]
     for v in versions:
@@ -64,4 +78,77 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
     manifest.write_text("\n".join(lines), encoding="utf-8")
     rules = root / RULES
     rules.write_text(json.dumps(ladder.config.ruleset().to_dict(), indent=2) + "\n", encoding="utf-8")
-    return FinalPlan(manifest, rules, versions)
+    return FinalPlan(manifest, rules, versions, tuple(revealed))
+
+
+def close_epochs(ladder: Ladder) -> list[Epoch]:
+    """Close the ladder's open epoch and reveal every closed epoch not revealed yet (call it with no ``serve``
+    running). A block a stopped ``serve`` left in play is voided first, with its partial logs, as the next ``serve``
+    would void it; in a closed epoch it is never played again. Returns the epochs revealed, oldest first."""
+    store = ladder.store
+    for block in store.blocks(states=[BlockState.PLAYING], limit=None):
+        store.void_block(block.id, "the ladder's final closed its epoch")
+        for path in ladder.layout.block_dir(block.id).glob(f"{block.id}.*.jsonl*"):
+            path.unlink(missing_ok=True)
+    epoch = store.open_epoch_now()
+    if epoch is not None:
+        store.close_epoch(epoch.id)
+    revealed = []
+    for epoch_id in store.epochs_to_reveal():
+        store.reveal_epoch(epoch_id)
+        revealed.append(store.epoch(epoch_id))
+    return revealed
+
+
+def verdict_lines(standings: Mapping[str, Any], ladder_ranks: Mapping[str, tuple[int, int]]) -> list[str]:
+    """What a finished final proved, from its ``standings.json`` (a race's), and how its order compares with the
+    ladder's: ``ladder_ranks`` maps a version's key to its joint 95% rank interval in the ladder's official standing."""
+    race = standings.get("race")
+    rows: Sequence[Mapping[str, Any]] = standings.get("entrants", [])
+    if not race:
+        return ["ladder final: a balanced final ranks by its standings; it proves no order (use --format race)"]
+    top = int(race["top"])
+    order = [str(r["name"]) for r in rows]
+    level = f"{race['confidence']:.0%}"
+    if race["settled"]:
+        head = f"settled: {' > '.join(order[:top])}; {race.get('reason', '')}"
+    else:
+        proved = [
+            f"{a} ahead of {b}"
+            for a, b, r in zip(order, order[1 : top + 1], rows, strict=False)
+            if r.get("separated_from_next")
+        ]
+        open_ = [
+            f"{a} vs {b}"
+            for a, b, r in zip(order, order[1 : top + 1], rows, strict=False)
+            if not r.get("separated_from_next")
+        ]
+        head = (
+            f"not settled: {race.get('reason') or 'the race was interrupted'}; proved at {level}: "
+            f"{', '.join(proved) or 'no place'}; not proved: {', '.join(open_)}; the order shown for them is the "
+            "race's estimate"
+        )
+    lines = [f"ladder final: {head}"]
+    outside = []
+    for place, key in enumerate(order[:top], start=1):
+        interval = ladder_ranks.get(key)
+        if interval is not None and not interval[0] <= place <= interval[1]:
+            outside.append(
+                f"{key} is {_ordinal(place)} in the final, outside its ladder rank interval {interval[0]}-{interval[1]}"
+            )
+    missing = [key for key in order[:top] if key not in ladder_ranks]
+    if len(missing) == top:
+        lines.append("ladder final: no version of its top has an official place on the ladder to compare with")
+    elif outside:
+        lines.append("ladder final: disagrees with the ladder's official standing: " + "; ".join(outside))
+    else:
+        lines.append(
+            f"ladder final: agrees with the ladder's official standing: each of its top {top} is placed within its "
+            "joint 95% rank interval on the ladder"
+            + (f" (no ladder place yet: {', '.join(missing)})" if missing else "")
+        )
+    return lines
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

@@ -40,7 +40,7 @@ from referee.ladder.botmanifest import MANIFEST_MAX, MANIFEST_NAME, BotManifest,
 from referee.ladder.errors import IntakeError
 from referee.runner.safe_text import visible
 
-__all__ = ["IntakeLimits", "Staged", "discard", "freeze", "stage", "thaw", "tree_digest"]
+__all__ = ["IntakeLimits", "Staged", "TreeSize", "discard", "freeze", "stage", "thaw", "tree_digest", "tree_size"]
 
 _CHUNK = 1 << 16
 _NAME_MAX = 255
@@ -447,6 +447,41 @@ def tree_digest(root: Path, manifest: BotManifest) -> str:
             flag = b"X" if st.st_mode & 0o111 else b"F"
             h.update(b"\n" + flag + rel.encode() + b"\0" + content.digest())
     return h.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TreeSize:
+    """What a folder holds: ``bytes`` of regular files (their lengths, as ``max_unpacked`` counts them) and
+    ``entries`` (files, folders and links, as ``max_files`` counts them)."""
+
+    bytes: int
+    entries: int
+
+
+def tree_size(root: Path, stop: TreeSize | None = None) -> TreeSize:
+    """What ``root`` holds (links not followed); the count stops as soon as it is past ``stop`` in either (a build
+    that made millions of files is not walked to the end). Entries that vanish meanwhile are not counted."""
+    size = entries = 0
+    stack = [str(root)]
+    while stack:
+        try:
+            scan = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with scan:
+            for entry in scan:
+                entries += 1
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    stack.append(entry.path)
+                elif stat.S_ISREG(st.st_mode):
+                    size += st.st_size
+                if stop is not None and (size > stop.bytes or entries > stop.entries):
+                    return TreeSize(size, entries)
+    return TreeSize(size, entries)
 
 
 def freeze(root: Path) -> None:

@@ -9,17 +9,23 @@ A version's lifecycle::
 ``submitted`` waits for the gate (one per entrant at a time); ``building`` runs its build command; ``gating`` runs
 the conformance suite; ``placement`` plays its first blocks against the ranked field; ``ranked`` plays on the
 ladder. ``failed`` (build or gate) never plays a ranked game; its reasons are kept for its author. ``retired``
-keeps its games and its last rating, frozen. A block is ``playing`` from the moment it is chosen, then ``done``
+keeps its games and its last rating, frozen. ``VERSION_TRANSITIONS`` is the whole table: a version may be retired
+from any state but ``failed``, at any moment, and it stays retired (a block it is playing then ends and counts,
+but no block starts with it after). A block is ``playing`` from the moment it is chosen, then ``done``
 (its games committed together) or ``void`` (stopped for a reason that is not a bot's: it is played again).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar
 
 __all__ = [
     "ACTIVE_STATES",
+    "ENTRANT_TRANSITIONS",
+    "VERSION_TRANSITIONS",
     "Block",
     "BlockKind",
     "BlockState",
@@ -31,6 +37,7 @@ __all__ = [
     "SeatRecord",
     "Version",
     "VersionState",
+    "may_become",
 ]
 
 
@@ -55,6 +62,38 @@ class VersionState(StrEnum):
 ACTIVE_STATES = frozenset({VersionState.PLACEMENT, VersionState.RANKED})
 #: The states of a version waiting for, or in, its gate.
 GATE_STATES = frozenset({VersionState.SUBMITTED, VersionState.BUILDING, VersionState.GATING})
+
+_V = VersionState
+#: The version lifecycle, whole: each state -> the states a version may move to from it. Every change of a
+#: version's state is ``LadderStore.move_version``, which applies it only from a state listed here, in one guarded
+#: UPDATE, so that whatever is written last cannot undo an organiser's retire or suspension: a gate that ends after
+#: its version was retired, or a block that ends after one of its versions was, finds it retired and leaves it so.
+#: ``building``/``gating`` -> ``submitted`` is ``serve`` restarting a gate it was stopped in; ``suspended`` ->
+#: ``placement`` is a lifted suspension.
+VERSION_TRANSITIONS: Mapping[VersionState, frozenset[VersionState]] = {
+    _V.SUBMITTED: frozenset({_V.BUILDING, _V.GATING, _V.FAILED, _V.RETIRED}),
+    _V.BUILDING: frozenset({_V.GATING, _V.FAILED, _V.RETIRED, _V.SUBMITTED}),
+    _V.GATING: frozenset({_V.PLACEMENT, _V.FAILED, _V.RETIRED, _V.SUBMITTED}),
+    _V.PLACEMENT: frozenset({_V.RANKED, _V.SUSPENDED, _V.RETIRED}),
+    _V.RANKED: frozenset({_V.SUSPENDED, _V.RETIRED}),
+    _V.SUSPENDED: frozenset({_V.PLACEMENT, _V.RETIRED}),
+    _V.FAILED: frozenset(),
+    _V.RETIRED: frozenset(),
+}
+
+_S = TypeVar("_S", VersionState, EntrantState)
+
+#: The entrant lifecycle: active <-> suspended (by the organiser, and lifted), either -> retired (for good).
+ENTRANT_TRANSITIONS: Mapping[EntrantState, frozenset[EntrantState]] = {
+    EntrantState.ACTIVE: frozenset({EntrantState.SUSPENDED, EntrantState.RETIRED}),
+    EntrantState.SUSPENDED: frozenset({EntrantState.ACTIVE, EntrantState.RETIRED}),
+    EntrantState.RETIRED: frozenset(),
+}
+
+
+def may_become(table: Mapping[_S, frozenset[_S]], target: _S) -> frozenset[_S]:
+    """The states from which ``table`` allows a move to ``target``."""
+    return frozenset(s for s, allowed in table.items() if target in allowed)
 
 
 class BlockKind(StrEnum):

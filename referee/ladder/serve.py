@@ -27,29 +27,30 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from referee.engine import RefereeError
-from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.epochs import EpochKeeper
-from referee.ladder.errors import LadderError
+from referee.ladder.errors import LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.gate import CheckFn, Gatekeeper
+from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
 from referee.ladder.matchmaker import Matchmaker
-from referee.ladder.model import Block, BlockKind, BlockState, Version, VersionState
+from referee.ladder.model import Block, BlockKind, BlockState, VersionState
 from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
-from referee.runner import BotSpec, RunnerConfig
+from referee.runner import RunnerConfig
+from referee.runner.memory_cgroup import describe as memory_line
 from referee.runner.sandbox import resolve_mode
-from referee.tournament.execute import GameFn, play_batch
+from referee.tournament.execute import GameFn
 from referee.tournament.lock import ResultsLock
-from referee.tournament.pool import PlayerFactory, PlayerPool
+from referee.tournament.pool import PlayerFactory
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["MAX_ATTEMPTS", "ServeOptions", "serve"]
@@ -63,7 +64,9 @@ class ServeOptions:
     """How ``serve`` runs: ``jobs`` lanes (default: ``[serve] jobs``); ``announce`` takes each line it has to say
     (epochs, gates, suspensions, voids); ``poll`` seconds between looks at the store. ``play``, ``factory`` and
     ``check`` replace the runner's ``play_game``, ``Player`` and the conformance suite (the tests' in-process
-    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws."""
+    entrants); ``clock`` the wall clock; ``seed`` seeds the matchmaker's draws; ``freeze_idle`` freezes warm
+    processes between their games (off only to measure what that saves: ``bench/bench_idle_freeze.py``); ``lanes``
+    makes where the lanes play (``referee.ladder.lanes``: in this process by default)."""
 
     jobs: int | None = None
     announce: Callable[[str], None] = print
@@ -73,6 +76,8 @@ class ServeOptions:
     check: CheckFn | None = None
     clock: Callable[[], float] = time.time
     seed: int | None = None
+    freeze_idle: bool = True
+    lanes: Callable[[LaneSettings], Lanes] | None = None
 
 
 class LadderServer:
@@ -91,11 +96,18 @@ class LadderServer:
         self.matchmaker = Matchmaker(self.config.matchmaking, self.config.games, random.Random(options.seed))
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
-        self.specs: dict[str, BotSpec] = {}
-        self.runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
+        runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
+        self.runner = replace(runner, freeze=options.freeze_idle)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
+        max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
+        settings = LaneSettings(
+            self.jobs, self.runner, self.ruleset, ladder.layout.bots, self.keep, max_live, ladder.version_folder,
+            options.play, options.factory,
+        )  # fmt: skip
+        self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0
         self._change = trio.Event()
 
@@ -107,7 +119,7 @@ class LadderServer:
             self.store.void_block(block.id, "the referee stopped while it was played")
             self._remove_logs(block.id)
         for v in self.store.versions(states=[VersionState.BUILDING, VersionState.GATING]):
-            self.store.set_version_state(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
+            self.store.move_version(v.id, VersionState.SUBMITTED, "its gate restarts: the referee stopped")
         for leftover in self.ladder.layout.incoming.iterdir():
             from referee.ladder.intake import discard
 
@@ -117,17 +129,24 @@ class LadderServer:
         resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
         # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
+        self.announce(memory_line(self.runner.limits.ram))
         now = self.clock()
         self.field.load(now)
         self.epochs.current(now)  # its commitment is said before its first block
         self.epochs.reveal_closed()
-        self.warm = [OrderedDict() for _ in range(self.jobs)]
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._gates)
-            nursery.start_soon(self._watch)
-            for lane in range(self.jobs):
-                nursery.start_soon(self._lane, lane)
-            task_status.started(self.ladder)
+        try:
+            await self.lanes.start()
+            self.jobs = self.lanes.jobs
+            self.warm = [OrderedDict() for _ in range(self.jobs)]
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._gates)
+                nursery.start_soon(self._watch)
+                for lane in range(self.jobs):
+                    nursery.start_soon(self._lane, lane)
+                task_status.started(self.ladder)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self.lanes.aclose()
 
     # ------------------------------------------------------------------------------------------ events
 
@@ -179,7 +198,13 @@ class LadderServer:
         kind = (
             BlockKind.PLACEMENT if seed_version and seed_version.state == VersionState.PLACEMENT else BlockKind.RANKED
         )
-        block = self.store.create_block(epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid))
+        try:
+            block = self.store.create_block(
+                epoch.id, kind, choice.seats, lambda bid: self.epochs.seed(epoch.id, bid), active_only=True
+            )
+        except Refused:  # retired or suspended since the field was last read: read it again, choose later
+            self.field.refresh(now)
+            return None
         self.field.started(block.seats, now)
         return block
 
@@ -191,7 +216,10 @@ class LadderServer:
                 continue
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue
-            replayed = self.store.replay_block(block.id)
+            try:
+                replayed = self.store.replay_block(block.id)
+            except Refused:
+                continue  # a version of it left the field since it was read
             self.field.started(replayed.seats, self.clock())
             return replayed
         return None
@@ -204,34 +232,23 @@ class LadderServer:
             await self._wait(self.options.poll)
 
     async def _lane(self, lane: int) -> None:
-        pool = PlayerPool(
-            self.specs, self.runner, self.ladder.layout.bots, lane, factory=self.options.factory, keep=self.keep
-        )
-        pool.max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
-        try:
-            while True:
-                block = await self._next_block(lane)
-                await pool.retire(self._active_keys())
-                await self._play(pool, lane, block)
-        finally:
-            await pool.aclose()
+        while True:
+            block = await self._next_block(lane)
+            await self.lanes.retire(lane, self._active_keys())
+            await self._play(lane, block)
 
     def _active_keys(self) -> set[str]:
         return {entry.version.key for entry in self.field.field.values()}
 
-    async def _play(self, pool: PlayerPool, lane: int, block: Block) -> None:
+    async def _play(self, lane: int, block: Block) -> None:
         known = self.store.versions_by_id(block.seats)
         keys = {vid: v.key for vid, v in known.items()}
         counted = False
         try:
-            for v in known.values():
-                self.specs.setdefault(v.key, version_spec(v.key, BotManifest(v.command, v.build), self._folder(v)))
             games = _block_games(block, [keys[vid] for vid in block.seats])
             games_dir = self.ladder.layout.block_dir(block.id)
             games_dir.mkdir(parents=True, exist_ok=True)
-            played = await play_batch(
-                TableBatch(block.id, games), pool, ruleset=self.ruleset, games_dir=games_dir, play=self.options.play
-            )
+            played = await self.lanes.play(lane, TableBatch(block.id, games), list(known.values()), games_dir)
             by_key = {key: vid for vid, key in keys.items()}
             rows = [self._row(p, by_key) for p in played]
             settled = settle_block(self.store, self.rating, block, rows, known, self.config.faults)
@@ -256,12 +273,9 @@ class LadderServer:
             for vid in block.seats:
                 lru[vid] = None
                 lru.move_to_end(vid)
-            while len(lru) > max(1, pool.max_live // self.keep):
+            while len(lru) > max(1, self.lanes.max_live // self.keep):
                 lru.popitem(last=False)
             self._poke()
-
-    def _folder(self, v: Version) -> Path:
-        return self.ladder.version_folder(v)
 
     def _row(self, played: Any, by_key: dict[str, int]) -> GameRow:
         game, result = played.game, played.result

@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -38,8 +38,9 @@ from referee.ladder.model import (
     Version,
     VersionState,
 )
-from referee.ladder.standing import OfficialRow, official_standing
+from referee.ladder.standing import METHOD, OfficialRow, official_standing
 from referee.ladder.store import LadderStore
+from referee.ladder.strengths import seats_of
 from referee.ladder.tokens import ADMIN, Principal, check_token, hash_token, new_token, token_owner
 from referee.runner.safe_text import visible
 from referee.tournament.lock import LOCK_NAME
@@ -81,6 +82,7 @@ class LeaderRow:
             "relative_score": None if o is None else o.relative,
             "relative_score_ci95": None if o is None or o.relative_ci95 is None else list(o.relative_ci95),
             "deals": None if o is None else o.deals,
+            "opponents": None if o is None else o.opponents,
             "separated_from_next": None if o is None else o.separated_from_next,
             "p_next": None if o is None else o.p_next,
             "live_mu": None if self.live is None else self.live[0],
@@ -97,10 +99,7 @@ class Leaderboard:
     blocks: int
     games: int
 
-    OFFICIAL_NOTE = (
-        "official: mean matchpoints over deals (blocks) of the active versions, 95% intervals over deals, joint 95% "
-        "rank intervals; live: OpenSkill (Plackett-Luce) updated block by block, for information"
-    )
+    OFFICIAL_NOTE = f"official: {METHOD}; live: OpenSkill (Plackett-Luce) updated block by block, for information"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -309,7 +308,8 @@ class Ladder:
     def suspend(self, name: str, reason: str) -> Entrant:
         """Stop every version of ``name`` from playing, with ``reason`` shown to it, until ``reinstate``."""
         entrant = self.entrant(name)
-        self.store.set_entrant_state(entrant.id, EntrantState.SUSPENDED, reason or "suspended by the organiser")
+        if not self.store.move_entrant(entrant.id, EntrantState.SUSPENDED, reason or "suspended by the organiser"):
+            raise Refused(f"{visible(name)} is {self.entrant(name).state.value} already")
         return self.entrant(name)
 
     def reinstate(self, name: str) -> Entrant:
@@ -317,11 +317,12 @@ class Ladder:
         entrant = self.entrant(name)
         if entrant.state == EntrantState.RETIRED:
             raise Refused(f"{visible(name)} has retired; add it again under another name")
-        self.store.set_entrant_state(entrant.id, EntrantState.ACTIVE, None)
+        self.store.move_entrant(entrant.id, EntrantState.ACTIVE, None)
         for v in self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED]):
-            self.store.set_version_state(
-                v.id, VersionState.PLACEMENT, "reinstated", placement_left=self.config.matchmaking.placement_blocks
-            )
+            self.store.move_version(
+                v.id, VersionState.PLACEMENT, "reinstated", only=[VersionState.SUSPENDED],
+                placement_left=self.config.matchmaking.placement_blocks,
+            )  # fmt: skip
         return self.entrant(name)
 
     def retire(self, name: str, number: int | None = None) -> list[Version]:
@@ -330,16 +331,15 @@ class Ladder:
         entrant = self.entrant(name)
         if number is not None:
             version = self.version(name, number)
-            if version.state in (VersionState.RETIRED, VersionState.FAILED):
-                raise Refused(f"{version.key} is {version.state.value} already")
-            self.store.set_version_state(version.id, VersionState.RETIRED, "retired by request")
+            if not self.store.move_version(version.id, VersionState.RETIRED, "retired by request"):
+                raise Refused(f"{version.key} is {self.version(name, number).state.value} already")
             return [self.version(name, number)]
-        retired = []
-        for v in self.store.versions(entrant_id=entrant.id):
-            if v.state not in (VersionState.RETIRED, VersionState.FAILED):
-                self.store.set_version_state(v.id, VersionState.RETIRED, "the entrant retired")
-                retired.append(v.id)
-        self.store.set_entrant_state(entrant.id, EntrantState.RETIRED, "retired")
+        self.store.move_entrant(entrant.id, EntrantState.RETIRED, "retired")  # first: nothing of it plays after
+        retired = [
+            v.id
+            for v in self.store.versions(entrant_id=entrant.id)
+            if self.store.move_version(v.id, VersionState.RETIRED, "the entrant retired")
+        ]
         return [v for v in self.store.versions(entrant_id=entrant.id) if v.id in retired]
 
     # ------------------------------------------------------------------------------------------ versions
@@ -379,6 +379,7 @@ class Ladder:
                 kind=staged.kind,
                 files=staged.files,
                 size=staged.size,
+                per_day=cap,
             )
         finally:
             discard(staged.staging)
@@ -395,7 +396,12 @@ class Ladder:
         return self.store.versions(entrant_id=self.entrant(name).id)
 
     def version_status(self, name: str, number: int) -> VersionStatus:
+        """What its author sees of a version. One that would play (placement, ranked) but whose entrant is suspended
+        or retired is shown in its entrant's state, with its entrant's reason: it does not play."""
         v = self.version(name, number)
+        entrant = self.entrant(name)
+        if entrant.state != EntrantState.ACTIVE and v.active:
+            v = replace(v, state=VersionState(entrant.state.value), reason=entrant.reason)
         return VersionStatus(v, self.store.gate(v.id), self._build_output(v))
 
     def _build_output(self, v: Version) -> str | None:
@@ -418,9 +424,11 @@ class Ladder:
             active = store.active_versions()
             ranked = [v for v in active if v.state == VersionState.RANKED]
             placement = [v for v in active if v.state == VersionState.PLACEMENT]
-            sums = store.standing_sums([v.id for v in ranked])
+            seats = seats_of(store.standing_blocks([v.id for v in ranked]))
             blocks, games = store.block_count(), store.game_count()
-        official = official_standing(sums, [v.id for v in ranked])
+        g = self.config.games
+        weights = dict(zip(g.table_sizes, g.table_weights, strict=True))
+        official = official_standing(seats, [v.id for v in ranked], weights)
         by_id = {v.id: v for v in ranked}
         live = {v.id: None if v.mu is None or v.sigma is None else (v.mu, v.sigma) for v in active}
         return Leaderboard(
@@ -432,7 +440,8 @@ class Ladder:
 
     def status(self) -> dict[str, Any]:
         """What ``referee ladder status --json`` prints: the leaderboard, the versions waiting for or in their gate,
-        the current epoch's commitment, and whether a ``serve`` holds the folder."""
+        the current epoch's commitment, the results' hash chain head now and as each revealed epoch published it,
+        and whether a ``serve`` holds the folder."""
         waiting = self.store.versions(states=GATE_STATES)
         epoch = self.store.open_epoch_now()
         return {
@@ -443,6 +452,8 @@ class Ladder:
             "epoch": None
             if epoch is None
             else {"id": epoch.id, "commitment": epoch.commitment, "opened_at": epoch.opened_at},
+            "chain_head": self.store.chain_head(),
+            "published_heads": {str(e.id): e.chain_head for e in self.store.epochs() if e.chain_head},
         }
 
     def serving(self) -> int | None:

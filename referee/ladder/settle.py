@@ -6,7 +6,8 @@ Each version's total over the block's rotations gives its matchpoints and relati
 forfeited below every one that did not). A version in placement whose last placement block this was is ranked.
 Then the faults rule: a version that forfeited in more than ``suspend_share`` of its latest ``recent_games`` games
 (once it has played that many, or fewer if it forfeited too many even so) is suspended, with the reason shown to
-its author. A forfeit is the offender's alone: the others' games count as played.
+its author. A forfeit is the offender's alone: the others' games count as played. Both moves are guarded
+(``model.VERSION_TRANSITIONS``): a version retired while the block was played stays retired.
 """
 
 from __future__ import annotations
@@ -64,16 +65,16 @@ def settle_block(
     ranks = block_ranks([totals[v] for v in seats], [forfeits[v] for v in seats])
     current = {v: None if versions[v].mu is None else (versions[v].mu, versions[v].sigma) for v in seats}
     ratings = rating.update(current, dict(zip(seats, ranks, strict=True)))  # type: ignore[arg-type]
-    ranked = tuple(v for v in seats if versions[v].state == VersionState.PLACEMENT and versions[v].placement_left <= 1)
-    transitions = {v: (VersionState.RANKED, "placement done") for v in ranked}
-    store.commit_block(block.id, games, results, ratings, transitions)
+    done = [v for v in seats if versions[v].state == VersionState.PLACEMENT and versions[v].placement_left <= 1]
+    transitions = {v: (VersionState.RANKED, "placement done") for v in done}
+    moved = store.commit_block(block.id, games, results, ratings, transitions)
+    ranked = tuple(v for v in done if v in moved)  # not one retired or suspended while the block was played
     suspended = {}
     for v in seats:
         if forfeits[v] == 0:
             continue
         reason = fault_reason(store, v, faults)
-        if reason is not None:
-            store.set_version_state(v, VersionState.SUSPENDED, reason)
+        if reason is not None and store.move_version(v, VersionState.SUSPENDED, reason):
             suspended[v] = reason
     return Settled(results, ratings, ranked, suspended)
 

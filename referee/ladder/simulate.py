@@ -125,9 +125,10 @@ class SimulatedLadder:
             )  # fmt: skip
             old = self.store.versions(entrant_id=eid, states=[VersionState.PLACEMENT, VersionState.RANKED])
             for o in old:
-                self.store.set_version_state(o.id, VersionState.RETIRED, f"replaced by version {number}")
+                self.store.move_version(o.id, VersionState.RETIRED, f"replaced by version {number}")
             placement = self.config.matchmaking.placement_blocks
-            self.store.set_version_state(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
+            self.store.move_version(v.id, VersionState.GATING)  # the gate is not simulated: it passes at once
+            self.store.move_version(v.id, VersionState.PLACEMENT, "passed the gate", placement_left=placement)
             self.truth[v.id] = sim
             self.field.refresh(self.now)
 
@@ -221,7 +222,7 @@ class SimulatedLadder:
             scores, forfeits = [], []
             for seat, vid in enumerate(seats):
                 sim = self.truth[vid]
-                score = 20 + luck[(seat + r) % k] - sim.strength + self.rng.gauss(0, self.noise)
+                score = 20 + luck[seat] - sim.strength + self.rng.gauss(0, self.noise)
                 if sim.skew and self.rng.random() < sim.skew:
                     score += 25
                 lost = self.rng.random() < sim.fault

@@ -1,27 +1,33 @@
 """The official standing: a pure function of the stored blocks of the active versions, the deal as the unit.
 
-Each block gives each of its versions a matchpoint share (the share of the block's other versions whose total it
-beat, ties half, a version that forfeited in the block below every one that did not: duplicate bridge's
-matchpoints) and a relative score (its mean score per game on the block minus the table's). A version's figure is
-its mean matchpoints over its blocks with a 95% Student t interval over blocks (the variance regularised as
-``referee.tournament.dealstats.share_variance`` does). The order is by mean matchpoints, version id breaking exact
-ties.
+*The figure* is the project's one estimand (docs/statistics.md), as the race states it: a version's **expected
+matchpoints against the whole field** (the ranked versions) at a table of the ladder's sizes, the size drawn with
+``table_weights``: the expected share of a table's other versions whose block total it beats (ties half, a forfeit
+below every seat that did not forfeit), its table drawn uniformly from the field. The ladder's matchmaker does not
+draw tables uniformly (rating windows make strong versions meet strong ones), so a version's mean matchpoints over
+its own blocks measure it against the opponents it happened to meet. The figure is instead *predicted* from
+strengths fitted to every stored block that holds a version of the field (``strengths``: a Bradley-Terry model on
+the pairs of each block, its sharpness per table size), which knows who met whom: for a version i,
+``sum over sizes k of w_k x mean over the field's other versions j of sigmoid(c_k (s_i - s_j))``. The order is by
+fitted strength (the same order as the figure's), version id breaking exact ties.
 
-Both figures are rationals with small denominators (matchpoints are multiples of 1/12 at tables of 2 to 4, relative
-scores of 1/144), so the ladder keeps them as integers (``MP_UNIT``, ``REL_UNIT``) and adds them up exactly:
-``StandingSums`` holds, per version, its blocks and the sums of its figures and their squares, and per pair of
-versions the blocks they shared with the sums of the products of their matchpoints. The store keeps these sums
-up to date as each block is committed, so the standing costs arithmetic on the active versions and their pairs,
-not a pass over every block; and because integer sums do not depend on the order of their terms, neither does
-the standing (``StandingSums.of`` rebuilds them from the blocks themselves, in any order, to the same values).
+*Its uncertainty* comes from the fit's sandwich covariance with the block as the cluster (``strengths``), so it
+holds whatever the dependence inside a block and whatever a version's luck looks like. A figure's 95% interval is
+the delta method's over that covariance, with Student's t on the version's blocks - 1 degrees of freedom.
 
-Every pair of versions is compared by the difference of their mean matchpoints, with the covariance of the blocks
-they shared (the test of ``DealTally.difference_p``). The *rank interval* of a version is
+*Rank intervals*. Every pair of versions is compared by the difference of their strengths over its sandwich
+standard error (t with the smaller block count - 1 degrees of freedom). The *rank interval* of a version is
 ``[1 + #versions significantly above it, n - #versions significantly below it]``, with Holm's (1979) step-down
 correction over all pairs, so that all the intervals hold together with 95% confidence (the construction of Klein,
 Wright & Wieczorek, 2020, "A joint confidence region for an overall ranking of populations", JRSS C 69(3), with
 Holm in place of Bonferroni). Neighbouring places are *separated* when their difference is significant at 5% after
-Holm's correction over the n - 1 neighbouring pairs, as in ``referee run``'s standings.
+Holm's correction over the n - 1 neighbouring pairs, as in ``referee run``'s standings. Beside the figure each row
+keeps the version's mean relative score per game over its own blocks with its t interval over blocks.
+
+Matchpoints and relative scores of one block are rationals with small denominators (multiples of 1/12 at tables of 2
+to 4, relative scores of 1/144), so the ladder also keeps them as integers (``MP_UNIT``, ``REL_UNIT``) and their
+sums per version and per pair (``StandingSums``, kept by the store block by block): a cache for the live views
+and the audit, no longer the standing's input.
 """
 
 from __future__ import annotations
@@ -30,11 +36,12 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 
+from referee.ladder.strengths import BlockSeat, fit_strengths
 from referee.tournament.dealstats import SEPARATION_ALPHA, holm, t_quantile_975, two_sided_p
 
 __all__ = [
+    "METHOD",
     "MP_UNIT",
     "REL_UNIT",
     "OfficialRow",
@@ -46,6 +53,12 @@ __all__ = [
     "official_standing",
 ]
 
+#: How the official figure is made, in one line (``referee ladder status``, the leaderboard page and the API).
+METHOD = (
+    "expected matchpoints against the whole field at the ladder's table sizes, predicted from a Bradley-Terry fit "
+    "to every stored block (so who met whom counts); 95% intervals over blocks, rank intervals joint"
+)
+
 #: Matchpoints are kept as multiples of 1/MP_UNIT (shares of 1, 2 or 3 others, in halves), relative scores of
 #: 1/REL_UNIT (a total over k rotations minus the table's, over k², for k = 2, 3, 4).
 MP_UNIT = 12
@@ -54,9 +67,10 @@ REL_UNIT = 144
 
 @dataclass(frozen=True, slots=True)
 class OfficialRow:
-    """One version's place: its blocks, mean matchpoints with a 95% interval, mean relative score per game with
-    its interval, its place, its 95% rank interval (joint over the standing), and whether it is separated at 95%
-    from the next place (with the Holm-adjusted p-value)."""
+    """One version's place: its blocks, its official figure (``matchpoints``: expected matchpoints against the
+    field, predicted from the fit) with a 95% interval, its mean relative score per game with its interval, its
+    place, its 95% rank interval (joint over the standing), whether it is separated at 95% from the next place (with
+    the Holm-adjusted p-value), the distinct versions it met, and its fitted strength."""
 
     version_id: int
     place: int
@@ -68,6 +82,8 @@ class OfficialRow:
     rank_interval: tuple[int, int]
     separated_from_next: bool
     p_next: float | None
+    opponents: int = 0
+    strength: float | None = None
 
 
 def block_outcome_units(totals: Sequence[int], forfeits: Sequence[int]) -> list[tuple[int, int]]:
@@ -167,40 +183,34 @@ def _mean_ci(
     return mean, (mean - half, mean + half)
 
 
-def _pair_p(a: VersionSums, b: VersionSums, pair: PairSums | None, flipped: bool) -> tuple[float, float]:
-    """Difference of mean matchpoints of ``a`` and ``b`` and its two-sided p-value (``DealTally.difference_p``).
-    ``pair`` holds their shared blocks with ``a`` as its first version unless ``flipped``."""
-    na, nb = a.n, b.n
-    diff = a.mp / MP_UNIT / na - b.mp / MP_UNIT / nb if na and nb else 0.0
-    if na < 2 or nb < 2:
-        return diff, 1.0
-    va = (0.25 + (a.mp2 * na - a.mp * a.mp) / (MP_UNIT**2 * na)) / na
-    vb = (0.25 + (b.mp2 * nb - b.mp * b.mp) / (MP_UNIT**2 * nb)) / nb
-    cov = 0.0
-    shared = 0
-    if pair is not None and pair.n:
-        shared = pair.n
-        sa, sb = (pair.b, pair.a) if flipped else (pair.a, pair.b)
-        # sum over shared blocks of (xa - ma)(xb - mb), times na * nb, exactly in units squared
-        cross = pair.ab * na * nb - a.mp * sb * nb - b.mp * sa * na + shared * a.mp * b.mp
-        cov = cross / (MP_UNIT**2 * na * nb)
-    cov = cov / (shared - 1) * shared / (na * nb) if shared >= 2 else cov / (na * nb)
-    var = va / na + vb / nb - 2 * cov
-    if var <= 0:
-        return diff, 0.0 if diff != 0 else 1.0
-    return diff, two_sided_p(diff / math.sqrt(var), min(na, nb) - 1)
-
-
-def official_standing(sums: StandingSums, versions: Sequence[int]) -> list[OfficialRow]:
-    """The standing of ``versions`` from their ``sums`` (see the module's docstring), best first."""
-    empty = VersionSums()
-    figs: Mapping[int, VersionSums] = {v: sums.versions.get(v, empty) for v in set(versions)}
-    order = sorted(figs, key=lambda v: (figs[v].n == 0, -Fraction(figs[v].mp, figs[v].n or 1), v))
+def official_standing(
+    blocks: Mapping[int, Sequence[BlockSeat]], versions: Sequence[int], table_weights: Mapping[int, float]
+) -> list[OfficialRow]:
+    """The standing of ``versions`` (the field) from ``blocks`` (block id -> its seats: every stored block that
+    holds one of them), best first; ``table_weights``: table size -> how often the ladder chooses it. See the
+    module's docstring. Raises ``ValueError`` on a malformed block (``strengths.fit_strengths``)."""
+    fit = fit_strengths(blocks)
+    known = set(fit.versions)
+    field_ids = sorted(set(versions))
+    played = [v for v in field_ids if v in known]
+    figure, grad = fit.expected(played, table_weights) if played else (None, None)
+    cov = fit.cov
+    where = {v: i for i, v in enumerate(fit.versions)}
+    strength = {v: float(fit.s[where[v]]) for v in played}
+    order = sorted(field_ids, key=lambda v: (v not in strength, -strength.get(v, 0.0), v))
     n = len(order)
+    deals = {v: fit.blocks.get(v, 0) for v in field_ids}
+    relative = _relative_units(blocks, set(field_ids))
 
     def test(a: int, b: int) -> tuple[float, float]:
-        key, flipped = ((a, b), False) if a < b else ((b, a), True)
-        return _pair_p(figs[a], figs[b], sums.pairs.get(key), flipped)
+        if deals[a] < 2 or deals[b] < 2:
+            return strength.get(a, 0.0) - strength.get(b, 0.0), 1.0
+        i, j = where[a], where[b]
+        diff = strength[a] - strength[b]
+        var = float(cov[i, i] + cov[j, j] - 2 * cov[i, j])
+        if var <= 0:
+            return diff, 0.0 if diff != 0 else 1.0
+        return diff, two_sided_p(diff / math.sqrt(var), min(deals[a], deals[b]) - 1)
 
     pairs = list(itertools.combinations(order, 2))
     tests = [test(a, b) for a, b in pairs]
@@ -214,17 +224,54 @@ def official_standing(sums: StandingSums, versions: Sequence[int]) -> list[Offic
             above[lo] += 1
     neighbours = [test(a, b) for a, b in itertools.pairwise(order)]
     adjusted_next = holm([p for _, p in neighbours])
+    row_of = {v: r for r, v in enumerate(played)}
     rows = []
     for place, vid in enumerate(order, start=1):
-        f = figs[vid]
-        mp, mp_ci = _mean_ci(f.mp, f.mp2, f.n, MP_UNIT, share=True)
-        rel, rel_ci = _mean_ci(f.rel, f.rel2, f.n, REL_UNIT, share=False)
+        d = deals[vid]
+        mp: float | None = None
+        mp_ci: tuple[float, float] | None = None
+        if vid in strength and figure is not None and grad is not None:
+            r = row_of[vid]
+            mp = float(figure[r])
+            if d >= 2:
+                g = grad[r]
+                half = t_quantile_975(d - 1) * math.sqrt(max(float(g @ cov @ g), 0.0))
+                mp_ci = (max(0.0, mp - half), min(1.0, mp + half))
+        units = relative.get(vid, [])
+        rel, rel_ci = _mean_ci(sum(units), sum(u * u for u in units), len(units), REL_UNIT, share=False)
         q: float | None = None
         separated = False
         if place < n:
             q = adjusted_next[place - 1]
-            separated = f.n > 0 and neighbours[place - 1][0] > 0 and q < SEPARATION_ALPHA
+            separated = d > 0 and neighbours[place - 1][0] > 0 and q < SEPARATION_ALPHA
         rows.append(
-            OfficialRow(vid, place, f.n, mp, mp_ci, rel, rel_ci, (1 + above[vid], n - below[vid]), separated, q)
+            OfficialRow(
+                vid,
+                place,
+                d,
+                mp,
+                mp_ci,
+                rel,
+                rel_ci,
+                (1 + above[vid], n - below[vid]),
+                separated,
+                q,
+                len(fit.opponents.get(vid, ())),
+                strength.get(vid),
+            )
         )
     return rows
+
+
+def _relative_units(blocks: Mapping[int, Sequence[BlockSeat]], wanted: set[int]) -> dict[int, list[int]]:
+    """Each wanted version's relative score per game (in 1/REL_UNIT, as ``block_outcome_units``) on each of its
+    blocks, in block order."""
+    out: dict[int, list[int]] = {}
+    for bid in sorted(blocks):
+        seats = blocks[bid]
+        k = len(seats)
+        table = sum(t for _, t, _ in seats)
+        for v, t, _ in seats:
+            if v in wanted:
+                out.setdefault(v, []).append(REL_UNIT // (k * k) * (k * t - table))
+    return out

@@ -46,13 +46,15 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee.ladder.errors import LadderStoreError, NotFound, Refused
 from referee.ladder.model import (
     ACTIVE_STATES,
+    ENTRANT_TRANSITIONS,
+    VERSION_TRANSITIONS,
     Block,
     BlockKind,
     BlockState,
@@ -64,6 +66,7 @@ from referee.ladder.model import (
     SeatRecord,
     Version,
     VersionState,
+    may_become,
 )
 from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums
 from referee.tournament.chain import CHAIN_SCHEME, NO_LOG, ChainAudit, ChainEntry, audit, genesis, link
@@ -175,6 +178,37 @@ def _game_record(db: sqlite3.Connection, game_id: str) -> str | None:
     seats = db.execute("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)).fetchall()
     faults = db.execute("SELECT * FROM faults WHERE game_id = ? ORDER BY rowid", (game_id,)).fetchall()
     return record_digest(game, seats, faults, None)
+
+
+def _move(
+    db: sqlite3.Connection,
+    version_id: int,
+    to: VersionState,
+    reason: str | None,
+    stamp: str,
+    placement_left: int | None = None,
+    only: Iterable[VersionState] | None = None,
+) -> bool:
+    """The one write of a version's state: to ``to`` from a state ``VERSION_TRANSITIONS`` allows (and in ``only``),
+    else nothing. True when it applied."""
+    froms = [s.value for s in may_become(VERSION_TRANSITIONS, to) if only is None or s in set(only)]
+    cur = db.execute(
+        "UPDATE versions SET state = ?, reason = ?, state_at = ?, placement_left = coalesce(?, placement_left) "
+        f"WHERE id = ? AND state IN ({', '.join('?' * len(froms))})",
+        (to.value, reason, stamp, placement_left, version_id, *froms),
+    )
+    return cur.rowcount == 1
+
+
+def _playable(db: sqlite3.Connection, seats: Sequence[int]) -> bool:
+    """Every version of ``seats`` is active (placement, ranked) and its entrant too, as the database is now."""
+    ids = sorted(set(seats))
+    n = db.execute(
+        "SELECT count(*) FROM versions v JOIN entrants e ON e.id = v.entrant_id WHERE e.state = 'active' AND "
+        f"v.state IN ('placement', 'ranked') AND v.id IN ({', '.join('?' * len(ids))})",
+        ids,
+    ).fetchone()[0]
+    return int(n) == len(ids)
 
 
 def _version(row: Sequence[Any]) -> Version:
@@ -355,9 +389,15 @@ class LadderStore:
         rows = self._read("SELECT id, name, state, reason, created_at FROM entrants ORDER BY id")
         return [Entrant(i, n, EntrantState(s), r, c) for i, n, s, r, c in rows]
 
-    def set_entrant_state(self, entrant_id: int, state: EntrantState, reason: str | None) -> None:
+    def move_entrant(self, entrant_id: int, to: EntrantState, reason: str | None) -> bool:
+        """An entrant to ``to`` if ``ENTRANT_TRANSITIONS`` allows it from its state now; True when it applied."""
+        froms = [s.value for s in may_become(ENTRANT_TRANSITIONS, to)]
         with self._write() as db:
-            db.execute("UPDATE entrants SET state = ?, reason = ? WHERE id = ?", (state.value, reason, entrant_id))
+            cur = db.execute(
+                f"UPDATE entrants SET state = ?, reason = ? WHERE id = ? AND state IN ({', '.join('?' * len(froms))})",
+                (to.value, reason, entrant_id, *froms),
+            )
+            return cur.rowcount == 1
 
     # ------------------------------------------------------------------------------------------ versions
 
@@ -371,10 +411,17 @@ class LadderStore:
         kind: str,
         files: int,
         size: int,
+        per_day: int | None = None,
     ) -> Version:
         """Store a new version (state ``submitted``, numbered on from the entrant's last). Raises ``Refused`` when
-        the entrant already has a version with this digest."""
+        the entrant already has a version with this digest, or ``per_day`` submitted in the last 24 hours (counted
+        in the same transaction as the insert, so that simultaneous uploads cannot pass the cap together)."""
         with self._write() as db:
+            since = (datetime.now(UTC) - timedelta(days=1)).isoformat(timespec="seconds")
+            sql = "SELECT count(*) FROM versions WHERE entrant_id = ? AND submitted_at >= ?"
+            if per_day is not None and db.execute(sql, (entrant_id, since)).fetchone()[0] >= per_day:
+                name = db.execute("SELECT name FROM entrants WHERE id = ?", (entrant_id,)).fetchone()[0]
+                raise Refused(f"{name} has submitted {per_day} versions in the last 24 hours, the most allowed")
             same = db.execute(
                 "SELECT number FROM versions WHERE entrant_id = ? AND digest = ?", (entrant_id, digest)
             ).fetchone()
@@ -427,9 +474,26 @@ class LadderStore:
     def active_versions(self) -> list[Version]:
         return self.versions(states=ACTIVE_STATES)
 
+    def move_version(
+        self,
+        version_id: int,
+        to: VersionState,
+        reason: str | None = None,
+        *,
+        only: Iterable[VersionState] | None = None,
+        placement_left: int | None = None,
+    ) -> bool:
+        """Move a version to ``to`` if ``VERSION_TRANSITIONS`` allows it from its state now (and that state is in
+        ``only`` when given), in one guarded UPDATE. False when it did not apply: the version was moved meanwhile
+        (retired, suspended, failed), and what moved it stands."""
+        with self._write() as db:
+            return _move(db, version_id, to, reason, now(), placement_left, only)
+
     def set_version_state(
         self, version_id: int, state: VersionState, reason: str | None = None, *, placement_left: int | None = None
     ) -> None:
+        """Put a version in ``state`` whatever its state now: for tests and benches that make a store up. The
+        ladder itself moves versions with ``move_version`` only."""
         with self._write() as db:
             db.execute(
                 "UPDATE versions SET state = ?, reason = ?, state_at = ?, "
@@ -562,11 +626,16 @@ class LadderStore:
 
     # ------------------------------------------------------------------------------------------ blocks
 
-    def create_block(self, epoch_id: int, kind: BlockKind, seats: Sequence[int], seed_of: Any) -> Block:
+    def create_block(
+        self, epoch_id: int, kind: BlockKind, seats: Sequence[int], seed_of: Any, *, active_only: bool = False
+    ) -> Block:
         """A new block, ``playing`` at once (so that a killed ``serve`` finds it in flight and voids it).
-        ``seed_of(block_id)`` gives its deal seed once its number is known."""
+        ``seed_of(block_id)`` gives its deal seed once its number is known. With ``active_only``, raises
+        ``Refused`` (and makes nothing) when a seat's version or entrant is no longer active."""
         stamp = now()
         with self._write() as db:
+            if active_only and not _playable(db, seats):
+                raise Refused("a version of the table is no longer active")
             cur = db.execute(
                 "INSERT INTO blocks(epoch_id, kind, state, seats, seed, created_at) VALUES (?, ?, ?, ?, 0, ?)",
                 (epoch_id, kind.value, BlockState.PLAYING.value, json.dumps(list(seats)), stamp),
@@ -585,17 +654,18 @@ class LadderStore:
     def block_results(self, block_id: int) -> tuple[SeatRecord, ...]:
         return self.blocks_results([block_id]).get(block_id, ())
 
-    def blocks_results(self, block_ids: Sequence[int]) -> dict[int, tuple[SeatRecord, ...]]:
-        """The results of several blocks in one read: block id -> its seats' records in seat order."""
-        ids = list(block_ids)
-        if not ids:
+    def blocks_results(self, block_ids: Sequence[int] | None) -> dict[int, tuple[SeatRecord, ...]]:
+        """The results of several blocks (None: of all) in one read: block id -> its seats' records in seat order."""
+        ids = None if block_ids is None else list(block_ids)
+        if ids == []:
             return {}
         rows = self._read(
             "SELECT s.block_id, s.version_id, e.name || '#' || v.number, s.total, s.games, s.forfeits, "
             "s.matchpoints, s.relative FROM block_seats s JOIN versions v ON v.id = s.version_id "
             "JOIN entrants e ON e.id = v.entrant_id "
-            f"WHERE s.block_id IN ({', '.join('?' * len(ids))}) ORDER BY s.block_id, s.position",
-            ids,
+            + ("" if ids is None else f"WHERE s.block_id IN ({', '.join('?' * len(ids))}) ")
+            + "ORDER BY s.block_id, s.position",
+            ids or (),
         )
         out: dict[int, list[SeatRecord]] = {}
         for block_id, *record in rows:
@@ -648,8 +718,12 @@ class LadderStore:
             )
 
     def replay_block(self, block_id: int) -> Block:
-        """A void block played again: ``playing``, its attempts counted up."""
+        """A void block played again: ``playing``, its attempts counted up. Raises ``Refused`` (and leaves it void)
+        when a seat's version or entrant is no longer active."""
         with self._write() as db:
+            seats = db.execute("SELECT seats FROM blocks WHERE id = ?", (block_id,)).fetchone()
+            if seats is None or not _playable(db, json.loads(seats[0])):
+                raise Refused(f"block {block_id}: a version of its table is no longer active")
             db.execute(
                 "UPDATE blocks SET state = ?, attempts = attempts + 1, reason = NULL WHERE id = ? AND state = 'void'",
                 (BlockState.PLAYING.value, block_id),
@@ -660,6 +734,11 @@ class LadderStore:
         """(attempt, reason, time) of each voided attempt of a block."""
         return [tuple(r) for r in self._read("SELECT attempt, reason, at FROM voids WHERE block_id = ?", (block_id,))]
 
+    def recent_voids(self, limit: int = 20) -> list[tuple[int, int, str, str]]:
+        """(block, attempt, reason, time) of the last ``limit`` voided attempts of any block, newest first."""
+        sql = "SELECT block_id, attempt, reason, at FROM voids ORDER BY at DESC, block_id DESC LIMIT ?"
+        return [tuple(r) for r in self._read(sql, (int(limit),))]
+
     def commit_block(
         self,
         block_id: int,
@@ -667,15 +746,17 @@ class LadderStore:
         results: Sequence[SeatRecord],
         ratings: Mapping[int, tuple[float, float]],
         transitions: Mapping[int, tuple[VersionState, str | None]] = {},
-    ) -> None:
+    ) -> set[int]:
         """Commit a finished block in one transaction: its games (seats, faults), each version's result on it,
         their counters, live ratings (and rating history), and ``transitions`` (version -> new state, reason:
-        placement done, suspended). A block that is no longer ``playing`` (voided meanwhile) is left as it is."""
+        placement done), each applied only where the version's state allows it (``move_version``). Returns the
+        versions whose transition applied. A block that is no longer ``playing`` (voided meanwhile) is left as it
+        is."""
         stamp = now()
         with self._write() as db:
             state = db.execute("SELECT state FROM blocks WHERE id = ?", (block_id,)).fetchone()
             if state is None or state[0] != BlockState.PLAYING.value:
-                return
+                return set()
             ids = [f"{block_id}.{g.rotation}" for g in games]
             db.executemany(
                 "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?)",
@@ -733,14 +814,11 @@ class LadderStore:
                 "INSERT INTO meta VALUES ('games_done', ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
                 (len(games), len(games)),
             )
-            for vid, (new_state, reason) in transitions.items():
-                db.execute(
-                    "UPDATE versions SET state = ?, reason = ?, state_at = ? WHERE id = ?",
-                    (new_state.value, reason, stamp, vid),
-                )
+            moved = {vid for vid, (to, reason) in transitions.items() if _move(db, vid, to, reason, stamp)}
             db.execute(
                 "UPDATE blocks SET state = ?, finished_at = ? WHERE id = ?", (BlockState.DONE.value, stamp, block_id)
             )
+        return moved
 
     # ------------------------------------------------------------------------------------------ hash chain
 
@@ -798,7 +876,7 @@ class LadderStore:
                         entries.append(ChainEntry(gid, None, None, None, None, *self._now_digests(db, gid)))
         except sqlite3.Error as exc:
             raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
-        return audit(first, entries, head)
+        return audit(first, entries, head, grows=True)  # a ladder plays on after an epoch publishes its head
 
     def _now_digests(self, db: sqlite3.Connection, game_id: str) -> tuple[str | None, str | None]:
         record = _game_record(db, game_id)
@@ -919,6 +997,19 @@ class LadderStore:
         """Stored games (from the counter kept with each committed block)."""
         return int(self.meta("games_done") or 0)
 
+    def standing_blocks(self, version_ids: Sequence[int]) -> list[tuple[int, int, int, int]]:
+        """(block, version, total, forfeits) of every seat of every done block that holds one of ``version_ids``:
+        what the official standing is fitted to (``standing.official_standing``)."""
+        ids = sorted(set(version_ids))
+        if not ids:
+            return []
+        sql = (
+            "SELECT s.block_id, s.version_id, s.total, s.forfeits FROM block_seats s JOIN blocks b ON b.id = s.block_id"
+            " WHERE b.state = 'done' AND s.block_id IN (SELECT block_id FROM block_seats WHERE version_id IN"
+            f" ({', '.join('?' * len(ids))})) ORDER BY s.block_id, s.position"
+        )
+        return [(int(b), int(v), int(t), int(f)) for b, v, t, f in self._read(sql, ids)]
+
     def standing_sums(self, version_ids: Sequence[int]) -> StandingSums:
         """The sums the official standing of ``version_ids`` is computed from (``standing``): theirs and their
         pairs'."""
@@ -957,6 +1048,16 @@ class LadderStore:
             db.execute("INSERT OR REPLACE INTO meta VALUES ('blocks_done', ?)", (str(blocks),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('games_done', ?)", (str(games),))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('sums', '1')")
+
+    def game_seats(self) -> Iterator[tuple[int, int, int, int, int]]:
+        """(block, rotation, version, score, forfeit) of every stored game's seats, by block, rotation and seat."""
+        try:
+            yield from self._db().execute(
+                "SELECT g.block_id, g.rotation, s.version_id, s.score, s.forfeit FROM games g "
+                "JOIN seats s ON s.game_id = g.id ORDER BY g.block_id, g.rotation, s.seat"
+            )
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
 
     def export_games(self) -> Iterator[dict[str, Any]]:
         """Every game of every done block, as JSON-ready objects in block order (for anyone to re-rate)."""

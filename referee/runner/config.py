@@ -36,6 +36,9 @@ class RunnerConfig(BotSettings):
     cpu_backstop: float = CPU_BACKSTOP
     #: The program's own folder is writable in the sandbox (a ladder's build command; never a bot).
     writable_folder: bool = False
+    #: Give each bot start a freezer (``referee.runner.freezer``), so that its owner can stop it while it is idle (a
+    #: ladder's warm processes between their games).
+    freeze: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

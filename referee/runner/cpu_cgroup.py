@@ -33,6 +33,7 @@ from pathlib import Path
 
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
+from referee.runner.limits import own_cgroup as _own
 from referee.runner.limits import sweep
 
 __all__ = ["CpuCgroup", "check_clock", "cpu_cgroup_problem", "make_cpu_cgroup"]
@@ -96,20 +97,6 @@ class _Parents:
 
 
 _probed: _Parents | str | None = None
-
-
-def _own(hierarchy: str) -> str | None:
-    """The referee's cgroup path in ``hierarchy`` ("" for v2, else a v1 controller list such as "cpu,cpuacct"),
-    from ``/proc/self/cgroup``."""
-    try:
-        lines = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _id, controllers, path = line.split(":", 2)
-        if controllers == hierarchy or (hierarchy and hierarchy in controllers.split(",")):
-            return path
-    return None
 
 
 def _v2() -> _Parents | str:

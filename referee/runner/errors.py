@@ -50,6 +50,12 @@ class UnsolicitedOutput(BotFault):
     kind = "unsolicited"
 
 
+class OutputCapped(BotFault):
+    """A bot's lines in one game passed its cap (``Limits.game_output``): its game log's share is bounded."""
+
+    kind = "output_cap"
+
+
 class StartupFailed(BotFault):
     """A bot could not be started or did not complete its hello (crash, timeout or bad reply)."""
 

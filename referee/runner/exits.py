@@ -14,7 +14,8 @@ import signal
 from referee.runner.config import Limits
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """``n`` bytes as ``--limit`` takes them: ``2G``, ``64M``, ``4K``, else the number."""
     for unit, factor in (("G", 1024**3), ("M", 1024**2), ("K", 1024)):
         if n >= factor and n % factor == 0:
             return f"{n // factor}{unit}"
@@ -24,7 +25,7 @@ def _size(n: int) -> str:
 def _memory(limits: Limits) -> str:
     if limits.address_space is None:
         return ""
-    return f", or an allocation refused under the memory limit (memory={_size(limits.address_space)})"
+    return f", or an allocation refused under the memory limit (memory={size_text(limits.address_space)})"
 
 
 def _cpu(limits: Limits) -> str:
@@ -44,7 +45,7 @@ def _why(sig: signal.Signals, limits: Limits) -> str:
     if sig is signal.SIGXCPU:
         return f"{_cpu(limits)}: raise it with --limit cpu_seconds=N"
     if sig is signal.SIGXFSZ:
-        size = f" of {_size(limits.file_size)}" if limits.file_size is not None else ""
+        size = f" of {size_text(limits.file_size)}" if limits.file_size is not None else ""
         return f"a file it wrote grew past the file-size limit{size} (--limit file_size=N)"
     if sig is signal.SIGFPE:
         return "an arithmetic error, such as an integer division by zero"

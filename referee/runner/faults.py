@@ -9,7 +9,7 @@ from protocol.errors import KINDS as PROTOCOL_KINDS
 
 #: Every fault kind a game records.
 FAULT_KINDS = frozenset(
-    {"timeout", "crash", "unsolicited", "startup", "illegal_move", "illegal_discard", *PROTOCOL_KINDS}
+    {"timeout", "crash", "unsolicited", "output_cap", "startup", "illegal_move", "illegal_discard", *PROTOCOL_KINDS}
 )
 
 

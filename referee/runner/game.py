@@ -34,9 +34,9 @@ from referee.engine import (
     observation_for,
 )
 from referee.memo import Memo, Policy
-from referee.runner.common_random import rng_seed
+from referee.runner.common_random import deal_key, rng_seed
 from referee.runner.config import CPU_BACKSTOP
-from referee.runner.errors import BotCrashed, BotFault, BotTimeout, shorten
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout, OutputCapped, shorten
 from referee.runner.faults import Fault
 from referee.runner.gamelog import GameLogWriter, applied_events, json_text
 from referee.runner.logrecords import (
@@ -135,8 +135,9 @@ async def play_game(
 
     ``game_id`` names the game in its log and result; the bots see ``wire_id`` instead (default ``game_id``), so that
     a tournament's ids, which number its schedule, tell a bot nothing of which deal it plays (``opaque_game_id``).
-    Each seat's ``game_start`` carries its seed of common random numbers (``common_random.rng_seed``: the same for
-    whoever holds that seat's cards of this deal) unless ``common_random`` is False.
+    Each seat's ``game_start`` carries its seed of common random numbers (``common_random.rng_seed``, keyed by the
+    deal seed: the same for whoever holds that seat's cards of this deal; a deal given without a seed gets a fresh
+    key, so a seed no other game shares) unless ``common_random`` is False.
 
     Starts (or reuses) each player's process. Bot faults never raise: each is recorded, the bot gets an
     ``error`` message, forfeits (RULES.md, "Forfeit") and its process is ended (``ensure_started`` starts a fresh
@@ -205,8 +206,12 @@ class _Game:
         # CPU_BACKSTOP times its allowance of wall time (so a loaded machine does not cost it the game).
         self.cpu_clock = [bool(getattr(p, "cpu_clock", False)) and p.move_time is not None for p in players]
         self.backstop: list[float] = [getattr(p, "cpu_backstop", CPU_BACKSTOP) for p in players]
+        # Each seat's bytes of reply lines so far, and the most it may send in this game (its game log's share).
+        self.output = [0] * len(players)
+        self.output_cap: list[int | None] = [getattr(p, "game_output", None) for p in players]
         self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
         self.common_random = common_random  # whether each game_start carries its seat's rng_seed
+        self.rng_key = deal_key(state.seed)  # the secret rng_seed is keyed with (never sent)
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -219,7 +224,7 @@ class _Game:
         for seat, p in enumerate(self.players):
             if seat not in self.out:
                 bank = None if p.time_bank is None else round(p.time_bank * 1000)
-                rng = rng_seed(s.deal, seat) if self.common_random else None
+                rng = rng_seed(s.deal, seat, self.rng_key) if self.common_random else None
                 start = self.wire.game_start(seat, rules, _ms(p.move_time) or 1, bank, rng)
                 await self._notify(seat, start)
         exited = [p.exited for p in self.players]  # asked of every seat before every turn
@@ -391,6 +396,13 @@ class _Game:
         end = self.clock()
         elapsed = end - start
         cpu = _used(p, cpu_start)
+        cap = self.output_cap[seat]
+        if cap is not None:
+            self.output[seat] += len(raw) + 1
+            if self.output[seat] > cap:
+                # The line is not logged: the log holds at most the cap of the bot's lines (and the fault's head).
+                detail = f"its lines in this game passed {cap:,} bytes, the most a bot may send in a game"
+                return None, None, elapsed, OutputCapped(detail, line=raw)
         self.log.received(seat, raw, elapsed, cpu, end)
         charged = elapsed if cpu is None else cpu
         if cpu is not None and move is not None and cpu > move + self.bank[seat]:

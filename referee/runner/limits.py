@@ -24,10 +24,16 @@ _usable_root: Path | bool | None = False  # False: not probed yet
 
 
 def preexec(
-    limits: Limits, cgroup: Path | None, *, nproc: bool, cpu_cgroups: Sequence[Path] = ()
+    limits: Limits,
+    cgroup: Path | None,
+    *,
+    nproc: bool,
+    cpu_cgroups: Sequence[Path] = (),
+    also: Sequence[Path] = (),
 ) -> Callable[[], None]:
-    """A function for the child between fork and exec: die with the parent thread, join ``cgroup`` and the
-    ``--clock cpu`` cgroups ``cpu_cgroups``, set the rlimits, reset signals. Failing to join a CPU cgroup fails the
+    """A function for the child between fork and exec: die with the parent thread, join ``cgroup``, the cgroups
+    ``also`` (the memory one, on cgroup v1) and the ``--clock cpu`` cgroups ``cpu_cgroups``, set the rlimits, reset
+    signals. Failing to join a CPU cgroup fails the
     start (raises: ``Popen`` raises ``SubprocessError``): a bot outside it would be charged nothing.
 
     ``nproc``: also set RLIMIT_NPROC. Only inside bubblewrap does the kernel count it per sandbox (its own user
@@ -45,7 +51,7 @@ def preexec(
     if limits.file_size is not None:
         pairs.append((resource.RLIMIT_FSIZE, limits.file_size))
     pairs.append((resource.RLIMIT_CORE, 0))
-    joins = [] if cgroup is None else [str(cgroup / "cgroup.procs")]
+    joins = [str(c / "cgroup.procs") for c in ([] if cgroup is None else [cgroup]) + list(also)]
     must = [str(c / "cgroup.procs") for c in cpu_cgroups]
     prctl = _prctl()
 
@@ -108,6 +114,20 @@ def _cgroup_root() -> Path | None:
             sweep(root)
             break
     return _usable_root
+
+
+def own_cgroup(hierarchy: str) -> str | None:
+    """The referee's cgroup path in ``hierarchy`` ("" for v2, else a v1 controller list such as "cpu,cpuacct"),
+    from ``/proc/self/cgroup``."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _id, controllers, path = line.split(":", 2)
+        if controllers == hierarchy or (hierarchy and hierarchy in controllers.split(",")):
+            return path
+    return None
 
 
 def sweep(root: Path, prefix: str = "referee-") -> None:

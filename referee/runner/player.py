@@ -94,9 +94,25 @@ class Player:
         return self.config.clock == "cpu"
 
     @property
+    def game_output(self) -> int | None:
+        """The most bytes of lines the bot may send in one game (``Limits.game_output``; None: no cap)."""
+        return self.config.limits.game_output
+
+    @property
     def cpu_backstop(self) -> float:
         """Under ``--clock cpu``: the most wall time a reply may take, in multiples of its CPU allowance."""
         return self.config.cpu_backstop
+
+    def pause(self) -> None:
+        """Freeze the running process while nothing is asked of it (``BotProcess.freeze``); ``ensure_started`` and
+        ``resume`` thaws it."""
+        if self._proc is not None:
+            self._proc.freeze()
+
+    def resume(self) -> None:
+        """Thaw a process ``pause`` froze (before its next game)."""
+        if self._proc is not None:
+            self._proc.thaw()
 
     def cpu_seconds(self) -> float | None:
         """CPU seconds the running process (and its children) used so far, or None without a process."""

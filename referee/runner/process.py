@@ -25,7 +25,9 @@ from referee.runner.config import Limits, RunnerConfig, SandboxMode
 from referee.runner.cpu_cgroup import CpuCgroup, make_cpu_cgroup
 from referee.runner.cputime import cpu_seconds
 from referee.runner.errors import BotCrashed, BotTimeout
-from referee.runner.exits import describe_exit
+from referee.runner.exits import describe_exit, size_text
+from referee.runner.freezer import Freezer, make_freezer
+from referee.runner.memory_cgroup import MemoryCgroup, make_memory_cgroup
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
 from referee.runner.starter import run_in_starter
@@ -84,6 +86,9 @@ class BotProcess:
         self._poller.register(self._stdout_fd, select.POLLIN)
         self.mark: str | None = None  # the REFEREE_BOT tag of this start's processes
         self.cpu_cgroup: CpuCgroup | None = None  # --clock cpu: the cgroup of every process of this start
+        self.memory: MemoryCgroup | None = None  # the memory cgroup of this start (Limits.ram), where there is one
+        self.freezer: Freezer | None = None  # what stops the whole bot while it is idle (``freeze``), where made
+        self.frozen = False
         self._cpu_fd: int | None = None
         self.exited = False
         self.closed = False
@@ -113,9 +118,15 @@ class BotProcess:
             seccomp_fd=seccomp,
             writable=config.writable_folder,
         )
-        cgroup = limits_mod.make_cgroup(config.limits)
+        ram, processes = config.limits.ram, config.limits.processes
+        memory = None if ram is None else make_memory_cgroup(ram, processes)
+        # On cgroup v2 a process is in one cgroup: the memory cgroup caps the processes too.
+        cgroup = memory.path if memory is not None and memory.v2 else limits_mod.make_cgroup(config.limits)
         joins = () if cpu_cgroup is None else cpu_cgroup.joins
-        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroups=joins)
+        also: tuple[Path, ...] = (memory.path,) if memory is not None and not memory.v2 else ()
+        freezer = make_freezer(memory.path if memory is not None and memory.v2 else None) if config.freeze else None
+        also += (freezer.path,) if freezer is not None and not freezer.v2 else ()
+        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroups=joins, also=also)
 
         def launch() -> subprocess.Popen[bytes]:
             return subprocess.Popen(
@@ -137,6 +148,10 @@ class BotProcess:
         except (OSError, subprocess.SubprocessError) as exc:
             if cgroup is not None:
                 limits_mod.remove_cgroup(cgroup)
+            if memory is not None:
+                memory.remove()
+            if freezer is not None:
+                freezer.remove()
             if cpu_cgroup is not None:
                 cpu_cgroup.remove()
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -147,6 +162,8 @@ class BotProcess:
         bot = cls(spec, popen, cgroup, mode, config.limits)
         bot.mark = mark
         bot.cpu_cgroup = cpu_cgroup
+        bot.memory = memory
+        bot.freezer = freezer
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
@@ -379,6 +396,20 @@ class BotProcess:
                 if log is not None:
                     log.close()
 
+    # ------------------------------------------------------------------------------------------- idling
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until ``thaw`` (it is idle: nothing is asked of it); nothing where it has
+        no freezer (``RunnerConfig.freeze`` off, or no cgroup for one here)."""
+        if self.freezer is not None and not self.frozen and not self.closed:
+            self.frozen = self.freezer.freeze()
+
+    def thaw(self) -> None:
+        """Let a frozen bot run again."""
+        if self.freezer is not None and self.frozen:
+            self.freezer.thaw()
+            self.frozen = False
+
     # ------------------------------------------------------------------------------------------- ending
 
     def exit_detail(self, what: str) -> str:
@@ -386,6 +417,11 @@ class BotProcess:
         code = self.process.returncode
         if code is None:
             return f"the bot {what}"
+        if self.memory is not None and self.memory.oom_kills():
+            return (
+                f"the bot {what}: killed for holding more memory than its limit (ram={size_text(self.memory.cap)}, "
+                "all its processes together)"
+            )
         return f"the bot {what}: {describe_exit(code, sandboxed=self.mode == 'bwrap', limits=self.limits)}"
 
     async def _exit_detail_wait(self, what: str) -> str:
@@ -409,6 +445,7 @@ class BotProcess:
         """End the bot: SIGTERM to its process group, ``grace`` seconds, then SIGKILL to the group and to every
         process in its cgroup; always reaps it. Shielded from cancellation; safe to call twice."""
         with trio.CancelScope(shield=True):
+            self.thaw()  # a frozen process handles no signal (on cgroup v1, not even SIGKILL)
             if not self._exit.is_set():
                 self._signal_group(signal.SIGTERM)
                 await self.wait_exit(grace)
@@ -430,6 +467,8 @@ class BotProcess:
         if sig == signal.SIGKILL:
             if self.cpu_cgroup is not None:
                 self.cpu_cgroup.kill()
+            if self.memory is not None and not self.memory.v2:
+                limits_mod.kill_cgroup(self.memory.path)
             if self.cgroup is not None:
                 limits_mod.kill_cgroup(self.cgroup)
             elif self.mode == "none" and self.mark is not None:
@@ -455,6 +494,18 @@ class BotProcess:
             for _ in range(100):
                 limits_mod.kill_cgroup(self.cgroup)
                 if limits_mod.remove_cgroup(self.cgroup):
+                    break
+                await trio.sleep(0.02)
+        if self.memory is not None and not self.memory.v2:
+            for _ in range(100):
+                limits_mod.kill_cgroup(self.memory.path)
+                if self.memory.remove():
+                    break
+                await trio.sleep(0.02)
+        if self.freezer is not None:
+            self.freezer.thaw()
+            for _ in range(100):
+                if self.freezer.remove():
                     break
                 await trio.sleep(0.02)
         if self.cpu_cgroup is not None:

@@ -291,7 +291,57 @@ def bot_argv(
     for mount in [*reversed(read_only), "/"]:
         args += ["--remount-ro", mount]
     args += ["--chdir", own, "--"]  # the folder as bound (a symbolic link to it is not in the sandbox)
+    if spec.shown_at is not None:
+        return _relocate(args, own, spec.shown_at) + _moved(spec.argv, (own, str(spec.cwd)), spec.shown_at)
     return args + list(spec.argv)
+
+
+#: How many operands each bubblewrap option ``bot_argv`` writes takes; the last one of those marked True is a path
+#: in the sandbox. An option written here must be listed (``RELOCATION_FLAGS`` for those without an operand): the
+#: tests check that every option of a bot's command line is.
+RELOCATION_OPERANDS: Mapping[str, tuple[int, bool]] = MappingProxyType(
+    {
+        "--ro-bind": (2, True),
+        "--ro-bind-try": (2, True),
+        "--bind": (2, True),
+        "--symlink": (2, True),
+        "--tmpfs": (1, True),
+        "--remount-ro": (1, True),
+        "--chdir": (1, True),
+        "--proc": (1, True),
+        "--dev": (1, True),
+        "--setenv": (2, False),
+        "--size": (1, False),
+        "--seccomp": (1, False),
+        "--hostname": (1, False),
+        "--cap-drop": (1, False),
+    }
+)
+
+
+#: The options without an operand that ``bot_argv`` writes.
+RELOCATION_FLAGS = frozenset({"--unshare-all", "--die-with-parent", "--new-session", "--clearenv"})
+
+
+def _relocate(args: list[str], own: str, at: str) -> list[str]:
+    """``args`` (bwrap's options, up to ``--``) with every path in the sandbox inside ``own`` moved to ``at``."""
+    out = list(args)
+    i = 1  # past bwrap itself
+    while i < len(out) and out[i] != "--":
+        count, path = RELOCATION_OPERANDS.get(out[i], (0, False))
+        if path and _under(out[i + count], own):
+            out[i + count] = at + out[i + count][len(own) :]
+        i += count + 1
+    return out
+
+
+def _moved(argv: Sequence[str], folders: Sequence[str], at: str) -> list[str]:
+    """``argv`` with each word that is a path inside one of ``folders`` moved to ``at``."""
+    out = []
+    for word in argv:
+        home = next((f for f in folders if _under(word, f)), None)
+        out.append(word if home is None else at + word[len(home) :])
+    return out
 
 
 def _writable_sizes(cap: int | None) -> tuple[int | None, int | None]:

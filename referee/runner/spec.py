@@ -18,13 +18,16 @@ from referee.runner.errors import BotSpecError
 class BotSpec:
     """A bot to start: its display ``name``, the command ``argv``, the folder ``cwd`` it runs in and extra ``env``.
 
-    ``cwd`` is also the bot's own folder: the sandbox lets the bot read it (and nothing of other bots).
+    ``cwd`` is also the bot's own folder: the sandbox lets the bot read it (and nothing of other bots). ``shown_at``:
+    where the sandbox shows that folder (and runs the bot), so that nothing the bot prints names the host's path of
+    it (a ladder's version: ``/bot``); None: at its own path.
     """
 
     name: str
     argv: tuple[str, ...]
     cwd: Path
     env: Mapping[str, str] = field(default_factory=dict, hash=False)
+    shown_at: str | None = None
 
 
 def parse_bot_spec(spec: str, *, name: str | None = None) -> BotSpec:

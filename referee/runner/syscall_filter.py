@@ -35,7 +35,22 @@ The filter closes each such call, without killing the bot:
   packet: ``SOCKET_FAMILIES``) fails with ``EAFNOSUPPORT``: the ports of ``AF_VSOCK`` (host-to-virtual-machine
   sockets) are one space for the whole machine, whatever the namespace, so a bot binding a port there is seen by
   every other bot that tries the same port. A 32-bit program's ``socketcall(SYS_SOCKET)`` passes its family in
-  memory, where the filter cannot read it, and fails the same way (a 32-bit bot opens sockets with ``socket``).
+  memory, where the filter cannot read it, and fails the same way (a 32-bit bot opens sockets with ``socket``);
+- a futex wait that is not private to the process (``futex`` or ``futex_time64`` with ``FUTEX_WAIT``,
+  ``FUTEX_WAIT_BITSET`` or ``FUTEX_WAIT_REQUEUE_PI`` without ``FUTEX_PRIVATE_FLAG``: ``SHARED_FUTEX_WAITS``) returns
+  at once with ``EAGAIN``, as when the word no longer holds the value waited for. A shared futex on a page of a
+  file is keyed by the file and the offset, so a thread parked at a word of libc (read-only in every sandbox)
+  is found by a ``FUTEX_WAKE`` at that word from any other sandbox, whose return value counts such threads: a
+  channel without a clock. No thread ever parks on such a key here, so every shared wake (``FUTEX_WAKE``,
+  ``FUTEX_WAKE_OP``, the requeues, and the kernel's own at a thread's exit, through ``clear_child_tid`` and the
+  robust list) finds nobody, and is let through. A waiter takes ``EAGAIN`` as a spurious wake, checks its word and
+  waits again, so a process-shared lock, semaphore or ``pthread_join`` (whose wait on the thread's id is shared)
+  still works, spinning where it would have slept, and a shared wait with a timeout does not time out while its
+  word holds. The PI calls are let through: each needs the futex word writable, and no two sandboxes share a
+  writable file (a private mapping of one is copied on the first write, and keyed to the process).
+  ``futex_waitv``, ``futex_wait`` and ``futex_requeue`` (``ABSENT_FUTEX_CALLS``), whose flags are in memory or
+  that no runtime uses yet, fail with ``ENOSYS``, as on a kernel before them; ``io_uring`` (which has futex
+  operations of its own) is refused above.
 
 Other kernel objects are private to each sandbox through bubblewrap's namespaces: System V IPC and POSIX message
 queues (IPC namespace), abstract unix sockets (network namespace), processes and signals (PID namespace).
@@ -53,11 +68,13 @@ from typing import Any
 
 __all__ = [
     "ABSENT_CALLS",
+    "ABSENT_FUTEX_CALLS",
     "FCNTL_REFUSED",
     "FCNTL_VOID",
     "MADVISE_VOID",
     "REFUSED_CALLS",
     "RWF_NOWAIT",
+    "SHARED_FUTEX_WAITS",
     "SOCKET_FAMILIES",
     "VOID_CALLS",
     "compile_filter",
@@ -102,6 +119,14 @@ FCNTL_REFUSED = (5, 12, 36, 1024, 1025, 1026)
 #: and it refuses any higher number itself) fails with EAFNOSUPPORT.
 SOCKET_FAMILIES = (1, 2, 10, 16, 17)
 _FAMILY_END = 64
+#: ``futex`` operations that park the caller: ``FUTEX_WAIT`` (0), ``FUTEX_WAIT_BITSET`` (9), ``FUTEX_WAIT_REQUEUE_PI``
+#: (11). Without ``FUTEX_PRIVATE_FLAG`` each fails with EAGAIN inside the sandbox.
+SHARED_FUTEX_WAITS = (0, 9, 11)
+#: The op's bits the rule compares: all but ``FUTEX_CLOCK_REALTIME`` (256), which the kernel takes with any op; the
+#: kernel reads the op as a 32-bit int, so the high bits of the register are left out too.
+_FUTEX_OP_MASK = 0xFFFFFFFF & ~256
+#: The futex calls that fail with ENOSYS (``futex_waitv``: 449, ``futex_wait``: 455, ``futex_requeue``: 456).
+ABSENT_FUTEX_CALLS = ("futex_waitv", "futex_wait", "futex_requeue")
 #: ``socketcall``'s call number for ``socket`` (32-bit x86).
 _SYS_SOCKET = 1
 
@@ -189,6 +214,11 @@ def compile_filter(*, page_cache: bool = True) -> bytes:
         if family not in SOCKET_FAMILIES:
             rules.add_rule(no_family, "socket", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, family))
     rules.add_rule(no_family, "socketcall", sc.Arg(0, sc.MASKED_EQ, 0xFFFFFFFF, _SYS_SOCKET))
+    for call in ("futex", "futex_time64"):  # futex_time64: 32-bit programs' form with 64-bit times
+        for op in SHARED_FUTEX_WAITS:
+            rules.add_rule(sc.ERRNO(errno.EAGAIN), call, sc.Arg(1, sc.MASKED_EQ, _FUTEX_OP_MASK, op))
+    for call in ABSENT_FUTEX_CALLS:
+        _add(rules, sc.ERRNO(errno.ENOSYS), call)
     with tempfile.TemporaryFile() as out:
         rules.export_bpf(out)
         out.seek(0)
@@ -196,7 +226,14 @@ def compile_filter(*, page_cache: bool = True) -> bytes:
 
 
 #: Numbers of calls that a libseccomp older than the kernel may not know by name (the same on every architecture).
-_NUMBERS = {"cachestat": 451, "process_madvise": 440, "memfd_secret": 447}
+_NUMBERS = {
+    "cachestat": 451,
+    "process_madvise": 440,
+    "memfd_secret": 447,
+    "futex_waitv": 449,
+    "futex_wait": 455,
+    "futex_requeue": 456,
+}
 #: Calls that only some architectures have: no rule where none of the filter's has it.
 _OPTIONAL = frozenset({"fadvise64_64"})
 

@@ -97,16 +97,23 @@ class Findings:
 
 @dataclass(slots=True)
 class ChainAudit(Findings):
-    """What ``audit`` found: the head it re-derived, how many games it checked, and one line per problem."""
+    """What ``audit`` found: the head it re-derived, how many games it checked, how many of them were chained after
+    the published head when growth is normal (``grown``: a ladder plays on after an epoch publishes its head), how
+    many rows derived from the games were checked against them too (``derived``, by a ladder's audit), and one line
+    per problem."""
 
     head: str
     games: int = 0
+    grown: int = 0
+    derived: int = 0
 
 
-def audit(first: str, entries: Sequence[ChainEntry], head: str | None = None) -> ChainAudit:
+def audit(first: str, entries: Sequence[ChainEntry], head: str | None = None, *, grows: bool = False) -> ChainAudit:
     """Re-derive the chain from ``first`` (the genesis) over ``entries`` and name every game that differs from what
     was stored (its rows or its log changed), is missing (its rows gone, or its place in the chain), or was added
-    (rows with no place in the chain, or places after the published ``head``).
+    (rows with no place in the chain, or places after the published ``head``). With ``grows`` (a ladder, which plays
+    on after publishing a head) the games chained after ``head`` are counted in ``grown``, not named as added; they
+    are still checked like every other game.
 
     Each stored link is checked against the one re-derived from the stored digests, and each stored digest against
     the one recomputed now; so an edit shows at its own game even when someone rewrote the links after it (and then
@@ -124,7 +131,9 @@ def audit(first: str, entries: Sequence[ChainEntry], head: str | None = None) ->
             result.problem(f"the {games} stored at {where} of the chain: gone (rows and links)")
         expected = place + 1
         result.games += 1
-        if after_head:
+        if after_head and grows:
+            result.grown += 1
+        elif after_head:
             result.problem(f"{entry.key}: added after the published head")
         if entry.stored_link != link(previous, entry.stored_record or "", entry.stored_log or ""):
             result.problem(f"{entry.key}: its link in the chain is not the one its stored digests give")

@@ -38,9 +38,9 @@ from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel
 from referee.tournament.cluster_errors import ClusterError as ClusterError
 from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
-from referee.tournament.execute import PlayedGame, play_batch
+from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.params import EntrantInfo
-from referee.tournament.pool import PlayerPool
+from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import TableBatch
 
 __all__ = [
@@ -75,6 +75,7 @@ class BatchJob:
     ``startable`` names the entrants the coordinator could start (a worker that cannot is misconfigured).
     ``keep`` is how many processes of an entrant a worker thread keeps (``PlayerPool``); ``playing``, when not
     empty, names the entrants of the batch's round: the worker closes its idle bots of any other entrant.
+    ``play`` and ``factory`` replace the runner's ``play_game`` and ``Player`` (the tests' in-process bots).
     """
 
     run_key: str
@@ -89,6 +90,8 @@ class BatchJob:
     keep: int = 1
     playing: frozenset[str] = frozenset()
     logs: LogLevel = LogLevel.FULL
+    play: GameFn | None = None
+    factory: PlayerFactory | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +229,10 @@ class _Lanes:
             pool, _ = idle.pop()
         else:
             lane = next(self._lanes)
-            pool = PlayerPool(specs, job.config, self._root / job.run_key / str(lane) / BOTS_DIR, lane, keep=job.keep)
+            bots = self._root / job.run_key / str(lane) / BOTS_DIR
+            pool = PlayerPool(
+                specs, job.config, bots, lane, factory=job.factory, keep=job.keep, freeze_idle=job.config.freeze
+            )  # a ladder's bots are frozen between their games (``RunnerConfig.freeze``), a tournament's are not
         games_dir = pool.bots_dir.parent / GAMES_DIR
         games_dir.mkdir(parents=True, exist_ok=True)
         games: list[GameOut] = []
@@ -252,6 +258,7 @@ class _Lanes:
                 logs=job.logs,
                 skip=job.skip,
                 on_game=collect,
+                play=job.play,
             )
         except BaseException:
             await pool.aclose()

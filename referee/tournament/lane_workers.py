@@ -43,9 +43,10 @@ import signal
 import socket
 import sys
 import traceback
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import partial
 
 import trio
 
@@ -68,7 +69,7 @@ from referee.tournament.lane_channel import Bye, Channel, Done, Failed, Play, Re
 from referee.tournament.pool import PlayerFactory, PlayerPool, PoolView
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
-__all__ = ["LaneError", "LaneState", "run_in_workers", "workers_cpu_seconds"]
+__all__ = ["LaneError", "LaneState", "run_in_workers", "run_lane", "workers_cpu_seconds"]
 
 #: Seconds a worker has to close its bots and exit once told to stop, beyond the bots' own grace (twice theirs:
 #: bye, then TERM): after that it is killed (its bots die with it).
@@ -395,9 +396,15 @@ async def _serve(
     this process's CPU time; on a failure, ``Failed`` instead. The exit status: 0 after ``Bye``."""
     channel = Channel(sock)
     pool = lane_pool(setup, lane, fresh=fresh, factory=factory)
+    return await run_lane(channel, pool, partial(_play_lane, channel, pool, setup, play))
+
+
+async def run_lane(channel: Channel, pool: PlayerPool, body: Callable[[], Awaitable[None]]) -> int:
+    """A worker's life around ``body`` (its loop over the parent's messages): close the pool's bots after it, then
+    say ``Bye`` with this process's CPU time, or ``Failed`` when it failed. The exit status: 0 after ``Bye``."""
     try:
         try:
-            await _play_lane(channel, pool, setup, play)
+            await body()
         finally:
             await pool.aclose()
     except Exception as exc:

@@ -92,8 +92,11 @@ class PlayerPool:
         fresh: bool = False,
         factory: PlayerFactory | None = None,
         keep: int = 1,
+        freeze_idle: bool = False,
     ) -> None:
-        """The pool's bound on live processes is ``max(len(specs), MAX_LIVE)``."""
+        """The pool's bound on live processes is ``max(len(specs), MAX_LIVE)``. ``freeze_idle``: the processes of a
+        game are frozen once it ends and thawed when seated again (``Player.pause``), so that a warm process takes
+        no CPU between its games (the config must give bots a freezer: ``RunnerConfig.freeze``)."""
         if keep < 1:
             raise ValueError(f"keep must be at least 1, got {keep}")
         self.specs = specs
@@ -110,6 +113,8 @@ class PlayerPool:
         self._numbers = itertools.count()
         self._report_seated: list[tuple[int, ...]] = []  # since the last take_report
         self._report_closed: list[int] = []
+        self.freeze_idle = freeze_idle
+        self._playing: list[PlayerLike] = []  # the players of the game under way (freeze_idle)
 
     async def for_game(self, names: Sequence[str], seed: int | None) -> list[PlayerLike]:
         """The players of a game dealt from ``seed``, by seat: for each entrant its least recently used process
@@ -136,6 +141,10 @@ class PlayerPool:
             proc.used = self._clock
             self._seated[name] = proc.player
         self._report_seated.append(tuple(p.number for p in chosen))
+        self._playing = [p.player for p in chosen]
+        if self.freeze_idle:
+            for player in self._playing:
+                _call(player, "resume")
         return [p.player for p in chosen]
 
     def take_report(self) -> PoolReport:
@@ -192,6 +201,10 @@ class PlayerPool:
     async def after_game(self) -> None:
         if self.fresh:
             await self.aclose()
+        elif self.freeze_idle:
+            for player in self._playing:
+                _call(player, "pause")
+        self._playing = []
 
     async def retire(self, keep: Iterable[str]) -> None:
         """Close the processes of every entrant not in ``keep`` (a race's entrants that left it)."""
@@ -205,6 +218,13 @@ class PlayerPool:
         live, self._live = self._live, {}
         self._seated = {}
         await self._close([p for procs in live.values() for p in procs])
+
+
+def _call(player: PlayerLike, method: str) -> None:
+    """``player.<method>()`` when the player has it (a ``Player``; the tests' in-process players have not)."""
+    do = getattr(player, method, None)
+    if do is not None:
+        do()
 
 
 async def close_all(players: Sequence[PlayerLike]) -> None:

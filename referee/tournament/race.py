@@ -39,9 +39,12 @@ nonnegative supermartingale and Ville's inequality bounds the chance that it eve
 matchpoints at their own tables (outside S) keep feeding their confidence sequences. "ahead" is closed
 transitively: m is one number per entrant, so the closure adds no error.
 
-*Direct evidence and cycles.* Every two pool entrants that share a block also feed a head-to-head duel test ("a
-beats b on the deal", a's block total below b's, ties half) at the same level, a separate family (a reported cycle
-is a claim too). Head-to-head results need not follow strength against the field: rock-paper-scissors bots go round
+*Direct evidence and cycles.* A pass's contender and each pool entrant among its common opponents also feed a
+head-to-head duel test ("a beats b on the deal", a's block total below b's, ties half) at the same level, a separate
+family (a reported cycle is a claim too). The table's other seats are then a uniform draw from the rest of the field,
+so the duel's mean is the round robin's head-to-head one; two common opponents are not compared (their table's
+remaining seat is a contender, a strong entrant, which would bias the duel toward whoever does better against the
+strong). Head-to-head results need not follow strength against the field: rock-paper-scissors bots go round
 (a beats b beats c beats a), and an erratic bot can beat a steadier one head to head more often than not while
 beating less of the field. Such *cycles* (groups whose proven duels and proven "ahead" relations go round) are
 reported in the outcome, the standings and the report; the order stays the round robin's, which is what the race
@@ -409,15 +412,20 @@ class Race:
         self._record_duels(seats, scores)
 
     def _record_duels(self, seats: Ints, scores: Floats) -> None:
-        """Every two pool entrants at a table: "a beat b on the deal" (a's block total lower, ties half)."""
+        """The contender of each table against every pool entrant among the pass's common opponents: "a beat b on the
+        deal" (a's block total lower, ties half). Given that b is among the common opponents and a is not, the table's
+        other seats are a uniform draw from the rest of the field, as a round robin seats a and b, so the duel has the
+        round robin's head-to-head mean. Two common opponents are not compared: their table's remaining seat is a
+        contender, and contenders are the strong (over-represented against the round robin)."""
         m = len(self.pool) if self.pool is not None else 0
         k = self.table_size
-        first, second = np.array(list(itertools.combinations(range(k), 2))).T
+        second = np.arange(1, k)
         place = self._place[seats]
-        both = (place[:, first] >= 0) & (place[:, second] >= 0)
-        a, b = place[:, first][both], place[:, second][both]
-        win = scores[:, first][both] < scores[:, second][both]
-        tie = scores[:, first][both] == scores[:, second][both]
+        both = (place[:, :1] >= 0) & (place[:, second] >= 0)
+        a, b = np.broadcast_to(place[:, :1], both.shape)[both], place[:, second][both]
+        own = np.broadcast_to(scores[:, :1], both.shape)[both]
+        win = own < scores[:, second][both]
+        tie = own == scores[:, second][both]
         x = win + 0.5 * tie
         swap = a > b
         lo, hi = np.where(swap, b, a), np.where(swap, a, b)
@@ -481,6 +489,15 @@ class Race:
         spot = {int(e): i for i, e in enumerate(members)}
         i, j = spot.get(self._index[a]), spot.get(self._index[b])
         return i is not None and j is not None and bool(relation[i, j])
+
+    def duels(self) -> list[tuple[str, str]]:
+        """The proven head-to-head results, (winner, loser): "the winner beats the loser on the deal" at tables whose
+        other seats are a uniform draw from the field, as a round robin seats them."""
+        if self.pool is None:
+            return []
+        m = len(self.pool)
+        beats = self._duels.above.reshape(m, m) | self._duels.below.reshape(m, m).T
+        return [(self.names[self.pool[a]], self.names[self.pool[b]]) for a, b in zip(*np.nonzero(beats), strict=True)]
 
     def _eliminate(self) -> None:
         if len(self.survivors) <= self.top:

@@ -28,6 +28,7 @@ from referee.web.errors import install_error_handlers
 from referee.web.headers import SecurityHeaders
 from referee.web.intake import OnePerKey
 from referee.web.models import LeaderboardBody
+from referee.web.openapi import declare_bearer_scheme
 from referee.web.origin import SameOrigin
 from referee.web.ratelimit import RateLimit
 from referee.web.reads import LadderAccess
@@ -134,6 +135,7 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
         lifespan=lifespan,
     )
     app.state.web = web
+    declare_bearer_scheme(app)
     install_error_handlers(app)
     app.include_router(api.router)
     app.include_router(pages.router)

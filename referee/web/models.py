@@ -45,8 +45,9 @@ class Me(_Body):
 
 
 class LeaderRowBody(_Body):
-    """A version on the leaderboard. ``place``, its ``rank_interval`` (joint 95%), mean ``matchpoints`` over its
-    deals with a 95% interval, and ``separated_from_next`` (at 95%, Holm) are the official standing (None while
+    """A version on the leaderboard. ``place``, its ``rank_interval`` (joint 95%), ``matchpoints`` (expected
+    against the whole field, predicted from a Bradley-Terry fit to the blocks) with a 95% interval, the distinct
+    ``opponents`` it met, and ``separated_from_next`` (at 95%, Holm) are the official standing (None while
     in placement); ``live_mu``/``live_sigma`` are the live OpenSkill rating, for information."""
 
     entrant: str
@@ -64,6 +65,7 @@ class LeaderRowBody(_Body):
     relative_score: float | None = None
     relative_score_ci95: list[float] | None = None
     deals: int | None = None
+    opponents: int | None = None
     separated_from_next: bool | None = None
     p_next: float | None = None
     live_mu: float | None = None
@@ -174,7 +176,9 @@ class BlockBody(_Body):
 
 class EpochBody(_Body):
     """An epoch's deal secret: its SHA-256 ``commitment`` published when it opened, the ``secret`` once it closed
-    (None while open). ``referee verify-deals`` checks the deals of its blocks against them."""
+    (None while open). ``referee verify-deals`` checks the deals of its blocks against them. ``chain_head``: the
+    results' hash chain's last link when the epoch was revealed (None before): ``referee audit DIR --head HEAD``
+    checks that no game stored before it changed since."""
 
     id: int
     scheme: str
@@ -183,6 +187,7 @@ class EpochBody(_Body):
     closed_at: str | None
     secret: str | None
     blocks: int
+    chain_head: str | None = None
 
 
 class FaultBody(_Body):
@@ -198,12 +203,14 @@ class FaultBody(_Body):
 
 
 class LogFile(_Body):
-    """A file of a version's stderr (its author's only): its name, size and its last ``text`` (at most 64 KiB)."""
+    """A file of a version's stderr (its author's only): its name, where it was written (``source``: "ranked play"
+    or "gate"), its size and its last ``text`` (at most 64 KiB, from the start of a line when cut)."""
 
     name: str
     size: int
     text: str
     truncated: bool
+    source: str = "ranked play"
 
 
 class HeadToHead(_Body):

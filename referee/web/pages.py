@@ -105,12 +105,13 @@ async def entrant_page(request: Request, who: Caller, name: str) -> Response:
 
 
 def _entrant_extras(ladder: Any, name: str, numbers: list[int]) -> tuple[str, list[Any], list[Any]]:
-    """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of its newest version)."""
+    """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of the version it follows:
+    ``views.followed_version``)."""
     history = {n: views.rating_history(ladder, name, n) for n in numbers}
     chart = charts.rating_chart(name, history)
-    newest = max(numbers) if numbers else None
-    h2h = views.head_to_head(ladder, name, newest) if newest is not None else []
-    recent = views.blocks(ladder, name=name, number=newest, limit=20) if newest is not None else []
+    followed = views.followed_version(ladder, name)
+    h2h = views.head_to_head(ladder, name, followed) if followed is not None else []
+    recent = views.blocks(ladder, name=name, number=followed, limit=20) if followed is not None else []
     return chart, h2h, recent
 
 
@@ -162,7 +163,8 @@ async def me_page(request: Request, who: Caller) -> Response:
         return RedirectResponse("/signin", status_code=303)
     if who.admin:
         entrants = await _access(request).run(lambda ladder: [e.name for e in ladder.entrants()])
-        return render(request, "admin.html", title="Organiser", entrants=entrants)
+        voids = await _access(request).run(lambda ladder: ladder.store.recent_voids())
+        return render(request, "admin.html", title="Organiser", entrants=entrants, voids=voids)
     body = await _access(request).run(views.entrant, who, who.name)
     return render(request, "me.html", title="My bots", entrant=body)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.ladder import BlockState
+from referee.ladder.model import ACTIVE_STATES
 from referee.report import encode_replay, read_game_log
 from referee.runner.gamelog import log_lines, parse_log_line, read_records
 from referee.runner.logrecords import FaultEvent
@@ -236,11 +237,13 @@ def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultB
 
 def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
     """A version's newest ``STDERR_FILES`` stderr files (a bot that keeps crashing leaves one a start), each its
-    last ``STDERR_TAIL`` bytes (the caller checked that it may see them)."""
+    last ``STDERR_TAIL`` bytes from the start of a line, and whether ranked play or the gate wrote it (the caller
+    checked that it may see them)."""
+    gate = ladder.layout.gate_dir(ladder.version(name, number).id)
     paths = ladder.stderr_logs(name, number)
     if len(paths) > STDERR_FILES:
         paths = sorted(sorted(paths, key=_modified, reverse=True)[:STDERR_FILES])
-    return [_tail(p) for p in paths]
+    return [_tail(p, "gate" if p.parent == gate else "ranked play") for p in paths]
 
 
 def _modified(path: Path) -> float:
@@ -250,15 +253,22 @@ def _modified(path: Path) -> float:
         return 0.0
 
 
-def _tail(path: Path) -> LogFile:
+def _tail(path: Path, source: str) -> LogFile:
+    """The file's last ``STDERR_TAIL`` bytes; when that cuts a line, from the start of the next one (unless the
+    tail is one line)."""
     try:
         with path.open("rb") as f:
             size = f.seek(0, 2)
             f.seek(max(0, size - STDERR_TAIL))
             data = f.read(STDERR_TAIL)
     except OSError as exc:
-        return LogFile(name=path.name, size=0, text=f"(cannot be read: {exc.strerror or exc})", truncated=False)
-    return LogFile(name=path.name, size=size, text=data.decode("utf-8", "replace"), truncated=size > STDERR_TAIL)
+        text = f"(cannot be read: {exc.strerror or exc})"
+        return LogFile(name=path.name, size=0, text=text, truncated=False, source=source)
+    truncated = size > STDERR_TAIL
+    if truncated and 0 <= (newline := data.find(b"\n")) < len(data) - 1:
+        data = data[newline + 1 :]
+    text = data.decode("utf-8", "replace")
+    return LogFile(name=path.name, size=size, text=text, truncated=truncated, source=source)
 
 
 def export_lines(ladder: Any) -> Iterator[str]:
@@ -271,10 +281,22 @@ def epochs(ladder: Any) -> list[EpochBody]:
     return [
         EpochBody(
             id=e.id, scheme=e.scheme, commitment=e.commitment, opened_at=e.opened_at, closed_at=e.closed_at,
-            secret=e.secret, blocks=e.blocks,
+            secret=e.secret, blocks=e.blocks, chain_head=e.chain_head,
         )
         for e in sorted(ladder.epochs(), key=lambda e: -e.id)
     ]  # fmt: skip
+
+
+def followed_version(ladder: Any, name: str) -> int | None:
+    """The version an entrant's page follows: its newest one playing (ranked or in placement), else its newest that
+    played any block, else its newest (so a newer version that failed its gate or waits for it does not hide the
+    one that plays). None for an entrant with no version."""
+    entrant = ladder.entrant(name)
+    versions = sorted(ladder.store.versions(entrant_id=entrant.id), key=lambda v: -v.number)
+    playing = [v for v in versions if v.state in ACTIVE_STATES]
+    played = [v for v in versions if v.blocks > 0]
+    chosen = (playing or played or versions or [None])[0]
+    return None if chosen is None else int(chosen.number)
 
 
 def rating_history(ladder: Any, name: str, number: int) -> list[tuple[int, float, float]]:

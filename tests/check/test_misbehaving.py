@@ -135,3 +135,14 @@ def test_an_answer_to_round_end_is_a_stdout_fault_that_names_round_end(reports: 
     report = reports["stray"]
     assert "reply-fields" not in report.failed_names
     assert all("after round_end, which needs no reply" in f.evidence.what for f in report.faults)
+
+
+def test_a_failed_gate_quotes_the_offending_line(reports: dict[str, CheckReport]) -> None:
+    """The ladder's gate reason for a bot that broke the wire names the check and shows the line it sent, as
+    ``referee check`` does; an author sees what to fix without running the check locally."""
+    from referee.ladder.gate import gate_reasons
+
+    reasons = gate_reasons(reports["invalid_json"].to_dict())
+    line = next(r for r in reasons if r.startswith("stdout-protocol-only: "))
+    assert line.endswith('(received: {"type": "play", "value": 8,)'), line
+    assert all("\n" not in r for r in reasons)

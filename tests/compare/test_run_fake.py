@@ -31,7 +31,7 @@ def setup(
     names = ("new", "old", *panel)
     entrants = tuple(EntrantInfo(n, ("python3", f"{n}.py"), "/tmp") for n in names)
     params = resolve_params(None, Requested(entrants=entrants, table_size=k, seed=5))
-    settings = Settings(Design(), "points", **kw)  # type: ignore[arg-type]
+    settings = Settings(Design(min_blocks=8), "points", **kw)  # type: ignore[arg-type]
     store = ResultsStore(tmp)
     if store.params() is None:
         store.initialise(params, SECRET)

@@ -21,6 +21,8 @@ from referee.compare import (
     resampled_blocks,
     sequential_verdict,
     shape_warning,
+    skewed_blocks,
+    sparse_blocks,
 )
 from referee.compare.simulate import BlockSource
 from referee.compare.sprt import asymptotic_sequence, chi2_quantile
@@ -31,7 +33,7 @@ RUNS = 1500
 def share_stronger(source: BlockSource, mean: float, seed: int) -> tuple[float, float]:
     """Over RUNS seeded tests: the share that said "stronger", and the mean number of blocks used."""
     r = rates(source, mean, Design(), runs=RUNS, seed=seed)
-    assert r.inconclusive == 0
+    assert r.inconclusive <= 0.01  # a run whose blocks turn far from normal (a 5-sd block) gives no verdict
     return r.stronger, r.mean_blocks
 
 
@@ -79,13 +81,27 @@ def test_the_budget_ends_an_undecided_test_as_inconclusive() -> None:
     assert (verdict, stats.n) == ("inconclusive", 10)
 
 
-def test_identical_blocks_are_not_stronger_and_the_llr_stays_finite() -> None:
+def test_identical_blocks_get_no_verdict_and_the_llr_stays_finite() -> None:
+    """Identical blocks leave the LLR finite, far below the lower bound; but a rare block could carry the mean
+    (NEW plays OLD's game but on one deal in ten), so the test says it cannot decide instead of "not stronger"."""
     stats = BlockStats()
-    for _ in range(8):
+    for _ in range(40):
         stats.add(0.0)
     assert math.isfinite(stats.llr(Design())) and stats.llr(Design()) < Design().lower
-    assert stats.verdict(Design()) == "not stronger"
+    assert stats.verdict(Design()) is None
+    assert "no verdict" in (shape_warning(stats.shape()) or "")
     assert stats.ci95() == (0.0, 0.0)
+
+
+def test_the_gsprt_keeps_its_designed_power_or_gives_no_verdict_on_skewed_and_mostly_identical_blocks() -> None:
+    """At d1, blocks usually a little worse and now and then much better, or 90% identical: the GSPRT used to say
+    "not stronger" from the first blocks in a third to a half of the runs (power 43-67% against 95%). Now, over 300
+    runs of each, "not stronger" comes out in at most beta of them (plus noise); the rest are "stronger" or end
+    inconclusive with the warning that says why."""
+    beta = Design().beta
+    for source in (skewed_blocks(3.0), sparse_blocks(3.0, identical=0.9)):
+        r = rates(source, Design().d1, Design(), runs=300, seed=21, max_blocks=200)
+        assert 1 - r.stronger - r.inconclusive <= beta + 3 * math.sqrt(beta * (1 - beta) / 300)
 
 
 def test_no_verdict_before_min_blocks_even_far_beyond_a_bound() -> None:

@@ -8,6 +8,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from referee.runner.gamelog import log_content, read_header
@@ -53,16 +55,30 @@ def logs_by_wire_id(games: Path) -> dict[str, Path]:
     return out
 
 
-def learned(results: Path) -> tuple[int, int, str]:
-    """(right, wrong, what the attacker said) of a finished run: a hand it reported is right when it is another
-    seat's hand of that round of that game, in the game's log."""
+def run_contest(folder: Path, games: int, jobs: int, seed: int) -> Path:
+    """Run ``referee run`` in bubblewrap on the contest of ``folder`` (its ``bots.toml``); the results folder."""
+    args = ["--manifest", "bots.toml", "--games", str(games), "--jobs", str(jobs), "--seed", str(seed)]
+    subprocess.run(
+        [sys.executable, "-m", "referee", "run", *args, "--sandbox", "bwrap", "-o", "results"],
+        cwd=folder,
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    return folder / "results"
+
+
+def learned(results: Path, pattern: re.Pattern[str] = LEARNED) -> tuple[int, int, str]:
+    """(right, wrong, what the attacker said) of a finished run: a hand it reported (a line ``pattern`` matches:
+    the game's wire id, the round, the cards) is right when it is another seat's hand of that round of that game,
+    in the game's log."""
     said = "".join(p.read_text() for p in (results / "bots").glob("attacker.*.log"))
     logs = logs_by_wire_id(results / "games")
     right = wrong = 0
-    for match in map(LEARNED.match, said.splitlines()):
+    for match in map(pattern.match, said.splitlines()):
         if match is None:
             continue
-        game, round_, hand = match.groups()
+        game, round_, hand = match.group(1, 2, 3)
         header = read_header(logs[game])
         seats = header.deal[int(round_) - 1]
         others = [sorted(h) for seat, h in enumerate(seats) if header.names[seat] != "attacker"]

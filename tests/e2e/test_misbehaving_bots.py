@@ -14,7 +14,7 @@ import pytest
 import trio
 
 from referee.engine import STANDARD, seeded_deal
-from referee.runner import GameResult, Limits, RunnerConfig
+from referee.runner import GameResult, Limits, RunnerConfig, memory_cgroup
 from referee.runner.faults import FAULT_KINDS
 
 from .helpers import MODES, assert_verified, bot, config, new_mark, pids_enforced, play_games, processes_with
@@ -89,6 +89,10 @@ CASES: dict[str, Case] = {
     "fork_child": Case("fork_child", "crash", "exit code 1"),
     "ignore_term": _timeout("ignore_term"),
     "memory_hog": Case("memory_hog", "crash", "exit code 1", settings={"limits": Limits(address_space=768 * MiB)}),
+    # Its processes together pass the memory cgroup's cap, each far below its address-space limit.
+    "fork_hog": Case(
+        "fork_hog", "crash", "more memory than its limit (ram=96M", settings={"limits": Limits(ram=96 * MiB)}
+    ),
     "fork_bomb": Case("fork_bomb", "timeout", "deadline", settings={"move_time": 1.0, "limits": Limits(processes=32)}),
     "illegal_opening": _illegal("opening", "illegal_move", "opens with the 1"),
     "illegal_not_held": _illegal("not_held", "illegal_move", "you hold no"),
@@ -102,6 +106,14 @@ CASES: dict[str, Case] = {
     "illegal_discard_count": _illegal("discard_count", "illegal_discard", "exactly 3 cards"),
     "illegal_discard_one": _illegal("discard_one", "illegal_discard", "the 1 may not be discarded"),
     "illegal_discard_unheld": _illegal("discard_unheld", "illegal_discard", "but hold no"),
+    # Every reply padded to 60,000 bytes: its lines pass the game's cap on them (and so its share of the game log).
+    "output_flood": Case(
+        "padded",
+        "output_cap",
+        "its lines in this game passed 262,144 bytes",
+        env={"PADDING_BYTES": "60000"},
+        settings={"limits": Limits(game_output=256 * 1024)},
+    ),
     # Not faults: stderr is the bot's own (capped) log; a slow move within the time bank is fine.
     "stderr_flood": Case("stderr_flood", None, settings={"stderr_cap": 256 * 1024}),
     # Idle longer than trio's worker threads live: the bot must not die with the thread that started it.
@@ -140,6 +152,8 @@ def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     cases = dict(CASES)
     if not pids_enforced(mode):
         cases.pop("fork_bomb")  # unsafe without a process cap (root without a writable pids cgroup)
+    if memory_cgroup.problem() is not None:
+        cases.pop("fork_hog")  # unsafe without a memory cgroup: only the address space of each process is capped
     out: dict[str, Outcome] = {}
 
     async def main() -> None:
@@ -158,6 +172,8 @@ def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_misbehaving_bot(outcomes: Outcomes, name: str) -> None:
+    if name == "fork_hog" and name not in outcomes.games:
+        pytest.skip(f"no memory cgroup can be made here ({memory_cgroup.problem()})")
     if name not in outcomes.games:
         pytest.skip("no process limit can be enforced here (root without a writable pids cgroup)")
     case, outcome = CASES[name], outcomes.games[name]
@@ -183,6 +199,12 @@ def test_misbehaving_bot(outcomes: Outcomes, name: str) -> None:
         assert fault.round >= 1
     if kind.startswith("illegal") or kind in ("invalid_json", "not_object", "unknown_type", "bad_field"):
         assert fault.line is not None  # the offending reply is kept
+
+
+def test_the_game_log_of_an_output_flood_holds_no_more_than_its_cap(outcomes: Outcomes) -> None:
+    # The flooder's lines up to its cap, the other seat's and the referee's: far below what the flooder sent.
+    log = outcomes.games["output_flood"].folder / "g0.jsonl"
+    assert log.stat().st_size < 256 * 1024 + 64 * 1024
 
 
 def test_stderr_flood_log_is_capped(outcomes: Outcomes) -> None:

@@ -142,6 +142,9 @@ def test_kit_reads_a_line_of_any_length(build: Build, kit: str) -> None:
     stdin = b"".join(json.dumps(m).encode() + b"\n" for m in lines) + turn + b'{"type":"bye"}\n'
     done = subprocess.run(spec.argv, input=stdin, capture_output=True, timeout=60, cwd=spec.cwd)
     assert done.returncode == 0, done.stderr
+    # Every message above is one the kit understands: game_start's players are names, the turn's are objects
+    # (PROTOCOL.md), and a kit that logs a decoding complaint has missed the rules of the game it plays.
+    assert done.stderr == b"", done.stderr
     replies = done.stdout.decode().splitlines()
     assert len(replies) == 3, replies
     assert json.loads(replies[1]) == {"type": "discard", "cards": [9, 13, 20]}

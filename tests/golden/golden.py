@@ -15,7 +15,9 @@ nothing else. Written again when the seat orders of the blocks changed on purpos
 cyclic seat order drawn per deal from the seed and the sorted names, not the listing order): the seats of the
 games changed, nothing else. Written again when the gauntlet's ``--early-stop`` option came (issue 24): the stored
 parameters gained ``early_stop`` (null), nothing else. Written again when each seat's ``game_start`` began to carry
-its ``rng_seed`` (issue 24, common random numbers): those lines gained the field, nothing else.
+its ``rng_seed`` (issue 24, common random numbers): those lines gained the field, nothing else. Written again when
+``rng_seed`` came to be keyed with the deal's seed, not the deal alone (issue 32): the 80 ``rng_seed`` values
+changed, nothing else.
 """
 
 from __future__ import annotations

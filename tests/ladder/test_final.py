@@ -9,7 +9,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from referee.cli import main
+from referee.cli.ladder_cmd import DEFAULT_FINAL_GAMES
 from referee.ladder import Ladder, Refused, VersionState
+from referee.ladder.final import DEFAULT_MAX_GAMES, verdict_lines
+from referee.tournament.deals import DEAL_SCHEME, DealSecret
 from tests.ladder.samples import sample_folder
 
 
@@ -43,3 +46,50 @@ def test_the_final_plays_the_active_versions_into_a_results_folder(tmp_path: Pat
             assert "submissions are closed" in str(exc)
         else:  # pragma: no cover - the assertion below says it
             raise AssertionError("a submission was taken after the final began")
+
+
+def test_the_race_final_reveals_the_epoch_secret_and_ends_by_itself_with_a_verdict(tmp_path: Path) -> None:
+    """The ladder's open epoch is closed and its secret revealed (it matches the commitment announced before its
+    first block); the race stops by itself at --max-games, within it, and says what it proved."""
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.layout.config.write_text('[games]\ntable_sizes = [3]\ntable_weights = [1]\nsandbox = "none"\n')
+    made.close()
+    secret = DealSecret.new()
+    with Ladder.open(tmp_path / "lad") as ladder:
+        for name in ("random_bot", "greedy", "heuristic"):
+            ladder.add_entrant(name)
+            v = ladder.submit(name, sample_folder(name, tmp_path / "src"))
+            ladder.store.set_version_state(v.id, VersionState.RANKED)
+        epoch = ladder.store.open_epoch(DEAL_SCHEME, secret.commitment, secret.hex)
+        assert ladder.store.epoch(epoch.id).secret is None
+    out = CliRunner().invoke(main, ["ladder", "final", str(tmp_path / "lad"), "--top", "1", "--max-games", "12"])
+    assert out.exit_code == 0, out.output
+    assert f"epoch {epoch.id} closed; its secret is revealed: {secret.hex}" in out.output
+    with Ladder.open(tmp_path / "lad") as ladder:
+        stored = ladder.store.epoch(epoch.id)
+        assert stored.secret == secret.hex and stored.closed_at and ladder.store.open_epoch_now() is None
+    standings = json.loads((tmp_path / "lad" / "final" / "standings.json").read_text())
+    assert standings["race"]["games"] <= 12 and standings["race"]["reason"]
+    assert (
+        "ladder final: settled: " in out.output or "ladder final: not settled: stopped at --max-games 12" in out.output
+    )
+    assert "the ladder's official estimand" in out.output
+
+
+def test_the_final_says_where_its_order_leaves_the_ladder_rank_intervals() -> None:
+    race = {"top": 2, "confidence": 0.95, "settled": False, "reason": "stopped at --max-games 100"}
+    rows = [
+        {"name": "a#1", "separated_from_next": True},
+        {"name": "b#1", "separated_from_next": False},
+        {"name": "c#2", "separated_from_next": None},
+    ]
+    lines = verdict_lines({"race": race, "entrants": rows}, {"a#1": (1, 1), "b#1": (3, 3), "c#2": (2, 2)})
+    assert (
+        "not settled: stopped at --max-games 100; proved at 95%: a#1 ahead of b#1; not proved: b#1 vs c#2" in lines[0]
+    )
+    assert lines[1].endswith(
+        "disagrees with the ladder's official standing: b#1 is 2nd in the final, outside its ladder rank interval 3-3"
+    )
+    agreeing = verdict_lines({"race": race | {"settled": True}, "entrants": rows}, {"a#1": (1, 2), "b#1": (1, 3)})
+    assert agreeing[0].startswith("ladder final: settled: a#1 > b#1;") and "agrees with" in agreeing[1]
+    assert DEFAULT_FINAL_GAMES == DEFAULT_MAX_GAMES

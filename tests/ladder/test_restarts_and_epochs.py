@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.ladder import BlockState, Ladder
 from referee.runner.gamelog import log_content
+from referee.web import views
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _serve_until, _submit
 
@@ -148,6 +149,12 @@ def test_the_hash_chain_names_a_changed_result_a_changed_log_and_a_removed_game(
     with Ladder.open(lad) as ladder:
         revealed = next(e for e in ladder.epochs() if e.secret)
         assert revealed.chain_head and any(revealed.chain_head in line for line in lines)
+        # the published head is on status --json and on /epochs and /api/epochs, beside the head now
+        status = ladder.status()
+        assert status["published_heads"][str(revealed.id)] == revealed.chain_head
+        assert status["chain_head"] == ladder.store.chain_head()
+        shown = {e.id: e.chain_head for e in views.epochs(ladder)}
+        assert shown[revealed.id] == revealed.chain_head
         game = ladder.games(3)[1]
         more = ladder.store.block_count() + 3
     trio.run(_serve_until, lad, fakes, lambda lad_: lad_.store.block_count() >= more, lines)  # games after the head
@@ -155,7 +162,9 @@ def test_the_hash_chain_names_a_changed_result_a_changed_log_and_a_removed_game(
     out = runner.invoke(main, ["audit", str(lad)])
     assert out.exit_code == 0 and "audited: all" in out.output, out.output
     out = runner.invoke(main, ["audit", str(lad), "--head", revealed.chain_head])
-    assert out.exit_code == 1 and "added after the published head" in out.output  # games stored since it
+    # a ladder plays on after an epoch publishes its head: the games since are growth, not a difference
+    assert out.exit_code == 0 and "DIFFERS" not in out.output, out.output
+    assert "up to the published head unchanged" in out.output and "played since" in out.output, out.output
     db = sqlite3.connect(lad / "ladder.sqlite")
     db.execute("UPDATE seats SET score = score - 5 WHERE game_id = ? AND seat = 0", (game.id,))
     db.execute("DELETE FROM seats WHERE game_id = '5.0'")
@@ -172,3 +181,5 @@ def test_the_hash_chain_names_a_changed_result_a_changed_log_and_a_removed_game(
     assert f"{game.id}: its stored result differs" in out.output
     assert f"{game.id}: its game log differs" in out.output
     assert "5.0: missing" in out.output
+    out = runner.invoke(main, ["audit", str(lad), "--head", revealed.chain_head])  # an edit before the head fails
+    assert out.exit_code == 1 and f"{game.id}: its stored result differs" in out.output, out.output

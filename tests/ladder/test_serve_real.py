@@ -92,7 +92,9 @@ def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_take
                 assert game.log_path is not None and (lad / game.log_path).is_file()
         logs = ladder.stderr_logs("random_bot", 2)
         assert logs, "its stderr is kept for its author"
-    assert any("random_bot#2 passed its gate" in line for line in lines), lines
+    passed = next(i for i, line in enumerate(lines) if "random_bot#2 passed its gate" in line)
+    retired = next(i for i, line in enumerate(lines) if "random_bot#1 retired: replaced by random_bot#2" in line)
+    assert passed < retired, lines  # the cause is said before its effect
     assert any("random_bot#2 finished its placement and is ranked" in line for line in lines), lines
 
 

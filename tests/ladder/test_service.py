@@ -93,12 +93,18 @@ def test_a_version_is_a_copy_the_source_cannot_change(ladder: Ladder, tmp_path: 
     assert not list(ladder.layout.incoming.iterdir())
 
 
-def test_the_daily_cap_counts_submissions(tmp_path: Path) -> None:
+def _capped(tmp_path: Path, per_day: int) -> Ladder:
+    """A ladder with ``per_day`` as its daily cap, and alice."""
     made, _ = Ladder.init(tmp_path / "lad")
-    made.layout.config.write_text("[submissions]\nper_day = 2\n")
+    made.layout.config.write_text(f"[submissions]\nper_day = {per_day}\n")
     made.close()
-    with Ladder.open(tmp_path / "lad") as ladder:
-        ladder.add_entrant("alice")
+    ladder = Ladder.open(tmp_path / "lad")
+    ladder.add_entrant("alice")
+    return ladder
+
+
+def test_the_daily_cap_counts_submissions(tmp_path: Path) -> None:
+    with _capped(tmp_path, 2) as ladder:
         ladder.submit("alice", _bot(tmp_path, BOT + "#1\n"))
         ladder.submit("alice", _bot(tmp_path, BOT + "#2\n"))
         with pytest.raises(Refused, match="2 versions in the last 24 hours"):
@@ -148,3 +154,27 @@ def test_status_says_who_serves(ladder: Ladder) -> None:
         assert ladder.serving() == os.getpid()
     time.sleep(0)
     assert ladder.status()["serving"] is None
+
+
+def test_simultaneous_uploads_cannot_pass_the_daily_cap_together(tmp_path: Path) -> None:
+    with _capped(tmp_path, 3) as ladder:
+        sources = [_bot(tmp_path, BOT + "x = 1\n" * 400_000 + f"# {i}\n", f"bot{i}.py") for i in range(12)]
+        start = threading.Barrier(len(sources))
+        outcomes: list[str] = []
+
+        def submit(source: Path) -> None:
+            start.wait()
+            try:
+                ladder.submit("alice", source)
+                outcomes.append("taken")
+            except Refused as exc:
+                outcomes.append(str(exc))
+
+        threads = [threading.Thread(target=submit, args=(s,)) for s in sources]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert outcomes.count("taken") == 3, outcomes
+        assert all(o == "taken" or "alice has submitted 3 versions in the last 24 hours" in o for o in outcomes)
+        assert len(ladder.versions("alice")) == 3

@@ -18,6 +18,7 @@ from referee.ladder.standing import (
     block_outcome_units,
     official_standing,
 )
+from referee.ladder.strengths import seats_of
 
 _blocks = st.lists(
     st.tuples(
@@ -30,25 +31,27 @@ _blocks = st.lists(
 )
 
 
-def _rows(blocks: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[int, int, int, int]]:
-    rows = []
-    for b, (seats, totals, forfeits) in enumerate(blocks):
-        k = len(seats)
-        for v, (mp, rel) in zip(seats, block_outcome_units(totals[:k], forfeits[:k]), strict=True):
-            rows.append((b, v, mp, rel))
-    return rows
+def _seats(blocks: list[tuple[list[int], list[int], list[int]]]) -> list[tuple[int, int, int, int]]:
+    return [
+        (b, v, total, lost)
+        for b, (seats, totals, forfeits) in enumerate(blocks)
+        for v, total, lost in zip(seats, totals, forfeits, strict=False)
+    ]
+
+
+WEIGHTS = {2: 1.0, 3: 1.0, 4: 2.0}
 
 
 @settings(max_examples=40, deadline=None)
 @given(_blocks, st.randoms(use_true_random=False))
 def test_the_standing_does_not_depend_on_the_order_of_the_blocks(blocks, rnd) -> None:  # type: ignore[no-untyped-def]
-    rows = _rows(blocks)
+    rows = _seats(blocks)
     shuffled = rows[:]
     rnd.shuffle(shuffled)
     versions = list(range(6))
-    standing = official_standing(StandingSums.of(rows), versions)
-    assert standing == official_standing(StandingSums.of(shuffled), versions)
-    assert standing == official_standing(StandingSums.of(rows), versions[::-1])
+    standing = official_standing(seats_of(rows), versions, WEIGHTS)
+    assert standing == official_standing(seats_of(shuffled), versions, WEIGHTS)
+    assert standing == official_standing(seats_of(rows), versions[::-1], WEIGHTS)
 
 
 def test_a_forfeit_ranks_below_every_seat_that_did_not_forfeit() -> None:
@@ -70,7 +73,7 @@ def test_rank_intervals_cover_the_true_ranks_with_a_skewed_bot_and_close_rivals(
         ]
         # the sums kept block by block are those of the stored blocks themselves: a pure function of them
         assert sim.store.standing_sums(every) == StandingSums.of(rows)
-        standing = official_standing(sim.store.standing_sums(ranked), ranked)
+        standing = official_standing(seats_of(sim.store.standing_blocks(ranked)), ranked, WEIGHTS)
         assert [r.version.id for r in sim.ladder.leaderboard().rows] == [r.version_id for r in standing]
         # the skewed bot (strength 3.0 with a 30% chance of +25 a game) is really weaker than its strength says:
         # its true expected score is 3.0 - 0.3 * 25 = -4.5 points, below every other

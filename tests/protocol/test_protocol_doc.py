@@ -29,7 +29,7 @@ from protocol import (
 )
 from protocol.messages import DropEntry, PassEntry, PlayEntry
 from referee.engine import Drop, Pass, Phase, Play, Ruleset, State, apply, legal_actions, new_game, observation_for
-from referee.runner.common_random import rng_seed
+from referee.runner.common_random import deal_key, rng_seed
 
 DOC = Path(__file__).resolve().parents[2] / "PROTOCOL.md"
 SEED = 6  # the transcript's game: `referee play sample_bots/heuristic.py sample_bots/greedy.py --seed 6`
@@ -97,7 +97,7 @@ def test_the_transcript_is_a_real_game_replayed_exactly() -> None:
             names, game_id = list(msg.players), msg.game
             ruleset = Ruleset.from_dict(msg.rules)
             state = new_game(len(names), ruleset, seed=SEED)
-            rng = rng_seed(state.deal, SEAT)  # the seat's seed of common random numbers on this deal
+            rng = rng_seed(state.deal, SEAT, deal_key(SEED))  # the seat's seed of common random numbers on this deal
             assert raw + b"\n" == encode(game_start_message(game_id, SEAT, names, ruleset, msg.time.move_ms, None, rng))
         elif isinstance(msg, DealMessage):
             assert state is not None and state.phase is Phase.DISCARD

@@ -1,9 +1,11 @@
 """Common random numbers (PROTOCOL.md, "Common random numbers"): each seat's ``game_start`` carries an ``rng_seed``
-that depends only on the deal and the seat, and the SDK seeds each game's ``rng`` from it.
+that depends on the deal, the seat and a key no bot sees (the deal's seed), and the SDK seeds each game's ``rng``
+from it.
 
 What a user relies on: whoever holds a seat's cards of a deal gets the same seed, whichever entrant it is and in
-whichever game of the block; another seat or another deal gets another; a bot that ignores the field is unaffected,
-and the SDK's draws follow the seed (with a bot's own ``seed`` combined, not discarded).
+whichever game of the block; another seat or another deal gets another; nobody can compute it from the deal alone
+(it would tell the other hands once the game is over); a bot that ignores the field is unaffected, and the SDK's
+draws follow the seed (with a bot's own ``seed`` combined, not discarded).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import trio
 from protocol.sdk import Bot, Game, run
 from referee.engine import STANDARD, new_game
 from referee.runner import play_game
-from referee.runner.common_random import rng_seed
+from referee.runner.common_random import deal_key, rng_seed
 
 from .scripted import ScriptedEntrant, honest
 
@@ -27,14 +29,14 @@ def _starts(entrants: list[ScriptedEntrant]) -> list[dict[str, Any]]:
     return [next(m for m in e.received if m["type"] == "game_start") for e in entrants]
 
 
-def _play(names: list[str], seed: int, **options: Any) -> list[dict[str, Any]]:
+def _play(names: list[str], seed: int | None, **options: Any) -> list[dict[str, Any]]:
     entrants = [ScriptedEntrant(name, honest) for name in names]
     trio.run(lambda: play_game(entrants, game_id="g1", seed=seed, **options))
     return _starts(entrants)
 
 
 def test_the_seed_is_sixteen_hex_digits_and_differs_by_seat_and_deal() -> None:
-    seeds = {rng_seed(new_game(4, STANDARD, seed=s).deal, seat) for s in range(50) for seat in range(4)}
+    seeds = {rng_seed(new_game(4, STANDARD, seed=s).deal, seat, deal_key(s)) for s in range(50) for seat in range(4)}
     assert len(seeds) == 200
     assert all(re.fullmatch(r"[0-9a-f]{16}", s) for s in seeds)
 
@@ -43,9 +45,20 @@ def test_each_seat_gets_its_seed_whoever_sits_there() -> None:
     first = _play(["a", "b", "c"], seed=11)
     rotated = _play(["c", "a", "b"], seed=11)  # the next seat order of the same deal, as a block plays it
     deal = new_game(3, STANDARD, seed=11).deal
-    assert [m["rng_seed"] for m in first] == [rng_seed(deal, s) for s in range(3)]
+    assert [m["rng_seed"] for m in first] == [rng_seed(deal, s, deal_key(11)) for s in range(3)]
     assert [m["rng_seed"] for m in rotated] == [m["rng_seed"] for m in first]
     assert _play(["a", "b", "c"], seed=12)[0]["rng_seed"] != first[0]["rng_seed"]
+
+
+def test_the_seed_is_not_computable_from_the_deal_alone() -> None:
+    """The same deal, played from its seed and twice given as a deal (``referee play --deal``): three games, three
+    seeds for each seat. Were the seed a function of the deal (a checksum, as it first was), they would agree, and a
+    seat could search the deals consistent with what it saw, after the game, for the one that gives its seed."""
+    deal = new_game(3, STANDARD, seed=11).deal
+    games = [_play(["a", "b", "c"], seed=11), *(_play(["a", "b", "c"], seed=None, deal=deal) for _ in range(2))]
+    for seat in range(3):
+        assert len({starts[seat]["rng_seed"] for starts in games}) == 3
+    assert rng_seed(deal, 0, deal_key(11)) != rng_seed(deal, 0, deal_key(12))
 
 
 def test_without_common_random_the_field_is_absent() -> None:

@@ -42,7 +42,7 @@ from referee.engine import (
     turn_actions,
 )
 from referee.runner import BotCrashed, BotTimeout, play_game, read_log
-from referee.runner.common_random import rng_seed
+from referee.runner.common_random import deal_key, rng_seed
 
 from .scripted import ScriptedEntrant
 
@@ -131,7 +131,8 @@ def _model(
 ) -> Any:
     kind = msg["type"]
     if kind == "game_start":
-        seed = rng_seed(state.deal, seat)  # from the logged deal: what the seat's game_start must carry
+        # From the logged deal and deal seed (the key): what the seat's game_start must carry.
+        seed = rng_seed(state.deal, seat, deal_key(start["seed"]))
         return game_start_message(game_id, seat, names, state.ruleset, start["move_ms"][seat], bank, seed)
     if kind == "deal":
         return deal_message(game_id, state.round + 1, state.hands[seat], state.ruleset.discard)

@@ -132,3 +132,19 @@ def wrong_by(fld: Field, race: Race, k: int, margin: float) -> bool:
     order = outcome.order
     gap = max(margin, 1e-3)
     return any(m[b] - m[a] >= gap for i, a in enumerate(order[: outcome.top]) for b in order[i + 1 :])
+
+
+def head_to_head(fld: Field, k: int, draws: int = 400, seed: int = 1) -> Floats:
+    """[i, j]: the chance that i beats j on a deal (a lower block total, ties half) at a table of ``k`` drawn
+    uniformly from every table of the field that holds both, as a round robin seats them (Monte Carlo)."""
+    rng = np.random.default_rng(seed)
+    n = fld.n
+    out = np.full((n, n), 0.5)
+    for i, j in itertools.combinations(range(n), 2):
+        others = np.array([e for e in range(n) if e not in (i, j)])
+        rest = np.argsort(rng.random((draws, len(others))), axis=1)[:, : k - 2]
+        tables = np.column_stack([np.full(draws, i), np.full(draws, j), others[rest]]).astype(np.int64)
+        t = fld.totals(tables, rng)
+        out[i, j] = float(np.mean((t[:, 0] < t[:, 1]) + 0.5 * (t[:, 0] == t[:, 1])))
+        out[j, i] = 1 - out[i, j]
+    return out

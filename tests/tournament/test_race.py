@@ -16,7 +16,7 @@ import pytest
 from referee.tournament import BettingCSArray, MixtureTests, Race
 from referee.tournament.race import BLOCKS_PER_ROUND, PAIRWISE_FROM
 
-from .fields import Field, cycle_edges, run, wrong_by
+from .fields import Field, cycle_edges, head_to_head, run, wrong_by
 
 CONFIDENCE = 0.8
 
@@ -134,6 +134,25 @@ def test_a_cycle_is_reported_and_never_settled(k: int) -> None:
         assert not outcome.settled and "--max-games" in (outcome.reason or "")
         reported += any(set(c) >= {"e00", "e01", "e02"} for c in outcome.cycles)
     assert reported >= 3
+
+
+def test_duels_are_round_robin_head_to_heads_where_a_farmer_meets_the_strong() -> None:
+    """e05 crushes the three weak entrants and beats each of the two equal strong ones on 52% of the deals in a round
+    robin (a table of theirs holds two weak entrants half the time). At a race table whose remaining seat is a
+    contender (the other strong one) it holds one weak entrant and loses: duels fed from such tables "proved" the
+    strong beat it in every race. Fed only from tables whose other seats are a uniform draw, no race claims it."""
+    edge = np.zeros((6, 6))
+    edge[5, 2:5] = 3.2
+    fld = Field(strength=[2.0, 2.0, 0.0, 0.0, 0.0, -2.67], edge=edge)
+    h2h = head_to_head(fld, 4, draws=2000)
+    assert h2h[5, 0] > 0.5 and h2h[5, 1] > 0.5
+    index = {name: i for i, name in enumerate(fld.names)}
+    claims = false = 0
+    for seed in range(3):
+        duels = run(fld, k=4, top=2, seed=seed, confidence=0.95, max_games=12_000).duels()
+        claims += len(duels)
+        false += any(h2h[index[a], index[b]] <= 0.5 for a, b in duels)
+    assert claims >= 20 and false == 0
 
 
 @pytest.mark.parametrize("k", [2, 3, 4])

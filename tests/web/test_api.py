@@ -24,6 +24,8 @@ def test_leaderboard_is_the_ladders_official_standing(client: TestClient, built:
         assert row["place"] == want["place"] and row["rank_interval"] == want["rank_interval"]
         assert row["matchpoints_ci95"] == want["matchpoints_ci95"]
         assert row["live_mu"] == want["live_mu"]
+        assert row["opponents"] == want["opponents"] >= 1
+    assert "Bradley-Terry" in body["note"]  # one line says how the figure is made
     # the simulated strengths: alice is strongest, the hostile entrant weakest
     assert body["ranked"][0]["entrant"] == "alice"
     assert body["ranked"][-1]["entrant"] == HOSTILE
@@ -158,8 +160,13 @@ def test_openapi_documents_every_endpoint(client: TestClient) -> None:
     submit = spec["paths"]["/api/versions"]["post"]
     assert "multipart/form-data" in submit["requestBody"]["content"]
     assert "ErrorBody" in json.dumps(submit["responses"])
+    # one bearer scheme, optional for every operation, so the docs page has an Authorize button
+    scheme = spec["components"]["securitySchemes"]["bearer"]
+    assert scheme["type"] == "http" and scheme["scheme"] == "bearer"
+    assert spec["security"] == [{"bearer": []}, {}]
     page = client.get("/api/docs")
     assert page.status_code == 200 and "/static/swagger/swagger-ui-bundle.js" in page.text
+    assert '<p class="docs-top">' in page.text and client.get("/static/docs.css").status_code == 200
     assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
 
 

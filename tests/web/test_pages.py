@@ -47,7 +47,10 @@ def test_leaderboard_page_shows_the_standing(client: TestClient, built: Built) -
     ]
     first = board["ranked"][0]
     assert f'data-f="matchpoints">{first["matchpoints"]:.3f}<' in text
-    assert f"{first['rank_interval'][0]}–{first['rank_interval'][1]}" in text
+    for row in board["ranked"]:  # a rank interval of one place is that place ("3", not "3–3")
+        low, high = row["rank_interval"]
+        shown = f'data-f="rank_interval">{low}</td>' if low == high else f'data-f="rank_interval">{low}–{high}</td>'
+        assert shown in text, row
     assert f"{board['blocks']} blocks · {board['games']} games" in text
 
 
@@ -119,3 +122,89 @@ def test_error_pages_are_one_line(client: TestClient) -> None:
     assert "no entrant named &#39;nobody&#39;" in r.text and "Traceback" not in r.text
     r = client.get("/blocks/notanumber")
     assert r.status_code == 422 and 'id="error-message">path.block_id:' in r.text
+
+
+def test_a_rank_interval_of_one_place_shows_the_place() -> None:
+    """ "3", not "3–3"; a wider interval keeps both ends."""
+    from referee.web.templating import make_templates
+
+    row = {"key": "a#1", "entrant": "a", "version": 1, "matchpoints": 0.5, "matchpoints_ci95": [0.4, 0.6],
+           "live_mu": 25.0, "live_sigma": 1.0, "blocks": 9, "games": 27, "forfeits": 0, "separated_from_next": False,
+           "submitted_at": "2026-12-01T00:00:00Z"}  # fmt: skip
+    board = {"ranked": [row | {"place": 3, "rank_interval": [3, 3]}, row | {"place": 4, "rank_interval": [4, 6]}]}
+    html = str(make_templates().env.get_template("_board.html").module.ranked_table(board))
+    assert 'data-f="rank_interval">3</td>' in html and 'data-f="rank_interval">4–6</td>' in html
+
+
+def test_a_failed_versions_page_says_where_to_look(client: TestClient, built: Built) -> None:
+    """carol#2 failed its gate: no ranked game, so no 'none' and 'No faults.' as if it had played cleanly; no build
+    command, so no 'None.' under Build output; its gate's stderr files are labelled as the gate's."""
+    from referee.ladder import Ladder
+
+    with Ladder.open(built.root) as ladder:
+        gate = ladder.layout.gate_dir(ladder.version("carol", 2).id)
+    gate.mkdir(parents=True, exist_ok=True)
+    (gate / "bot-stderr-0.log").write_text("Traceback: the gate's game 0\n", encoding="utf-8")
+    page = client.get("/entrants/carol/versions/2", headers=bearer(built.tokens["carol"])).text
+    assert "No faults." not in page and "it failed its gate (see above)" in page
+    assert "none: it has not played a ranked game (its gate failed)" in page
+    assert "No build command: nothing to build." in page and "None." not in page
+    assert "gate: bot-stderr-0.log" in page and "Traceback: the gate&#39;s game 0" in page
+
+
+def test_a_long_stderr_is_shown_from_a_lines_start(tmp_path) -> None:
+    from referee.web.views import STDERR_TAIL, _tail
+
+    log = tmp_path / "bot.log"
+    lines = [f"line {i:06d} " + "x" * 50 for i in range(3 * STDERR_TAIL // 60)]
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = _tail(log, "ranked play")
+    assert shown.truncated and shown.size == log.stat().st_size
+    assert shown.text.startswith("line ") and shown.text.endswith(lines[-1] + "\n")
+    assert shown.text.splitlines()[0] in lines  # a whole line, not the end of one
+
+
+def test_an_entrant_page_follows_the_version_that_plays(client: TestClient, built: Built) -> None:
+    """carol's newest version (#2) failed its gate; the page's head-to-head and recent blocks are those of #1,
+    which plays, not 'No blocks yet'."""
+    from referee.ladder import Ladder
+    from referee.web import views
+
+    with Ladder.open(built.root) as ladder:
+        assert ladder.version("carol", 1).blocks > 0
+        assert views.followed_version(ladder, "carol") == 1
+    page = client.get("/entrants/carol").text
+    h2h = page.split('id="h2h-table"')[1].split("</table>")[0]
+    assert "No blocks yet" not in h2h and "data-opponent=" in h2h
+
+
+def test_the_rating_chart_spans_the_whole_history() -> None:
+    """A version with 1,184 blocks and a newer one after it: the x axis reaches 1,184 + 50 blocks and the newer
+    line starts where it came in (the axis stopped at 300 when lines were thinned before they were placed)."""
+    from referee.web.charts import rating_chart
+
+    old = [(b, 25.0 + b / 100, 2.0) for b in range(1, 1185)]
+    new = [(b, 30.0, 1.5) for b in range(1185, 1235)]
+    svg = str(rating_chart("eve", {1: old, 2: new}))
+    x_tick = r'class="tick" x="[^"]+" y="[^"]+" text-anchor="middle">([\d,.]+)<'
+    ticks = [float(t.replace(",", "")) for t in re.findall(x_tick, svg)]
+    assert max(ticks) >= 1000, ticks
+
+
+def test_the_organisers_page_lists_voided_blocks_and_why(own_ladder: Built) -> None:
+    from referee.ladder import BlockKind, Ladder
+    from tests.web.conftest import open_client
+
+    with Ladder.open(own_ladder.root) as ladder:
+        played = ladder.store.block(own_ladder.real_block)
+        block = ladder.store.create_block(played.epoch_id, BlockKind.RANKED, played.seats, lambda _: 7)
+        ladder.store.void_block(block.id, "worker tcp://10.0.0.7:40123 lost at 17:40:12 UTC while it played <b>")
+    client, ladder = open_client(own_ladder.root)
+    with client:
+        page = client.get("/me", headers=bearer(own_ladder.admin)).text
+        author = client.get("/me", headers=bearer(own_ladder.tokens["bob"])).text
+    ladder.close()
+    voids = page.split('id="voids"')[1]
+    assert f'<a href="/blocks/{block.id}">{block.id}</a></td><td>1</td>' in voids
+    assert "lost at 17:40:12 UTC while it played &lt;b&gt;" in voids
+    assert 'id="voids"' not in author  # the organiser's alone

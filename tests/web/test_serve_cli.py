@@ -42,7 +42,9 @@ def test_the_readmes_three_commands_serve_the_web(tmp_path: Path) -> None:
         while url is None and time.monotonic() < deadline:
             line = proc.stdout.readline()
             assert line, proc.stderr.read() if proc.stderr else ""
-            found = re.search(r"pages and API on (http://127\.0\.0\.1:\d+)", line)
+            # every line of serve's is stamped with its UTC second
+            stamped = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ ladder: "
+            found = re.match(stamped + r"pages and API on (http://127\.0\.0\.1:\d+)", line)
             url = found.group(1) if found else None
         assert url is not None
         assert httpx2.get(f"{url}/api/leaderboard").json()["ranked"] == []

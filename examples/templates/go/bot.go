@@ -26,15 +26,17 @@ import (
 const name = "go-template"
 
 // Message holds the fields of every referee message this bot reads; the others are ignored.
+// "players" has two shapes: names (strings) in game_start, Player objects in turn and round_end, so it is
+// kept raw here and decoded where its shape is known (tablePlayers).
 type Message struct {
-	Type    string   `json:"type"`
-	Seat    int      `json:"seat"`
-	Hand    []int    `json:"hand"`
-	Discard int      `json:"discard"`
-	Last    *int     `json:"last"` // nil before the 1 is played
-	Forced  bool     `json:"forced"`
-	Players []Player `json:"players"`
-	History []Event  `json:"history"`
+	Type    string          `json:"type"`
+	Seat    int             `json:"seat"`
+	Hand    []int           `json:"hand"`
+	Discard int             `json:"discard"`
+	Last    *int            `json:"last"` // nil before the 1 is played
+	Forced  bool            `json:"forced"`
+	Players json.RawMessage `json:"players"`
+	History []Event         `json:"history"`
 	Rules   struct {
 		BonusStep int `json:"bonus_step"`
 	} `json:"rules"`
@@ -99,13 +101,23 @@ func groups(hand []int) (values, counts []int) {
 	return
 }
 
+// tablePlayers decodes the players of a turn or round_end: one object per seat.
+func tablePlayers(msg *Message) []Player {
+	var players []Player
+	if err := json.Unmarshal(msg.Players, &players); err != nil {
+		fmt.Fprintln(os.Stderr, "players not understood, ignored:", err)
+	}
+	return players
+}
+
 func chooseMove(msg *Message) Reply {
+	players := tablePlayers(msg)
 	if msg.Last == nil {
 		return play(1, 1, 0) // we hold the 1: the only legal first move
 	}
 	last := *msg.Last
 	alone := true
-	for seat, p := range msg.Players {
+	for seat, p := range players {
 		if seat != msg.Seat && p.Status == "playing" {
 			alone = false
 		}
@@ -142,8 +154,8 @@ func chooseMove(msg *Message) Reply {
 	}
 	// Forced, alone or stalled with only lower cards: the highest one we can lift over last.
 	myBonus := 0
-	if msg.Seat >= 0 && msg.Seat < len(msg.Players) {
-		myBonus = msg.Players[msg.Seat].Bonus
+	if msg.Seat >= 0 && msg.Seat < len(players) {
+		myBonus = players[msg.Seat].Bonus
 	}
 	for i := len(values) - 1; i >= 0; i-- {
 		need := (last - values[i] + bonusStep - 1) / bonusStep

@@ -34,10 +34,10 @@
   // the fields of a row and their text, for the ranked table and the placement table
   const RANKED = {
     place: (r) => String(r.place),
-    rank_interval: (r) => `${r.rank_interval[0]}–${r.rank_interval[1]}`,
+    rank_interval: (r) => r.rank_interval[0] === r.rank_interval[1] ? `${r.rank_interval[0]}` : `${r.rank_interval[0]}–${r.rank_interval[1]}`,
     matchpoints: (r) => fmt(r.matchpoints, 3),
     matchpoints_ci95: (r) => interval(r.matchpoints_ci95),
-    live, blocks: (r) => String(r.blocks), games: (r) => String(r.games), forfeits: (r) => String(r.forfeits),
+    live, blocks: (r) => String(r.blocks), opponents: (r) => String(r.opponents), games: (r) => String(r.games), forfeits: (r) => String(r.forfeits),
     separated: (r) => (r.separated_from_next ? "separated" : ""),
     age: (r) => age(r.submitted_at),
   };
@@ -50,7 +50,9 @@
     cell(tr, null, "name").appendChild(link(entrantHref(r.entrant), r.entrant));
     cell(tr, null).appendChild(link(versionHref(r), `#${r.version}`));
     if (ranked) { cell(tr, "matchpoints", "num"); cell(tr, "matchpoints_ci95"); }
-    cell(tr, "live", "num"); cell(tr, "blocks", "num"); cell(tr, "games", "num");
+    cell(tr, "live", "num"); cell(tr, "blocks", "num");
+    if (ranked) { cell(tr, "opponents", "num"); }
+    cell(tr, "games", "num");
     if (ranked) { cell(tr, "forfeits", "num"); cell(tr, "separated", "sep"); }
     cell(tr, "age");
     return tr;

@@ -1,0 +1,194 @@
+"""Versions shipped to Dask workers by digest, and the task that plays one ladder block on a worker.
+
+No shared file system is needed. The coordinator (``lanes_dask``) packs each version's stored folder once
+(``pack``: a tar, gzipped, entries in path order) and leaves it with the Dask scheduler under the name
+``referee-version-<digest>`` (a Dask ``Variable``), where ``<digest>`` is the folder's content hash as stored
+(``referee.ladder.intake.tree_digest``: the version's own digest for a version without a build command; the hash of
+the built folder for one with). A block's task names its versions by digest only. A worker fetches a version it
+lacks once (``fetch``), unpacks it into its cache (``REFEREE_VERSION_CACHE``, default
+``$TMPDIR/referee-versions-<uid>``, shared by the worker processes of a machine), checks the unpacked tree's hash
+against the digest (a mismatch raises ``VersionShipError``, and the block is voided and played again), makes it
+read-only and only then moves it into place under its digest. Later blocks with that version use the cached copy.
+
+``play_block_task`` is what a block's Dask task runs: it fetches the versions, then plays the block through the
+worker's lane service (``referee.tournament.cluster_worker``: bots kept alive between blocks of the same
+``serve``, each game's log and the bots' stderr sent back with the result, never written where the coordinator
+must read them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import os
+import sys
+import tarfile
+import tempfile
+import threading
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.errors import VersionShipError
+from referee.ladder.intake import discard, freeze, tree_digest
+from referee.runner import RunnerConfig
+from referee.tournament.cluster_worker import BatchJob, BatchOut, _lanes, _worker_address
+from referee.tournament.execute import GameFn
+from referee.tournament.params import EntrantInfo
+from referee.tournament.pool import PlayerFactory
+from referee.tournament.schedule import TableBatch
+
+__all__ = [
+    "BlockJob",
+    "ShippedVersion",
+    "VersionShipError",
+    "cache_root",
+    "fetch",
+    "pack",
+    "play_block_task",
+    "variable_name",
+]
+
+#: Seconds a worker waits for a version's files from the scheduler.
+FETCH_TIMEOUT = 60.0
+
+_fetching = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class ShippedVersion:
+    """A version as a block's task names it: its key (``name#n``), the digest of its folder as shipped, and its
+    command and build command (the manifest the digest covers)."""
+
+    key: str
+    digest: str
+    command: tuple[str, ...]
+    build: tuple[str, ...] | None
+
+    @property
+    def manifest(self) -> BotManifest:
+        return BotManifest(self.command, self.build)
+
+
+@dataclass(frozen=True, slots=True)
+class BlockJob:
+    """One block's task: its games (``batch``), its versions, and how to play them (runner settings, the rules as
+    a dict, how many processes of a version a worker thread keeps); ``run_key`` names the ``serve`` whose bots a
+    worker keeps; ``play`` and ``factory`` are the tests' in-process bots."""
+
+    run_key: str
+    batch: TableBatch
+    versions: tuple[ShippedVersion, ...]
+    config: RunnerConfig
+    ruleset: dict[str, Any]
+    keep: int
+    play: GameFn | None = None
+    factory: PlayerFactory | None = None
+
+
+def variable_name(digest: str) -> str:
+    """The name of the Dask ``Variable`` holding the packed version of ``digest``."""
+    return f"referee-version-{digest}"
+
+
+def pack(folder: Path) -> bytes:
+    """The version folder as a gzipped tar (entries in path order, owners and times left out)."""
+
+    def clean(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        info.mtime = 0
+        return info
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
+        tar.add(folder, arcname=".", filter=clean)
+    return buffer.getvalue()
+
+
+def cache_root() -> Path:
+    """This machine's cache of fetched versions (made private to this user). Raises ``VersionShipError`` when it
+    belongs to someone else."""
+    default = Path(tempfile.gettempdir()) / f"referee-versions-{os.getuid()}"
+    root = Path(os.environ.get("REFEREE_VERSION_CACHE") or default)
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if root.stat().st_uid != os.getuid():
+        raise VersionShipError(f"the version cache {root} belongs to another user: set REFEREE_VERSION_CACHE")
+    return root
+
+
+def fetch(version: ShippedVersion, get: Any = None) -> Path:
+    """The folder of ``version`` on this machine: the cached copy, else fetched once from the scheduler (``get``
+    returns the packed bytes of a digest; default: the Dask ``Variable``) and checked against its digest. Raises
+    ``VersionShipError`` when it cannot be fetched or does not match."""
+    root = cache_root()
+    folder = root / version.digest
+    if folder.is_dir():
+        return folder
+    with _fetching:
+        if folder.is_dir():
+            return folder
+        data = (get or _from_scheduler)(version.digest)
+        staging = root / f".{version.digest}.{uuid.uuid4().hex}"
+        try:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+                tar.extractall(staging, filter="data")
+            got = tree_digest(staging, version.manifest)
+            if got != version.digest:
+                raise VersionShipError(
+                    f"version {version.key}: the files fetched hash to {got[:16]}..., not to its digest "
+                    f"{version.digest[:16]}...: not played on this worker"
+                )
+            freeze(staging)
+            try:
+                os.rename(staging, folder)
+            except OSError:  # another worker process of this machine put it there first (checked as this one)
+                discard(staging)
+        except (OSError, tarfile.TarError) as exc:
+            discard(staging)
+            raise VersionShipError(f"version {version.key}: cannot unpack its files here ({exc})") from None
+        except BaseException:
+            discard(staging)
+            raise
+    return folder
+
+
+def _from_scheduler(digest: str) -> bytes:
+    distributed: Any = importlib.import_module("distributed")
+    try:
+        data = distributed.Variable(variable_name(digest)).get(timeout=FETCH_TIMEOUT)
+    except Exception as exc:
+        raise VersionShipError(f"cannot fetch version {digest[:16]}... from the scheduler ({exc})") from None
+    if not isinstance(data, bytes):
+        raise VersionShipError(f"the scheduler holds no files for version {digest[:16]}...")
+    return data
+
+
+def play_block_task(job: BlockJob) -> BatchOut:
+    """Play ``job``'s block on this Dask worker (see the module's docstring). Raises ``VersionShipError`` when a
+    version cannot be fetched, ``WorkerSetupError`` when one cannot start here (once per worker and ``serve``);
+    bot faults are forfeits in the results, as on the coordinator."""
+    entrants = []
+    for v in job.versions:
+        spec = version_spec(v.key, v.manifest, fetch(v))
+        entrants.append(EntrantInfo(v.key, tuple(spec.argv), str(spec.cwd)))
+    batch_job = BatchJob(
+        run_key=job.run_key,
+        batch=job.batch,
+        entrants=tuple(entrants),
+        config=replace(job.config, hidden=()),  # the coordinator's paths: none of them is on this machine
+        ruleset=job.ruleset,
+        skip=frozenset(),
+        python=sys.executable,
+        files={},
+        # every version passed its gate on the coordinator: one that cannot start here is this worker's problem
+        # (WorkerSetupError: the block is voided), not a fault of the bot (the tests' players start nothing)
+        startable=frozenset(e.name for e in entrants) if job.factory is None else frozenset(),
+        keep=job.keep,
+        play=job.play,
+        factory=job.factory,
+    )
+    lanes = _lanes()
+    return lanes.call(lanes.play, batch_job, _worker_address())

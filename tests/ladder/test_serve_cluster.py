@@ -1,0 +1,113 @@
+"""``serve`` with its lanes on a real Dask cluster (``dask scheduler`` and two ``dask worker`` processes started
+here); the bots are the in-process fakes, played inside the workers.
+
+A worker killed with SIGKILL while it plays a block: the block is voided with one line naming the worker, played
+again on the worker left, stored once, and ``referee audit`` finds every game matching its hash chain. The
+versions reach the workers by digest (each worker has a cache of its own here), never through the ladder folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.ladder import BlockState, Ladder
+from referee.ladder.lanes_dask import DaskLanes
+from tests.ladder.fakes import Fakes
+from tests.ladder.test_serve_lanes import assert_each_block_stored_once, audited, four_entrants, serve_and_kill
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEDULER = [sys.executable, "-m", "distributed.cli.dask_scheduler"]  # ``dask scheduler``, whatever the PATH
+WORKER = [sys.executable, "-m", "distributed.cli.dask_worker"]
+
+
+def _started(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with open(log, "wb") as out:
+        return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A scheduler and two single-threaded workers without nannies (so a SIGKILL ends a worker for good), each
+    worker with its own version cache."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+        "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
+    }
+    address_file = tmp_path / "scheduler.json"
+    scheduler = [*SCHEDULER, "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file"]
+    procs = [_started([*scheduler, str(address_file)], env, tmp_path / "scheduler.log")]
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists():
+            assert time.monotonic() < deadline, (tmp_path / "scheduler.log").read_text()
+            time.sleep(0.1)
+        for i in range(2):
+            worker_env = {**env, "REFEREE_VERSION_CACHE": str(tmp_path / f"cache{i}")}
+            cmd = [*WORKER, "--scheduler-file", str(address_file), "--nthreads", "1", "--no-nanny", "--name", f"w{i}"]
+            cmd += ["--host", "127.0.0.1", "--no-dashboard"]
+            procs.append(_started(cmd, worker_env, tmp_path / f"worker{i}.log"))
+        while True:
+            try:
+                address = json.loads(address_file.read_text())["address"]
+                break
+            except (ValueError, KeyError):
+                time.sleep(0.1)
+        yield address, procs
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_other(
+    tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    address, procs = cluster
+    lad = four_entrants(tmp_path)
+    victim: list[int] = []
+
+    def kill() -> None:
+        """SIGKILL a worker that is playing a block (``procs[1 + i]`` is worker ``wi``)."""
+        with distributed.Client(address, timeout=30) as client:
+            names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+            busy = [names[a] for a, keys in client.processing().items() if keys]
+        victim.append(int(str(busy[0])[1:]))
+        procs[1 + victim[0]].send_signal(signal.SIGKILL)
+
+    killed, lines = serve_and_kill(
+        lad,
+        Fakes(delay=0.15),
+        lambda settings: DaskLanes(address, settings),
+        kill,
+        0.1,  # well inside a block of 3 or 4 games of 0.15 s each
+    )
+    lost = [line for line in lines if "voided, to be played again: worker" in line]
+    assert lost and all(" lost at " in line for line in lost), lines  # the worker may have held a second block
+    with Ladder.open(lad) as ladder:
+        for line in lost:
+            block = ladder.store.block(int(line.split()[1]))
+            assert block.state == BlockState.DONE and block.attempts == 2, block
+            ((attempt, reason, _),) = ladder.store.voids(block.id)  # kept for the organiser's page
+            assert attempt == 1 and reason.startswith("worker tcp://127.0.0.1:") and "lost" in reason
+    assert assert_each_block_stored_once(lad) >= killed + 6
+    audited(lad)
+    left = tmp_path / f"cache{1 - victim[0]}"
+    assert len(list(left.iterdir())) == 4  # the worker left fetched each version by digest into its own cache
