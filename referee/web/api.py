@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
 from referee.web.access import caller, may_see, signed_in
+from referee.web.app import LOGS_SHARE
 from referee.web.models import (
     BlockBody,
     EntrantBody,
@@ -48,7 +49,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         413: "a body over the size limit",
         422: "a parameter or a submission that does not fit (the first problem, one line)",
         429: "over the rate limit (see Retry-After)",
-        503: "too many exports at once (see Retry-After)",
+        503: "too many exports, logs or replays at once (see Retry-After)",
     }.items()
 }
 
@@ -84,7 +85,8 @@ async def submit_upload(request: Request, principal: Any, entrant: str | None) -
     if not principal.admin and entrant not in (None, principal.name):
         raise UploadRefused(403, f"a token of {principal.name} submits only versions of {principal.name}")
     access = _ladder(request)
-    async with received_upload(request, request.app.state.web.settings) as upload:
+    web = request.app.state.web
+    async with received_upload(request, web.settings) as upload, web.intakes.held(name):  # the daily cap holds
         v = await access.run_in_thread(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
     body: VersionBody = await access.run(views.version, principal, name, v.number)
     return body
@@ -188,16 +190,29 @@ async def game(request: Request, who: Caller, game_id: str) -> GameBody:
 @router.get("/games/{game_id}/log", tags=["games"], response_class=Response)
 async def game_log(request: Request, who: Caller, game_id: str) -> Response:
     """The game's public log (JSON lines, the format of PROTOCOL.md's game logs, without the wire lines and the
-    fault details): enough to replay it (``referee replay``) and re-rate it."""
-    text = await _ladder(request).run(lambda ladder: "".join(views.public_log(ladder, game_id)))
-    return Response(text, media_type="application/x-ndjson")
+    fault details): enough to replay it (``referee replay``) and re-rate it. Streamed; two logs or replays are read
+    at once in all, one per caller (429 or 503 with ``Retry-After`` past that)."""
+    access = _ladder(request)
+    await access.run(lambda ladder: ladder.game_log(game_id))  # 404 before anything is sent
+    release = request.app.state.web.logs.take(request.state.caller_key, "a game's log")
+    try:
+        lines = access.stream(views.public_log, game_id, share=LOGS_SHARE)
+        return _Releasing(lines, release, media_type="application/x-ndjson")
+    except BaseException:
+        release()
+        raise
 
 
 @router.get("/games/{game_id}/replay", tags=["games"])
 async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, Any]:
     """The game as the replay viewer shows it: the compact replay (``referee.runner.replay``'s format), the seats'
-    names and the faults (details only of the caller's own seats)."""
-    found: dict[str, Any] = await _ladder(request).run(views.replay, who, game_id)
+    names and the faults (details only of the caller's own seats). Read in a worker thread, in the logs' slots, paced
+    (``reads.Pace``)."""
+    release = request.app.state.web.logs.take(request.state.caller_key, "a game's replay")
+    try:
+        found: dict[str, Any] = await _ladder(request).run_paced(views.replay, who, game_id, share=LOGS_SHARE)
+    finally:
+        release()
     return found
 
 

@@ -26,21 +26,26 @@ from referee.web.board import Board
 from referee.web.bodies import SmallBodies
 from referee.web.errors import install_error_handlers
 from referee.web.headers import SecurityHeaders
+from referee.web.intake import OnePerKey
 from referee.web.models import LeaderboardBody
 from referee.web.openapi import declare_bearer_scheme
+from referee.web.origin import SameOrigin
 from referee.web.ratelimit import RateLimit
 from referee.web.reads import LadderAccess
 from referee.web.settings import WebSettings
 from referee.web.slots import Slots
 from referee.web.templating import make_templates
 
-__all__ = ["EXPORTS", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
+__all__ = ["EXPORTS", "LOGS", "LOGS_SHARE", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
 
 STATIC = Path(__file__).with_name("static")
 #: The routes that take a submission (their bodies are capped by ``uploads.py``, the rest by ``bodies.py``).
 UPLOAD_PATHS = frozenset({"/api/versions", "/submit"})
 #: Exports streamed at once (each reads every stored game), one per caller.
 EXPORTS = 2
+#: Game logs and replays read at once (a flooding bot's log is hundreds of megabytes), one per caller; a refused
+#: one is told to come back after ``LOGS_RETRY`` seconds. Each uses at most ``LOGS_SHARE`` of a core (``reads.Pace``).
+LOGS, LOGS_RETRY, LOGS_SHARE = 2, 5, 0.1
 
 
 @dataclass
@@ -56,6 +61,8 @@ class Web:
     checks: RateLimit = field(init=False)
     board: Board = field(init=False)
     exports: Slots = field(default_factory=lambda: Slots(EXPORTS, 1))
+    logs: Slots = field(default_factory=lambda: Slots(LOGS, 1, LOGS_RETRY))
+    intakes: OnePerKey = field(default_factory=OnePerKey)
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
     _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 
@@ -135,6 +142,10 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(
+        SmallBodies, upload_paths=UPLOAD_PATHS, idle=settings.upload_idle, total=settings.upload_total,
+        rate=settings.upload_rate,
+    )  # fmt: skip
     app.add_middleware(SecurityHeaders)
     return app

@@ -3,12 +3,11 @@
 The API answers ``{"error": MESSAGE, "status": CODE}`` (``models.ErrorBody``); a page answers the error page with
 the same line. The ladder's own refusals (``LadderError``: an unknown name, the daily cap, a refused archive) keep
 their message; a request that does not fit the API's models gets the first problem in one line; anything else is
-logged on the server and the client gets 500 with no detail.
+logged on the server in one line (``contained.log_failure``) and the client gets 500 with no detail.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -17,11 +16,10 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from referee.engine.errors import RefereeError
+from referee.web.contained import log_failure
 from referee.web.uploads import UploadRefused
 
 __all__ = ["install_error_handlers", "is_api"]
-
-log = logging.getLogger("referee.web")
 
 #: The status of each kind of the ladder's refusals, by class name (the ladder package is imported lazily).
 LADDER_STATUS = {"IntakeError": 422, "Refused": 409, "NotFound": 404}
@@ -83,7 +81,7 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(request, status, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
 
     async def unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        log_failure(request.scope, exc)
         return error_response(request, 500, "the server failed on this request; the organiser has the details")
 
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -5,26 +5,58 @@ runs ``fn(ladder, *args)`` in one of at most ``threads`` worker threads (the ``L
 connection; reads see the last committed block, WAL) — or, with ``inline``, right on the loop when the web has a
 loop of its own (``server.WebThread``): a page's reads are quick, and every hop between threads costs a turn of
 the GIL, which a busy scheduler holds for milliseconds at a time. The leaderboard's long computation always runs in
-a worker thread (``run_in_thread``). ``access.stream(fn)`` runs a generator of text (the export)
+a worker thread (``run_in_thread``). ``access.stream(fn)`` runs a generator of text (the export, a game's log)
 in a thread of its own and hands its chunks over as they come, a few at a time, so a large export never sits in
 memory; a client that goes away stops it.
+
+Streams and ``run_paced`` (a game's replay) are paced: past ``FREE`` seconds of CPU their thread uses at most
+``SHARE`` of a core, waiting
+between chunks (and before its answer) for as long as it takes, so that a flooding bot's log of hundreds of
+megabytes, read over and over, never takes the serve process's interpreter (one lock for every thread) from the
+scheduler and the pages. A page's reads are quick and are not paced.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, TypeVar
 
 import trio
 
-__all__ = ["LadderAccess"]
+__all__ = ["FREE", "SHARE", "LadderAccess", "Pace"]
 
 T = TypeVar("T")
 #: Lines of a stream handed over at once, and chunks waiting at most (the producer waits for the client).
 _LINES, _WAITING = 500, 4
 _DONE = object()
+#: The share of a core a stream's or a paced call's thread may use, over its life, past its first ``FREE`` seconds
+#: of CPU (a usual game's log or replay takes a few milliseconds and never waits).
+SHARE, FREE = 0.25, 0.05
+
+
+class Pace:
+    """The CPU time of the calling thread since it was made, past its first ``free`` seconds, held to ``share`` of
+    the time elapsed: ``wait()`` sleeps (in this thread) until it is, or until ``stop`` is set."""
+
+    def __init__(self, share: float = SHARE, stop: threading.Event | None = None, free: float = FREE) -> None:
+        self.share = share
+        self.free = free
+        self.stop = stop or threading.Event()
+        self._cpu = time.thread_time()
+        self._start = time.monotonic()
+
+    def ahead(self) -> float:
+        """Seconds to wait before the thread's CPU time is within its share."""
+        used = time.thread_time() - self._cpu - self.free
+        return used / self.share - (time.monotonic() - self._start) if used > 0 else 0.0
+
+    def wait(self) -> None:
+        ahead = self.ahead()
+        if ahead > 0:
+            self.stop.wait(ahead)
 
 
 class LadderAccess:
@@ -47,6 +79,18 @@ class LadderAccess:
         """``fn(ladder, *args)`` in a worker thread (a long computation: the leaderboard's standing)."""
         return await trio.to_thread.run_sync(lambda: fn(self.ladder, *args), limiter=self._limiter)
 
+    async def run_paced(self, fn: Callable[..., T], *args: Any, share: float = SHARE) -> T:
+        """``fn(ladder, *args)`` in a worker thread, answered once that thread's CPU time is within ``share`` of the
+        time since it started (a long read: a game's replay)."""
+
+        def timed(ladder: Any) -> tuple[T, float]:
+            pace = Pace(share)
+            return fn(ladder, *args), pace.ahead()
+
+        found, ahead = await self.run_in_thread(timed)
+        await trio.sleep(max(0.0, ahead))  # on the loop: no worker thread is held meanwhile
+        return found
+
     def remembered(self, token: str) -> Any:
         """The ladder's look-up of a token it verified before (no scrypt; one read), in the calling thread."""
         return self.ladder.remembered(token)
@@ -55,8 +99,9 @@ class LadderAccess:
         """The ladder's token check, in the calling thread (``auth.Authenticator`` calls it in a worker thread)."""
         return self.ladder.authenticate(token)
 
-    async def stream(self, fn: Callable[..., Iterator[str]], *args: Any) -> AsyncIterator[str]:
-        """The text ``fn(ladder, *args)`` yields, in chunks of ``_LINES`` items, produced in a thread of its own."""
+    async def stream(self, fn: Callable[..., Iterator[str]], *args: Any, share: float = SHARE) -> AsyncIterator[str]:
+        """The text ``fn(ladder, *args)`` yields, in chunks of ``_LINES`` items, produced in a thread of its own that
+        uses at most ``share`` of a core (``Pace``: it may wait after any item; an empty one is only a pause point)."""
         chunks: queue.Queue[Any] = queue.Queue(_WAITING)
         stop = threading.Event()
 
@@ -70,14 +115,19 @@ class LadderAccess:
             return False
 
         def produce() -> None:
+            pace = Pace(share, stop)
             try:
                 batch: list[str] = []
                 for line in fn(self.ladder, *args):
+                    pace.wait()
+                    if not line:  # a pause point
+                        continue
                     batch.append(line)
                     if len(batch) >= _LINES:
                         if not put("".join(batch)):
                             return
                         batch = []
+                pace.wait()
                 if batch:
                     put("".join(batch))
                 put(_DONE)

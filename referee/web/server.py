@@ -19,6 +19,7 @@ from hypercorn.config import Config
 from hypercorn.middleware import ProxyFixMiddleware
 from hypercorn.trio import serve
 
+from referee.web.contained import Contained
 from referee.web.settings import DEFAULT_LISTEN, ListenError, WebSettings, parse_listen
 
 __all__ = ["WebThread", "hypercorn_config", "serve_ladder", "serve_web", "serve_with_web"]
@@ -39,10 +40,12 @@ def hypercorn_config(settings: WebSettings) -> Config:
 
 
 async def serve_web(app: Any, settings: WebSettings, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve ``app`` until cancelled; ``task_status.started(URL)`` once it listens. ``settings.behind_proxy``: the
+    """Serve ``app`` until cancelled (no request's failure reaches the server: ``contained.Contained``);
+    ``task_status.started(URL)`` once it listens. ``settings.behind_proxy``: the
     client's address and scheme come from the proxy's ``X-Forwarded-For`` and ``X-Forwarded-Proto`` (one hop).
     Raises ``ListenError`` when the address cannot be listened on."""
     config = hypercorn_config(settings)
+    app = Contained(app)
     if settings.behind_proxy:
         app = ProxyFixMiddleware(app, mode="legacy", trusted_hops=1)
 

@@ -45,9 +45,10 @@ class WebSettings:
 
     ``max_upload``: bytes of one submission as sent (an archive or a single file); a larger body is refused
     with 413 before anything is stored. ``upload_idle``: seconds an upload (or any other request body) may send
-    nothing before it is cut (408); ``upload_total``: seconds the whole body may take. ``rate``: requests per
-    minute per token (or per client address when signed out), ``burst`` of them at once; more get 429 with
-    ``Retry-After``.
+    nothing before it is cut (408); ``upload_rate``: bytes a second it must send on average past its first
+    ``upload_idle`` seconds (408 as soon as it falls behind); ``upload_total``: seconds the whole body may take.
+    ``rate``: requests per minute per token (or per client address when signed out), ``burst`` of them at once;
+    more get 429 with ``Retry-After``.
     ``behind_proxy``: the server sits behind one reverse proxy on this machine that terminates TLS (docs/web.md):
     the client's address is taken from the proxy's ``X-Forwarded-For`` (so rate limits count clients, not the
     proxy) and the sign-in cookie is marked ``Secure``.
@@ -59,6 +60,7 @@ class WebSettings:
     max_upload: int = 8 * 1024 * 1024
     upload_idle: float = 10.0
     upload_total: float = 120.0
+    upload_rate: int = 16 * 1024
     rate: int = 120
     burst: int = 30
     behind_proxy: bool = False
@@ -66,7 +68,7 @@ class WebSettings:
     title: str = "referee ladder"
 
     def __post_init__(self) -> None:
-        for name in ("max_upload", "rate", "burst"):
+        for name in ("max_upload", "rate", "burst", "upload_rate"):
             if getattr(self, name) < 1:
                 raise ValueError(f"web setting {name} must be at least 1, not {getattr(self, name)}")
         for name in ("upload_idle", "upload_total", "poll_seconds"):

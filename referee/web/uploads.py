@@ -3,7 +3,8 @@
 A submission is a ``multipart/form-data`` body with one file part named ``file`` (the browser's submit form and
 ``referee ladder submit`` send the same). The body is read through a guard that refuses it with 413 as soon as
 it passes ``WebSettings.max_upload`` (at once when ``Content-Length`` already says so), with 408 when the client
-sends nothing for ``upload_idle`` seconds or takes longer than ``upload_total`` in all. Only a body that arrived
+sends nothing for ``upload_idle`` seconds, or sends less than ``upload_rate`` bytes a second past its first
+``upload_idle`` seconds, or takes longer than ``upload_total`` in all (``bodies.bounded``). Only a body that arrived
 whole and within the caps is handed to the ladder's intake, which checks the archive itself (bombs, paths,
 links, devices); until then the file is a temporary one that is removed on every refusal.
 """
@@ -73,6 +74,7 @@ def _guarded(request: Request, settings: WebSettings) -> Request:
     receive = bounded(
         request.receive, cap, settings.upload_idle, settings.upload_total,
         lambda: UploadRefused(413, _too_large(settings)), lambda: UploadRefused(408, _too_slow(settings)),
+        rate=settings.upload_rate,
     )  # fmt: skip
     return Request(request.scope, receive)
 
@@ -83,8 +85,8 @@ def _too_large(settings: WebSettings) -> str:
 
 def _too_slow(settings: WebSettings) -> str:
     return (
-        f"upload refused: too slow (nothing for {settings.upload_idle:g} s, or over {settings.upload_total:g} s in "
-        "all); try again on a better connection"
+        f"upload refused: too slow (nothing for {settings.upload_idle:g} s, less than {settings.upload_rate:,} bytes "
+        f"a second, or over {settings.upload_total:g} s in all); try again on a better connection"
     )
 
 

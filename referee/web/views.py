@@ -53,10 +53,14 @@ __all__ = [
 
 #: A game log's events the public log leaves out: every message to and from the bots, and the faults' details.
 PRIVATE_EVENTS = frozenset({"send", "recv", "fault"})
+#: How the log writer begins the lines of every message to and from the bots (``GameLogWriter.sent``/``received``).
+WIRE_LINES = ('{"event":"send"', '{"event":"recv"')
+#: Wire lines ``public_log`` passes by between two pause points.
+PAUSE_EVERY = 256
 #: The blocks the head-to-head table is counted over (a version's latest ones: the page stays fast at any size).
 H2H_BLOCKS = 100
-#: The most of one stderr file shown (its end: where a crash says why).
-STDERR_TAIL = 64 * 1024
+#: The most of one stderr file shown (its end: where a crash says why), and the most files shown (the newest).
+STDERR_TAIL, STDERR_FILES = 64 * 1024, 8
 
 
 def _may_see(principal: Any, entrant: str) -> bool:
@@ -175,9 +179,17 @@ def game(ladder: Any, game_id: str) -> GameBody:
 def public_log(ladder: Any, game_id: str) -> Iterator[str]:
     """The game's public log as JSON lines: its header, discards, actions, forfeits, round ends and result (its
     faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. The lines
-    kept are passed on as the log has them. Raises the ladder's ``Refused`` (no such game, no log) or ``LogError``."""
+    kept are passed on as the log has them. The wire lines (most of a log's bytes; all of a flooding bot's) are
+    passed by unparsed, and an empty string is yielded after every ``PAUSE_EVERY`` of them: a point where a paced
+    reader (``reads.Pace``) may wait. Raises the ladder's ``Refused`` (no such game, no log) or ``LogError``."""
     path = ladder.game_log(game_id)
+    passed = 0
     for number, line in log_lines(path):
+        if line.startswith(WIRE_LINES):
+            passed += 1
+            if passed % PAUSE_EVERY == 0:
+                yield ""
+            continue
         event = parse_log_line(path, number, line)
         kind = event["event"]
         if kind in PRIVATE_EVENTS:
@@ -224,10 +236,21 @@ def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultB
 
 
 def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
-    """A version's stderr files, each its last ``STDERR_TAIL`` bytes from the start of a line, and whether ranked
-    play or the gate wrote it (the caller checked that it may see them)."""
+    """A version's newest ``STDERR_FILES`` stderr files (a bot that keeps crashing leaves one a start), each its
+    last ``STDERR_TAIL`` bytes from the start of a line, and whether ranked play or the gate wrote it (the caller
+    checked that it may see them)."""
     gate = ladder.layout.gate_dir(ladder.version(name, number).id)
-    return [_tail(p, "gate" if p.parent == gate else "ranked play") for p in ladder.stderr_logs(name, number)]
+    paths = ladder.stderr_logs(name, number)
+    if len(paths) > STDERR_FILES:
+        paths = sorted(sorted(paths, key=_modified, reverse=True)[:STDERR_FILES])
+    return [_tail(p, "gate" if p.parent == gate else "ranked play") for p in paths]
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _tail(path: Path, source: str) -> LogFile:
