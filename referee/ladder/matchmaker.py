@@ -123,10 +123,11 @@ class Matchmaker:
             key=lambda c: c.entrant_seconds,
         )
         fillable = max(2, 1 + len({c.entrant for c in pool}))  # two at least: the reserve fills in below
-        size = self._size(fillable, len({c.entrant for c in field}), bool(busy))
+        entrants = len({c.entrant for c in field})
+        size = self._size(fillable, entrants, bool(busy))
         if size is None:
             return None  # the size due needs seats that are playing now: wait for them
-        others = len({c.entrant for c in field}) - 1
+        others = entrants - 1
         table = [seed]
         window = self._window(seed, pool, size - 1)
         # the seed of a part apart meets the rest first (its first opponent from outside the part)
@@ -154,7 +155,7 @@ class Matchmaker:
                 met_table[cid] += met.get(_pair(cid, pick.id), 0)
         if len(table) < 2:
             return None
-        self._count(len(table))
+        self._count(len(table), entrants)
         return Choice(tuple(c.id for c in table), seed.id, self._why(seed, part))
 
     def _why(self, seed: Candidate, part: frozenset[int] | None) -> str:
@@ -190,26 +191,30 @@ class Matchmaker:
 
     def _size(self, fillable: int, entrants: int, playing: bool) -> int | None:
         """The table size with the most credit among those ``fillable`` entrants can fill (or as many as can sit);
-        None (wait) when a size the field's ``entrants`` could fill is behind its share by more than ``size_slack``
-        points, is the most behind, and seats are ``playing`` (so that they free up)."""
+        None (wait) when seats are ``playing`` (so that they free up) and either a size the field's ``entrants``
+        could fill is behind its share by more than ``size_slack`` points and the most behind, or even the best size
+        that can be filled now is ahead of its share by more than that."""
         sizes = [k for k in self.sizes if k <= fillable and self._share[k] > 0]
         slack = self.settings.size_slack / 100 * self._seen
         behind = [k for k in self.sizes if fillable < k <= entrants and self._credit[k] > slack]
         most = max((self._credit[k] for k in sizes), default=-math.inf)
-        if playing and behind and max(self._credit[k] for k in behind) > most:
+        if playing and ((behind and max(self._credit[k] for k in behind) > most) or -slack > most > -math.inf):
             return None
         if not sizes:
             return min(max(self.sizes), fillable)
         return max(sizes, key=lambda k: (self._credit[k], self.rng.random()))
 
-    def _count(self, size: int) -> None:
-        """A table of ``size`` was chosen: every size earns its share of a block, the chosen one spends a block (the
-        past fading with ``FADE`` a block)."""
-        if size not in self._credit:
+    def _count(self, size: int, entrants: int) -> None:
+        """A table of ``size`` was chosen: every size the field's ``entrants`` can fill earns its share of a block
+        (among those sizes), the chosen one spends a block (the past fading with ``FADE`` a block)."""
+        open_ = [k for k in self.sizes if k <= entrants]
+        total = sum(self._share[k] for k in open_)
+        if size not in self._credit or total <= 0:
             return
         self._seen = self.FADE * self._seen + 1
         for k in self._credit:
-            self._credit[k] = self.FADE * self._credit[k] + self._share[k] - (k == size)
+            earned = self._share[k] / total if k <= entrants else 0.0
+            self._credit[k] = self.FADE * self._credit[k] + earned - (k == size)
 
     def _window(self, seed: Candidate, pool: Sequence[Candidate], wanted: int) -> list[Candidate]:
         if self.rng.random() < self.settings.wide_share:
