@@ -145,7 +145,7 @@ def main() -> None:
             rates = {}
             for name, slow in (("slow", args.slow), ("all fast", 1.0)):
                 versions = field(args.entrants, slow, args.bot_seconds, args.spread, seed)
-                figures, rate, slow_blocks = run(versions, args, seed, Path(tmp) / f"{seed}-{slow:g}")
+                figures, rate, slow_blocks = run(versions, args, seed, Path(tmp) / f"{seed}-{name}")
                 rates[name] = rate
                 gap = figures.size_gap(SIZES, WEIGHTS)
                 gaps.append(gap)
