@@ -13,7 +13,8 @@ field stayed connected, and the slow entrant's share of the blocks; then games/s
 without it.
 
 ``--store DIR`` prints the same figures from a real ladder's store (its done blocks, as ``referee ladder serve``
-played them; games/s over the wall time from its first block to its last), with each entrant's blocks, games and
+played them, less those begun in the first ``--skip`` minutes; games/s over the wall time from the first block
+counted to the last), with each entrant's blocks, games and
 mean seconds a game, and the blocks and games of each 5-minute stretch.
 
 Run: ``python bench/bench_matchmaker.py`` (20 simulated minutes, 5 seeds: about a minute of CPU), ``python
@@ -72,12 +73,15 @@ def run(versions: list[SimVersion], args: argparse.Namespace, seed: int, folder:
         sim.close()
 
 
-def stored(directory: Path) -> None:
-    """The figures of a real ladder's done blocks (see the module's docstring)."""
+def stored(directory: Path, skip: float) -> None:
+    """The figures of a real ladder's done blocks, those that started ``skip`` minutes after its first or later."""
     with Ladder.open(directory) as ladder:
         games_section = ladder.config.games
         blocks = sorted(ladder.store.blocks(states=[BlockState.DONE], limit=None), key=lambda b: b.id)
         versions = {v.id: v for v in ladder.store.versions()}
+    if blocks:
+        first = datetime.fromisoformat(blocks[0].created_at).timestamp()
+        blocks = [b for b in blocks if datetime.fromisoformat(b.created_at).timestamp() >= first + 60 * skip]
     db = sqlite3.connect(f"file:{directory / 'ladder.sqlite'}?mode=ro", uri=True)
     seconds = dict(db.execute("SELECT block_id, sum(duration) FROM games GROUP BY block_id").fetchall())
     db.close()
@@ -128,9 +132,10 @@ def main() -> None:
     parser.add_argument("--spread", type=float, default=8.0, help="strengths spread over 0 .. this (points a game)")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--store", type=Path, metavar="DIR", help="print the figures of a real ladder's store instead")
+    parser.add_argument("--skip", type=float, default=0.0, help="--store: leave out the first minutes (the gates)")
     args = parser.parse_args()
     if args.store is not None:
-        stored(args.store)
+        stored(args.store, args.skip)
         return
     print(
         f"{args.entrants} entrants, one {args.slow:g}x slower ({args.bot_seconds * args.slow:g} s a game against "
