@@ -10,7 +10,9 @@ import random
 from pathlib import Path
 
 from referee.ladder.config import GamesSection, MatchmakingSection
+from referee.ladder.fairness import fairness
 from referee.ladder.matchmaker import Candidate, Matchmaker
+from referee.ladder.model import BlockState
 from referee.ladder.simulate import SimulatedLadder, SimVersion
 
 DAY = 86_400.0
@@ -32,9 +34,15 @@ def test_bounds_hold_over_days_of_a_changing_field(tmp_path: Path) -> None:
     sim = SimulatedLadder(tmp_path / "sim", config, versions, jobs=2, game_seconds=game, seed=3)
     try:
         trace = sim.run(until=1.5 * DAY)
+        blocks = sim.store.blocks(states=[BlockState.DONE], limit=None)
+        entrant_of = {v.id: v.entrant_id for v in sim.store.versions()}
     finally:
         sim.close()
     assert trace.blocks > 1_000
+    figures = fairness([b.seats for b in blocks], entrant_of)
+    assert figures.size_gap((2, 3, 4), (1, 1, 2)) <= 5, figures.sizes
+    assert figures.connected
+    assert figures.worst_pair <= 3, figures  # every version, the retired ones too
     longest_block = 4 * game
     assert trace.max_wait <= max_wait + longest_block, trace.max_wait
     assert trace.worst_share <= 1, trace.worst_share  # at most one block of its own past share_cap x the mean
