@@ -138,7 +138,20 @@ class MatchmakingSection(_Section):
         description="share of blocks whose opponents come from the whole field (keeps it connected)",
     )
     share_cap: float = Field(
-        default=1.1, ge=1, description="no entrant plays more than share_cap x the mean + 1 blocks in a day"
+        default=1.1,
+        ge=1,
+        description="an entrant over share_cap x the mean of today's bot time per entrant waits (fair share in time)",
+    )
+    size_slack: float = Field(
+        default=4.0,
+        ge=0,
+        le=100,
+        description="points a table size may fall behind its weight's share before a lane waits for seats to seat it",
+    )
+    pair_cap: float = Field(
+        default=3.0,
+        ge=1,
+        description="no two versions meet in more than pair_cap x either's fair share of its opponents met + 1 blocks",
     )
 
 

@@ -1,16 +1,19 @@
 """The field as the matchmaker needs it, kept up to date between blocks: who is active, how long each version has
-waited, how many blocks each entrant played today, which pairs met how often, who is playing now.
+waited, how many blocks each entrant played today and the bot time it was charged for them, which pairs met how
+often, who is playing now.
 
 ``FieldTracker.load`` reads it from the store once (at ``serve``'s start); then ``refresh`` picks up what changed
 in the store (new versions out of their gate, retirements, suspensions, whether by this process or another) and
-``started``/``finished`` follow the blocks. Times are seconds since the epoch (``time.time()``, or a simulated
-clock), days are UTC days.
+``started``/``finished`` follow the blocks (``finished`` is told what the block cost each version:
+``matchmaker.charges``). After a restart, the blocks played earlier today are charged at an equal share of their
+games' time per seat (the store keeps each game's time, not each bot's). Times are seconds since the epoch
+(``time.time()``, or a simulated clock), days are UTC days.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -46,6 +49,8 @@ class FieldTracker:
         self.busy: Counter[int] = Counter()
         self.met: Counter[tuple[int, int]] = Counter()
         self.today: Counter[int] = Counter()  # entrant -> blocks today
+        self.seconds: defaultdict[int, float] = defaultdict(float)  # entrant -> bot time charged today
+        self.opponents: Counter[int] = Counter()  # version -> its meetings with the versions of the field
         self.day = -1
         self._gone: set[int] = set()
 
@@ -55,8 +60,13 @@ class FieldTracker:
         self.refresh(now)
         start = datetime.fromtimestamp(self.day * 86_400, UTC).isoformat(timespec="seconds")
         self.today = Counter(dict(self.store.blocks_per_entrant_since(start)))
+        self.seconds = defaultdict(float, self.store.seconds_per_entrant_since(start))
         ids = list(self.field)
         self.met = Counter(self.store.meetings(ids))
+        self.opponents = Counter()
+        for (a, b), n in self.met.items():
+            self.opponents[a] += n
+            self.opponents[b] += n
         ends = self.store.last_block_ends(ids)
         for vid, entry in self.field.items():
             since = parse_time(ends.get(vid)) or parse_time(entry.version.state_at)
@@ -73,6 +83,7 @@ class FieldTracker:
             entry = self.field.get(vid)
             if entry is None:
                 self.field[vid] = _Entry(v, now)
+                self._link(vid, 1)
             else:
                 entry.version = v
 
@@ -81,11 +92,12 @@ class FieldTracker:
         if day_of(now) != self.day:
             self.day = day_of(now)
             self.today.clear()
+            self.seconds.clear()
 
     def mean_today(self) -> float:
-        """The mean of today's blocks over the entrants of the field."""
+        """The mean of today's bot time (seconds charged) over the entrants of the field."""
         entrants = {e.version.entrant_id for e in self.field.values()}
-        return sum(self.today[e] for e in entrants) / len(entrants) if entrants else 0.0
+        return sum(self.seconds[e] for e in entrants) / len(entrants) if entrants else 0.0
 
     def candidates(self, now: float, warm: Iterable[int] = ()) -> list[Candidate]:
         self.roll_day(now)
@@ -106,6 +118,8 @@ class FieldTracker:
                     v.placement_left,
                     vid in hot,
                     v.games,
+                    self.seconds[v.entrant_id],
+                    self.opponents[vid],
                 )
             )
         return out
@@ -125,8 +139,11 @@ class FieldTracker:
         self.busy.update(seats)
         self.today.update(self._entrants(seats))
 
-    def finished(self, seats: Sequence[int], now: float, *, counted: bool) -> None:
-        """A block of ``seats`` ended at ``now`` (``counted``: committed; else voided, and not counted today)."""
+    def finished(
+        self, seats: Sequence[int], now: float, *, counted: bool, charged: Mapping[int, float] | None = None
+    ) -> None:
+        """A block of ``seats`` ended at ``now`` (``counted``: committed; else voided, and not counted today);
+        ``charged``: what it cost each version, in seconds (added to its entrant's bot time today)."""
         self.busy.subtract(seats)
         self.busy += Counter()  # drop the zeros
         if not counted:
@@ -137,10 +154,17 @@ class FieldTracker:
             entry = self.field.get(vid)
             if entry is not None:
                 entry.since = now
+        for vid, seconds in (charged or {}).items():
+            entry = self.field.get(vid)
+            if entry is not None:
+                self.seconds[entry.version.entrant_id] += seconds
         ordered = sorted(seats)
         for i, a in enumerate(ordered):
             for b in ordered[i + 1 :]:
                 self.met[(a, b)] += 1
+                if a in self.field and b in self.field:
+                    self.opponents[a] += 1
+                    self.opponents[b] += 1
         for vid, fresh in self.store.versions_by_id(v for v in seats if v in self.field).items():
             if fresh.active:
                 self.field[vid].version = fresh
@@ -149,9 +173,23 @@ class FieldTracker:
 
     def _leave(self, vid: int) -> None:
         """A version leaves the field; its pairs' meetings are dropped now and then (so memory stays flat)."""
+        self._link(vid, -1)
         del self.field[vid]
         self._gone.add(vid)
         if len(self._gone) >= 64:
             gone = self._gone
             self.met = Counter({k: n for k, n in self.met.items() if k[0] not in gone and k[1] not in gone})
             gone.clear()
+
+    def _link(self, vid: int, sign: int) -> None:
+        """Count (``sign`` 1) or stop counting (-1) the meetings of ``vid`` with the rest of the field."""
+        total = 0
+        for other in self.field:
+            if other != vid:
+                n = self.met.get((vid, other) if vid < other else (other, vid), 0)
+                self.opponents[other] += sign * n
+                total += n
+        if sign > 0:
+            self.opponents[vid] = total
+        else:
+            self.opponents.pop(vid, None)

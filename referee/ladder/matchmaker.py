@@ -1,27 +1,33 @@
 """The matchmaker: which block to play next, chosen for information, with fairness bounds.
 
 A block is one deal at one table, every seat rotation. ``Matchmaker.choose`` picks its table size and its
-versions from the field as it stands (``Candidate``s: rating, uncertainty, blocks played today, time waited,
-placement left, live processes) by these rules, in order:
+versions from the field as it stands (``Candidate``s: rating, uncertainty, its entrant's bot time today, time
+waited, placement left, live processes, opponents met) by these rules, in order:
 
-1. **Eligible**: a version that is not playing now, whose entrant has played at most ``share_cap`` x the mean of
-   today's blocks per entrant (so that after this block it has at most ``share_cap`` x the mean + 1: the daily
-   bound), and not two versions of one entrant at a table. When too few are eligible to fill the table drawn, it is
-   played smaller; only when not even two are, the least-played other one joins (a small field cannot always keep
-   the bound, and the ladder must not stop).
+1. **Eligible**: a version that is not playing now, whose entrant has used at most ``share_cap`` x the mean of
+   today's bot time per entrant (the fair share is counted in time, so that a slow bot plays fewer blocks instead
+   of holding the fast ones back: the daily bound), and not two versions of one entrant at a table. Only when
+   fewer than two are eligible, the least-used other one joins (a small field cannot always keep the bound, and
+   the ladder must not stop).
 2. **Seed**: a version that has waited ``DUE`` (3/4) of ``max_wait`` seconds or more since its last block (the
    longest such wait first: the starvation bound); else a version in placement (its placement blocks come first,
-   fewest done first); else one drawn at random with weight ``sigma² x (1 + deficit)``, where the deficit is how
-   far its entrant is below the mean of today's blocks (Halite II's seeding weighted by sigma², with psyleague's
-   "who played least" in the deficit).
-3. **Table size**: drawn from ``table_sizes`` with ``table_weights`` among the sizes the eligible field can fill.
+   fewest done first); else, when the meetings of the field fall apart in parts that never shared a block, the
+   version of the smallest part that waited longest (its first opponent then comes from another part, so the
+   field stays connected); else one drawn at random with weight ``sigma² x (1 + deficit)``, where the deficit is
+   how many of its own blocks its entrant is below the mean of today's bot time (Halite II's seeding weighted by
+   sigma², with psyleague's "who played least" in the deficit).
+3. **Table size**: the size whose share of the blocks chosen so far is furthest below its share of
+   ``table_weights`` (a running credit, as in smooth weighted round robin), among the sizes the eligible field can
+   fill now: the sizes follow the weights over any stretch of blocks, not only on average.
 4. **Opponents**: the versions whose rating lies within ``window`` x sqrt(sigma_seed² + sigma²) of the seed's
-   (with probability ``wide_share`` the whole field, so that it stays connected; the window doubles until it holds
-   enough), and among them, one by one, the one that has met the versions already at the table least often (in
-   blocks), a version with live processes first at equal counts (it costs no bot start), then at random.
+   (with probability ``wide_share`` the whole field; the window doubles until it holds enough), leaving out a
+   version that has already met one at the table more than ``pair_cap`` x its fair share (its opponents met,
+   spread evenly over the other entrants) unless nothing else is left; among them, one by one, the one that has
+   met the versions already at the table least often (in blocks), a version with live processes first at equal
+   counts (it costs no bot start), then at random.
 
-The matchmaker is pure: the caller (``serve``, or the simulation of ``bench/bench_ladder.py``) keeps the field and
-passes a ``random.Random``.
+The matchmaker is pure but for its table-size credit: the caller (``serve``, or the simulation of
+``referee.ladder.simulate``) keeps the field and passes a ``random.Random``.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from dataclasses import dataclass
 
 from referee.ladder.config import GamesSection, MatchmakingSection
 
-__all__ = ["Candidate", "Choice", "Matchmaker"]
+__all__ = ["Candidate", "Choice", "Matchmaker", "charges"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +55,8 @@ class Candidate:
     placement_left: int
     warm: bool = False
     games: int = 0  # games it has played (other rules than this one read it)
+    entrant_seconds: float = 0.0  # bot time its entrant was charged today (``charges``)
+    opponents_met: int = 0  # its meetings with the versions of the field (a block with k counts k - 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +65,16 @@ class Choice:
 
     seats: tuple[int, ...]
     seed: int
-    reason: str  # "due", "placement", "weighted"
+    reason: str  # "due", "placement", "bridge", "weighted"
+
+
+def charges(seats: Sequence[int], seconds: float, own: Mapping[int, float]) -> dict[int, float]:
+    """What a block of ``seats`` that took ``seconds`` of its lane costs each version: its own bot time (``own``:
+    the seconds it took to reply, all games of the block) and an equal share of the rest (the referee's time, bot
+    starts). A version ``own`` does not know is charged the equal share only."""
+    spent = {v: max(0.0, own.get(v, 0.0)) for v in seats}
+    rest = max(0.0, seconds - sum(spent.values())) / len(seats)
+    return {v: spent[v] + rest for v in seats}
 
 
 class Matchmaker:
@@ -66,12 +83,20 @@ class Matchmaker:
     #: A version that has waited this share of ``max_wait`` is due: seeded before any other, the longest wait first,
     #: so that the versions due at once are all served before ``max_wait``.
     DUE = 0.75
+    #: The table-size credit forgets the past at this rate a block (over about 1 / (1 - FADE) = 500 blocks), so
+    #: that the sizes follow their weights over any stretch of that many blocks, not only since the start.
+    FADE = 0.998
 
     def __init__(self, settings: MatchmakingSection, games: GamesSection, rng: random.Random) -> None:
         self.settings = settings
         self.sizes = games.table_sizes
         self.weights = games.table_weights
         self.rng = rng
+        total = sum(self.weights)
+        self._share = {k: w / total for k, w in zip(self.sizes, self.weights, strict=True)}
+        self._credit = dict.fromkeys(self.sizes, 0.0)  # blocks each size is behind its share (faded)
+        self._seen = 0.0  # blocks chosen (faded)
+        self._joined: frozenset[int] = frozenset()  # a field found connected (meetings only grow while it stays)
 
     def choose(
         self,
@@ -81,33 +106,44 @@ class Matchmaker:
         mean_today: float,
     ) -> Choice | None:
         """The next block, or None when fewer than two versions (of two entrants) are free. ``met[(a, b)]`` (a < b)
-        counts the blocks versions a and b played together; ``mean_today`` is the mean of today's blocks per entrant
-        of the field."""
+        counts the blocks versions a and b played together; ``mean_today`` is the mean of today's bot time per
+        entrant of the field (seconds charged, ``charges``)."""
         free = [c for c in field if c.id not in busy]
         if len({c.entrant for c in free}) < 2:
             return None
         cap = self.settings.share_cap * mean_today
-        eligible = [c for c in free if c.entrant_today <= cap]
-        seed = self._seed(eligible)
+        eligible = [c for c in free if c.entrant_seconds <= cap]
+        part = self._part(field, met)
+        seed = self._seed(eligible, part, mean_today)
         if seed is None:
             return None
-        size = self._size(eligible, free, seed)
         pool = [c for c in eligible if c.entrant != seed.entrant]
         reserve = sorted(
-            (c for c in free if c.entrant_today > cap and c.entrant != seed.entrant), key=lambda c: c.entrant_today
+            (c for c in free if c.entrant_seconds > cap and c.entrant != seed.entrant),
+            key=lambda c: c.entrant_seconds,
         )
+        fillable = max(2, 1 + len({c.entrant for c in pool}))  # two at least: the reserve fills in below
+        entrants = len({c.entrant for c in field})
+        size = self._size(fillable, entrants, bool(busy))
+        if size is None:
+            return None  # the size due needs seats that are playing now: wait for them
+        others = entrants - 1
         table = [seed]
         window = self._window(seed, pool, size - 1)
+        # the seed of a part apart meets the rest first (its first opponent from outside the part)
+        first = [c for c in pool if c.id not in part] if part is not None and seed.id in part else []
         met_table = {c.id: met.get(_pair(c.id, seed.id), 0) for c in window}  # meetings with the table so far
         while len(table) < size:
             taken = {c.entrant for c in table}
-            options = [c for c in window if c.entrant not in taken]
-            if not options:
-                options = [c for c in pool if c.entrant not in taken]
+            groups = [[c for c in group if c.entrant not in taken] for group in (first, window, pool)]
+            first = []
+            # the pair bound first (from the window, else the pool), then the window, then the pool
+            fits = ([c for c in g if self._allowed(c, table, met, size, others)] for g in groups)
+            options = next((fit for fit in fits if fit), next((g for g in groups if g), []))
             if not options and len(table) < 2:  # the daily bound gives way rather than the ladder stopping
                 options = [c for c in reserve if c.entrant not in taken]
             if not options:
-                break  # a smaller table than drawn, rather than one past the daily bound
+                break
 
             def meetings(c: Candidate) -> int:
                 known = met_table.get(c.id)
@@ -119,14 +155,17 @@ class Matchmaker:
                 met_table[cid] += met.get(_pair(cid, pick.id), 0)
         if len(table) < 2:
             return None
-        return Choice(tuple(c.id for c in table), seed.id, self._why(seed))
+        self._count(len(table), entrants)
+        return Choice(tuple(c.id for c in table), seed.id, self._why(seed, part))
 
-    def _why(self, seed: Candidate) -> str:
+    def _why(self, seed: Candidate, part: frozenset[int] | None) -> str:
         if seed.waited >= self.DUE * self.settings.max_wait:
             return "due"
-        return "placement" if seed.placement_left > 0 else "weighted"
+        if seed.placement_left > 0:
+            return "placement"
+        return "bridge" if part is not None and seed.id in part else "weighted"
 
-    def _seed(self, eligible: Sequence[Candidate]) -> Candidate | None:
+    def _seed(self, eligible: Sequence[Candidate], part: frozenset[int] | None, mean_today: float) -> Candidate | None:
         if not eligible:
             return None
         due = [c for c in eligible if c.waited >= self.DUE * self.settings.max_wait]
@@ -135,16 +174,47 @@ class Matchmaker:
         placing = [c for c in eligible if c.placement_left > 0]
         if placing:
             return max(placing, key=lambda c: (c.placement_left, c.waited, -c.id))
-        mean = sum(c.entrant_today for c in eligible) / len(eligible)
-        weights = [c.sigma**2 * (1 + max(0.0, mean - c.entrant_today)) for c in eligible]
+        if part is not None:
+            apart = [c for c in eligible if c.id in part]
+            if apart and len(apart) < len(eligible):
+                return max(apart, key=lambda c: (c.waited, -c.id))
+        used = sum(c.entrant_seconds for c in eligible)
+        blocks = sum(c.entrant_today for c in eligible)
+        typical = used / blocks if blocks and used > 0 else 1.0  # seconds a block costs an entrant, on average
+
+        def deficit(c: Candidate) -> float:  # in the entrant's own blocks
+            per_block = c.entrant_seconds / c.entrant_today if c.entrant_today and c.entrant_seconds > 0 else typical
+            return max(0.0, mean_today - c.entrant_seconds) / per_block
+
+        weights = [c.sigma**2 * (1 + deficit(c)) for c in eligible]
         return self.rng.choices(eligible, weights=weights)[0]
 
-    def _size(self, eligible: Sequence[Candidate], free: Sequence[Candidate], seed: Candidate) -> int:
-        entrants = len({c.entrant for c in free})
-        sizes = [(k, w) for k, w in zip(self.sizes, self.weights, strict=True) if k <= entrants and w > 0]
+    def _size(self, fillable: int, entrants: int, playing: bool) -> int | None:
+        """The table size with the most credit among those ``fillable`` entrants can fill (or as many as can sit);
+        None (wait) when seats are ``playing`` (so that they free up) and either a size the field's ``entrants``
+        could fill is behind its share by more than ``size_slack`` points and the most behind, or even the best size
+        that can be filled now is ahead of its share by more than that."""
+        sizes = [k for k in self.sizes if k <= fillable and self._share[k] > 0]
+        slack = self.settings.size_slack / 100 * self._seen
+        behind = [k for k in self.sizes if fillable < k <= entrants and self._credit[k] > slack]
+        most = max((self._credit[k] for k in sizes), default=-math.inf)
+        if playing and ((behind and max(self._credit[k] for k in behind) > most) or -slack > most > -math.inf):
+            return None
         if not sizes:
-            return min(max(self.sizes), entrants)
-        return self.rng.choices([k for k, _ in sizes], weights=[w for _, w in sizes])[0]
+            return min(max(self.sizes), fillable)
+        return max(sizes, key=lambda k: (self._credit[k], self.rng.random()))
+
+    def _count(self, size: int, entrants: int) -> None:
+        """A table of ``size`` was chosen: every size the field's ``entrants`` can fill earns its share of a block
+        (among those sizes), the chosen one spends a block (the past fading with ``FADE`` a block)."""
+        open_ = [k for k in self.sizes if k <= entrants]
+        total = sum(self._share[k] for k in open_)
+        if size not in self._credit or total <= 0:
+            return
+        self._seen = self.FADE * self._seen + 1
+        for k in self._credit:
+            earned = self._share[k] / total if k <= entrants else 0.0
+            self._credit[k] = self.FADE * self._credit[k] + earned - (k == size)
 
     def _window(self, seed: Candidate, pool: Sequence[Candidate], wanted: int) -> list[Candidate]:
         if self.rng.random() < self.settings.wide_share:
@@ -155,6 +225,43 @@ class Matchmaker:
             if len({c.entrant for c in inside}) >= wanted or len(inside) == len(pool):
                 return inside
             width *= 2
+
+    def _allowed(
+        self, c: Candidate, table: Sequence[Candidate], met: Mapping[tuple[int, int], int], size: int, others: int
+    ) -> bool:
+        """Whether ``c`` may join ``table``: no pair of it and one already seated has met more than ``pair_cap`` x the
+        fair share of either (its opponents met after this block, spread over the ``others`` entrants)."""
+        cap = self.settings.pair_cap / max(1, others)
+        for t in table:
+            n = met.get(_pair(c.id, t.id), 0)
+            if n > cap * (c.opponents_met + size - 1) or n > cap * (t.opponents_met + size - 1):
+                return False
+        return True
+
+    def _part(self, field: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> frozenset[int] | None:
+        """The smallest part of the field whose versions never shared a block with the rest (None: connected)."""
+        ids = frozenset(c.id for c in field)
+        if ids == self._joined or len(ids) < 2:
+            return None
+        parent = {v: v for v in ids}
+
+        def root(v: int) -> int:
+            while parent[v] != v:
+                parent[v] = parent[parent[v]]
+                v = parent[v]
+            return v
+
+        for (a, b), n in met.items():
+            if n > 0 and a in parent and b in parent:
+                parent[root(a)] = root(b)
+        parts: dict[int, set[int]] = {}
+        for v in ids:
+            parts.setdefault(root(v), set()).add(v)
+        if len(parts) == 1:
+            self._joined = ids
+            return None
+        smallest: set[int] = min(parts.values(), key=lambda p: (len(p), min(p)))
+        return frozenset(smallest)
 
     @staticmethod
     def _meetings(c: Candidate, table: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> int:

@@ -10,7 +10,8 @@ game logs removed) and played again, versions caught in their gate go back to th
 - ``jobs`` lanes each play one block after another: the matchmaker (``matchmaker``) chooses it from the field
   (``field``), it is recorded as in play, every seat rotation is played by the lane's bots (a ``PlayerPool`` that
   keeps processes across blocks: a block is a new deal, and a process never meets a deal twice), and the block is
-  committed whole with its ratings (``settle``). A block that fails for a reason that is not a bot's (the disk, the
+  committed whole with its ratings (``settle``), each version charged its bots' reply time in it for the
+  matchmaker's fair share (``botclock``). A block that fails for a reason that is not a bot's (the disk, the
   store, a referee error, the stop itself) is voided, never counted, and played again (at most ``MAX_ATTEMPTS``
   times, and never once its epoch has closed);
 - the store is watched for what other processes change (submissions, retirements, suspensions from the shell or
@@ -34,12 +35,13 @@ from typing import Any
 import trio
 
 from referee.engine import RefereeError
+from referee.ladder.botclock import BotClock
 from referee.ladder.epochs import EpochKeeper
 from referee.ladder.errors import LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
-from referee.ladder.matchmaker import Matchmaker
+from referee.ladder.matchmaker import Matchmaker, charges
 from referee.ladder.model import Block, BlockKind, BlockState, VersionState
 from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
@@ -103,9 +105,14 @@ class LadderServer:
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
         max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
+        # Each version's reply time, for the matchmaker's fair share in bot time (lanes in this process only: lanes
+        # in other processes or on a cluster leave it unfed, and their blocks are charged in equal parts).
+        self.bot_clock = BotClock()
+        in_process = options.lanes is None or options.lanes is InProcessLanes
+        factory = self.bot_clock.wrap(options.factory) if in_process else options.factory
         settings = LaneSettings(
             self.jobs, self.runner, self.ruleset, ladder.layout.bots, self.keep, max_live, ladder.version_folder,
-            options.play, options.factory,
+            options.play, factory,
         )  # fmt: skip
         self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0
@@ -244,6 +251,8 @@ class LadderServer:
         known = self.store.versions_by_id(block.seats)
         keys = {vid: v.key for vid, v in known.items()}
         counted = False
+        charged: dict[int, float] = {}
+        before = self.bot_clock.read(keys.values())
         try:
             games = _block_games(block, [keys[vid] for vid in block.seats])
             games_dir = self.ladder.layout.block_dir(block.id)
@@ -253,6 +262,9 @@ class LadderServer:
             rows = [self._row(p, by_key) for p in played]
             settled = settle_block(self.store, self.rating, block, rows, known, self.config.faults)
             counted = True
+            spent = self.bot_clock.read(keys.values())
+            own = {vid: spent[key] - before[key] for vid, key in keys.items()}
+            charged = charges(block.seats, sum(row.duration for row in rows), own)
             self.blocks_played += 1
             for vid in settled.ranked:
                 self.announce(f"{keys[vid]} finished its placement and is ranked")
@@ -268,7 +280,7 @@ class LadderServer:
             if _is_stop(exc) or not isinstance(exc, Exception):
                 raise
         finally:
-            self.field.finished(block.seats, self.clock(), counted=counted)
+            self.field.finished(block.seats, self.clock(), counted=counted, charged=charged)
             lru = self.warm[lane]
             for vid in block.seats:
                 lru[vid] = None

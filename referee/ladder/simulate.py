@@ -1,8 +1,9 @@
 """A simulated ladder: the real store, field, matchmaker, ratings and settling, with entrants of known strength
 instead of bot processes and a simulated clock instead of the wall's.
 
-``SimulatedLadder`` plays blocks on ``jobs`` simulated lanes: a game of a table of k takes ``game_seconds``
-simulated seconds, a block k games; a seat's score on a deal is ``20 + luck of its cards - strength + noise``,
+``SimulatedLadder`` plays blocks on ``jobs`` simulated lanes: a game takes ``game_seconds`` simulated seconds (the
+referee's share) plus each seated version's ``bot_seconds`` (its bot's thinking), a block of k seats k games;
+a seat's score on a deal is ``20 + luck of its cards - strength + noise``,
 the luck shared by the rotations of the deal (so the duplicate format cancels it) and the noise drawn per game
 (``noise`` wide; ``skew``: a share of games with an extra penalty, a high-variance bot). A version may also forfeit
 (``fault``). Versions enter placement at once (the gate is not simulated) and are submitted at the times given.
@@ -14,7 +15,6 @@ from __future__ import annotations
 import heapq
 import random
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ from typing import Protocol
 
 from referee.ladder.config import LadderConfig
 from referee.ladder.field import FieldTracker
-from referee.ladder.matchmaker import Candidate, Choice, Matchmaker
+from referee.ladder.matchmaker import Candidate, Choice, Matchmaker, charges
 from referee.ladder.model import Block, BlockKind, VersionState
 from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
@@ -47,13 +47,15 @@ class Policy(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class SimVersion:
-    """A version to submit at simulated time ``at``: its entrant, true strength, fault rate and skew."""
+    """A version to submit at simulated time ``at``: its entrant, true strength, fault rate, skew, and the seconds
+    its bot thinks in a game."""
 
     entrant: str
     strength: float
     at: float = 0.0
     fault: float = 0.0
     skew: float = 0.0
+    bot_seconds: float = 0.0
 
 
 @dataclass(slots=True)
@@ -63,7 +65,7 @@ class Trace:
     blocks: int = 0
     games: int = 0
     max_wait: float = 0.0
-    worst_share: float = 0.0  # max over blocks and entrants of today's blocks - (share_cap x mean + 1)
+    worst_share: float = 0.0  # max over blocks, seats: (its entrant's bot time today - share_cap x the mean) / a block
     placement_late: int = 0  # blocks chosen for a ranked seed while a free version was in placement
     choose_seconds: float = 0.0
     settle_seconds: float = 0.0
@@ -161,7 +163,7 @@ class SimulatedLadder:
             if chosen is None:
                 heapq.heappush(lanes, (self.now + self.game_seconds, lane, None))
                 continue
-            heapq.heappush(lanes, (self.now + self.game_seconds * len(chosen.seats), lane, chosen))
+            heapq.heappush(lanes, (self.now + self._game_time(chosen) * len(chosen.seats), lane, chosen))
         return self.trace
 
     def _choose(self) -> Block | None:
@@ -179,10 +181,13 @@ class SimulatedLadder:
         if (
             seed.placement_left == 0
             and seed.waited < Matchmaker.DUE * mm.max_wait
-            and any(c.placement_left > 0 and c.id not in busy and c.entrant_today <= cap for c in candidates)
+            and any(c.placement_left > 0 and c.id not in busy and c.entrant_seconds <= cap for c in candidates)
         ):
             self.trace.placement_late += 1
-        self._check_share(choice.seats)
+        for vid in choice.seats:  # how far past the bound, in blocks of its own (its mean charge a block today)
+            c = by_id[vid]
+            per_block = c.entrant_seconds / c.entrant_today if c.entrant_today else 1.0
+            self.trace.worst_share = max(self.trace.worst_share, (c.entrant_seconds - cap) / per_block)
         for vid in choice.seats:
             self.trace.max_wait = max(self.trace.max_wait, by_id[vid].waited)
             self.trace.first_block.setdefault(vid, self.now)
@@ -190,17 +195,6 @@ class SimulatedLadder:
         block = self.store.create_block(self.epoch, kind, choice.seats, lambda b: self.secret.seed(self.epoch, b))
         self.field.started(block.seats, self.now)
         return block
-
-    def _check_share(self, seats: Sequence[int]) -> None:
-        """After this block, how far the most-playing entrant goes past ``share_cap`` x the mean + 1."""
-        self.field.roll_day(self.now)
-        today = Counter(self.field.today)
-        entrants = {e.version.entrant_id for e in self.field.field.values()}
-        for vid in seats:
-            today[self.field.field[vid].version.entrant_id] += 1
-        mean = sum(today[e] for e in entrants) / max(1, len(entrants))
-        cap = self.config.matchmaking.share_cap * mean + 1
-        self.trace.worst_share = max(self.trace.worst_share, max(today[e] for e in entrants) - cap)
 
     def _finish(self, block: Block) -> None:
         t = time.perf_counter()
@@ -210,7 +204,14 @@ class SimulatedLadder:
         self.trace.settle_seconds += time.perf_counter() - t
         self.trace.blocks += 1
         self.trace.games += len(rows)
-        self.field.finished(block.seats, self.now, counted=True)
+        k = len(block.seats)
+        own = {vid: k * self.truth[vid].bot_seconds for vid in block.seats}
+        charged = charges(block.seats, k * self._game_time(block), own)
+        self.field.finished(block.seats, self.now, counted=True, charged=charged)
+
+    def _game_time(self, block: Block) -> float:
+        """Simulated seconds a game of ``block`` takes: the referee's ``game_seconds`` and each bot's thinking."""
+        return self.game_seconds + sum(self.truth[vid].bot_seconds for vid in block.seats)
 
     def _games(self, block: Block) -> list[GameRow]:
         rng = random.Random(block.seed)
@@ -231,7 +232,7 @@ class SimulatedLadder:
             keys = [(f, s) for f, s in zip(forfeits, scores, strict=True)]
             ranks = tuple(1 + sum(1 for o in keys if o < keys[i]) for i in range(k))
             faults = tuple(_SimFault(i) for i, f in enumerate(forfeits) if f)
-            rows.append(GameRow(r, seats, tuple(scores), ranks, tuple(forfeits), faults, None, self.game_seconds))
+            rows.append(GameRow(r, seats, tuple(scores), ranks, tuple(forfeits), faults, None, self._game_time(block)))
         return rows
 
     def true_order(self, version_ids: Sequence[int]) -> list[int]:

@@ -961,6 +961,20 @@ class LadderStore:
             )
         ]
 
+    def seconds_per_entrant_since(self, since: str) -> list[tuple[int, float]]:
+        """(entrant, the seconds of its done blocks finished at or after ``since``, each block's games' time shared
+        equally among its seats) for each entrant that played one."""
+        return [
+            (int(e), float(t))
+            for e, t in self._read(
+                "SELECT v.entrant_id, sum(d.t / d.k) FROM (SELECT g.block_id AS id, sum(g.duration) AS t, "
+                "count(*) AS k FROM games g JOIN blocks b ON b.id = g.block_id WHERE b.state = 'done' "
+                "AND b.finished_at >= ? GROUP BY g.block_id) d JOIN block_seats s ON s.block_id = d.id "
+                "JOIN versions v ON v.id = s.version_id GROUP BY v.entrant_id",
+                (since,),
+            )
+        ]
+
     def meetings(self, version_ids: Sequence[int]) -> dict[tuple[int, int], int]:
         """(a, b) with a < b -> the done blocks versions a and b played together, for pairs of ``version_ids``."""
         ids = list(version_ids)
