@@ -15,7 +15,6 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
 from referee.web.access import caller, may_see, signed_in
-from referee.web.app import LOGS_SHARE
 from referee.web.models import (
     BlockBody,
     EntrantBody,
@@ -28,6 +27,7 @@ from referee.web.models import (
     Me,
     VersionBody,
 )
+from referee.web.reads import LOGS_SHARE
 from referee.web.uploads import UploadRefused, received_upload
 
 __all__ = ["NUMBER_MAX", "Before", "Number", "router", "submit_upload"]

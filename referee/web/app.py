@@ -36,7 +36,7 @@ from referee.web.settings import WebSettings
 from referee.web.slots import Slots
 from referee.web.templating import make_templates
 
-__all__ = ["EXPORTS", "LOGS", "LOGS_SHARE", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
+__all__ = ["EXPORTS", "LOGS", "STATIC", "UPLOAD_PATHS", "Web", "create_app"]
 
 STATIC = Path(__file__).with_name("static")
 #: The routes that take a submission (their bodies are capped by ``uploads.py``, the rest by ``bodies.py``).
@@ -44,8 +44,8 @@ UPLOAD_PATHS = frozenset({"/api/versions", "/submit"})
 #: Exports streamed at once (each reads every stored game), one per caller.
 EXPORTS = 2
 #: Game logs and replays read at once (a flooding bot's log is hundreds of megabytes), one per caller; a refused
-#: one is told to come back after ``LOGS_RETRY`` seconds. Each uses at most ``LOGS_SHARE`` of a core (``reads.Pace``).
-LOGS, LOGS_RETRY, LOGS_SHARE = 2, 5, 0.1
+#: one is told to come back after ``LOGS_RETRY`` seconds. Each uses at most ``reads.LOGS_SHARE`` of a core.
+LOGS, LOGS_RETRY = 2, 5
 
 
 @dataclass

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 import trio
 
-__all__ = ["FREE", "SHARE", "LadderAccess", "Pace"]
+__all__ = ["FREE", "LOGS_SHARE", "SHARE", "LadderAccess", "Pace"]
 
 T = TypeVar("T")
 #: Lines of a stream handed over at once, and chunks waiting at most (the producer waits for the client).
@@ -35,6 +35,9 @@ _DONE = object()
 #: The share of a core a stream's or a paced call's thread may use, over its life, past its first ``FREE`` seconds
 #: of CPU (a usual game's log or replay takes a few milliseconds and never waits).
 SHARE, FREE = 0.25, 0.05
+#: The share of a core a game log's or a replay's read may use (a flooding bot's log is hundreds of megabytes,
+#: and every thread of serve shares the interpreter with its scheduler).
+LOGS_SHARE = 0.1
 
 
 class Pace:
