@@ -34,7 +34,7 @@ from pathlib import Path
 from referee.runner.config import RunnerConfig
 from referee.runner.errors import BotSpecError
 from referee.runner.limits import own_cgroup as _own
-from referee.runner.limits import sweep
+from referee.runner.limits import remove_cgroup, sweep
 
 __all__ = ["CpuCgroup", "check_clock", "cpu_cgroup_problem", "make_cpu_cgroup"]
 
@@ -77,15 +77,7 @@ class CpuCgroup:
 
     def remove(self) -> bool:
         """Remove the cgroup's folders; False while a process is still in one."""
-        gone = True
-        for folder in self.joins:
-            try:
-                folder.rmdir()
-            except FileNotFoundError:
-                pass
-            except OSError:
-                gone = False
-        return gone
+        return all([remove_cgroup(folder) for folder in self.joins])  # every one tried, in use or not
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.runner.limits import own_cgroup, sweep
+from referee.runner.limits import own_cgroup, remove_cgroup, sweep
 
 __all__ = ["Freezer", "make_freezer"]
 
@@ -58,15 +58,7 @@ class Freezer:
 
     def remove(self) -> bool:
         """Remove a v1 freezer cgroup (a v2 one is the bot's own cgroup, removed with it); False while in use."""
-        if self.v2:
-            return True
-        try:
-            self.path.rmdir()
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False
-        return True
+        return True if self.v2 else remove_cgroup(self.path)
 
 
 def _v1_parent() -> Path | None:

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.runner.limits import own_cgroup, sweep
+from referee.runner.limits import own_cgroup, remove_cgroup, sweep
 
 __all__ = ["MemoryCgroup", "bots_total", "describe", "make_memory_cgroup", "problem"]
 
@@ -59,13 +59,7 @@ class MemoryCgroup:
 
     def remove(self) -> bool:
         """Remove the cgroup; False while a process is still in it."""
-        try:
-            self.path.rmdir()
-        except FileNotFoundError:
-            return True
-        except OSError:
-            return False
-        return True
+        return remove_cgroup(self.path)
 
 
 @dataclass(frozen=True, slots=True)
