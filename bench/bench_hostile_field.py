@@ -314,6 +314,12 @@ def report(args: argparse.Namespace, lad: Path, samples: list[dict[str, Any]], f
                 verdict(not kinds and v.state == VersionState.RANKED, f"honest {line}", failures)
             else:
                 print(f"info  hostile {line}")
+                details: dict[str, Counter[str]] = {}
+                for f in store.faults(v.id, limit=1000):
+                    details.setdefault(f[2], Counter())[re.sub(r"\d+", "N", f[5])[:150]] += 1
+                for kind, seen in sorted(details.items()):
+                    for detail, n in seen.most_common(2):
+                        print(f"        {kind} x{n}: {detail}")
         folders = {v.key: du(ladder.version_folder(v)) for v in versions}
         playing = {v.key for v in versions if v.blocks > 0}
         top = max(config.games.table_sizes)
