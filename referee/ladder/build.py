@@ -8,10 +8,15 @@ that exits with a status other than 0, or outlives ``build_time`` seconds (then 
 started), fails the version's gate; so does one that leaves its folder holding more than ``max_unpacked`` bytes
 of files or ``max_files`` entries, counted as a submission's are (``intake.tree_size``): looked at every
 ``WATCH_EVERY`` seconds while it runs (a build over the cap is killed there and then) and once it has ended.
+A build that fails leaves nothing behind: every path it added to the folder is removed (the folder is shared by
+versions of the same content, and a build past the cap would otherwise keep up to ``max_unpacked`` on disk per
+submission).
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,6 +24,7 @@ from pathlib import Path
 from referee.ladder.botmanifest import SHOWN_AT, resolve_words
 from referee.ladder.intake import TreeSize, freeze, thaw, tree_size
 from referee.runner import BotCrashed, BotSettings, BotSpec, RunnerConfig
+from referee.runner.config import SandboxMode
 from referee.runner.exits import describe_exit
 from referee.runner.process import BotProcess
 from referee.runner.sandbox import resolve_mode
@@ -60,34 +66,76 @@ async def run_build(
     mode = resolve_mode(config)
     start = time.monotonic()
     thaw(folder)
+    before = _paths(folder)
+    outcome = BuildOutcome(False, "the build did not finish", 0.0)
     try:
-        try:
-            process = await BotProcess.start(spec, config, log, mode)
-        except BotCrashed as exc:
-            return BuildOutcome(False, f"the build could not start: {exc.detail}", 0.0)
-        over: str | None = None
-        try:
-            await process.close_input()
-            deadline = start + seconds
-            done = False
-            while not done and over is None and time.monotonic() < deadline:
-                done = await process.wait_exit(min(WATCH_EVERY, max(0.0, deadline - time.monotonic())))
-                over = _over(folder, cap)
-        finally:
-            await process.terminate(config.grace)
-        took = time.monotonic() - start
-        over = over or _over(folder, cap)
-        if over is not None:
-            return BuildOutcome(False, f"the build {'left' if done else 'was stopped: it wrote'} {over}", took)
-        if not done:
-            return BuildOutcome(False, f"the build took longer than {seconds:g} seconds and was stopped", took)
-        code = process.process.returncode
-        if code != 0:
-            how = describe_exit(code, sandboxed=process.mode == "bwrap", limits=config.limits)
-            return BuildOutcome(False, f"the build failed: {how}", took)
-        return BuildOutcome(True, f"built in {took:.1f} s", took)
+        outcome = await _build(spec, config, log, mode, folder, seconds, cap, start)
+        return outcome
     finally:
+        if not outcome.ok:
+            _remove_added(folder, before)
         freeze(folder)
+
+
+async def _build(
+    spec: BotSpec, config: RunnerConfig, log: Path, mode: SandboxMode, folder: Path, seconds: float,
+    cap: TreeSize | None, start: float,
+) -> BuildOutcome:
+    """The build's run and what came of it (``run_build`` prepares the folder and cleans up after it)."""
+    try:
+        process = await BotProcess.start(spec, config, log, mode)
+    except BotCrashed as exc:
+        return BuildOutcome(False, f"the build could not start: {exc.detail}", 0.0)
+    over: str | None = None
+    try:
+        await process.close_input()
+        deadline = start + seconds
+        done = False
+        while not done and over is None and time.monotonic() < deadline:
+            done = await process.wait_exit(min(WATCH_EVERY, max(0.0, deadline - time.monotonic())))
+            over = _over(folder, cap)
+    finally:
+        await process.terminate(config.grace)
+    took = time.monotonic() - start
+    over = over or _over(folder, cap)
+    if over is not None:
+        return BuildOutcome(False, f"the build {'left' if done else 'was stopped: it wrote'} {over}", took)
+    if not done:
+        return BuildOutcome(False, f"the build took longer than {seconds:g} seconds and was stopped", took)
+    code = process.process.returncode
+    if code != 0:
+        how = describe_exit(code, sandboxed=process.mode == "bwrap", limits=config.limits)
+        return BuildOutcome(False, f"the build failed: {how}", took)
+    return BuildOutcome(True, f"built in {took:.1f} s", took)
+
+
+def _paths(folder: Path) -> set[str]:
+    """Every path below ``folder`` (relative; symbolic links not followed)."""
+    found: set[str] = set()
+    for top, dirs, files in os.walk(folder):
+        rel = os.path.relpath(top, folder)
+        found.update(os.path.normpath(os.path.join(rel, name)) for name in (*dirs, *files))
+    return found
+
+
+def _remove_added(folder: Path, before: set[str]) -> None:
+    """Remove every path below ``folder`` not in ``before`` (what a failed build added), deepest first, without
+    following a symbolic link out of it; what cannot be removed is left."""
+    for top, dirs, files in os.walk(folder, topdown=False):
+        rel = os.path.relpath(top, folder)
+        for name in files:
+            if os.path.normpath(os.path.join(rel, name)) not in before:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(top, name))
+        for name in dirs:
+            path = os.path.join(top, name)
+            if os.path.normpath(os.path.join(rel, name)) in before:
+                continue
+            with contextlib.suppress(OSError):
+                if os.path.islink(path):
+                    os.unlink(path)
+                else:
+                    os.rmdir(path)
 
 
 def _over(folder: Path, cap: TreeSize | None) -> str | None:

@@ -107,6 +107,10 @@ def test_a_build_that_leaves_more_than_max_unpacked_fails_the_gate_and_one_withi
         assert "more than 1,048,576 bytes of files in its folder (max_unpacked)" in (big.reason or ""), big.reason
         assert "\n" not in (big.reason or "")
         assert small.state == VersionState.PLACEMENT, small
+        # the failed build leaves nothing behind: its folder holds what was submitted, and the passed one its build
+        big_folder, small_folder = ladder.version_folder(big), ladder.version_folder(small)
+        assert sorted(p.name for p in big_folder.iterdir()) == ["bot.py", "bot.toml"]
+        assert (small_folder / "blob").stat().st_size == 4096
 
 
 @needs_sandbox
