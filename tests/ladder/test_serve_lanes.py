@@ -86,14 +86,29 @@ def serve_and_kill(
 def test_lane_processes_play_blocks_and_a_killed_lane_process_voids_its_block(tmp_path: Path) -> None:
     lad = four_entrants(tmp_path)
     fakes = Fakes(delay=0.05)
-    lanes: list[ProcessLanes] = []
+    lanes: list[Tracked] = []
+
+    class Tracked(ProcessLanes):
+        """Process lanes that know which lanes are in the middle of a block (the matchmaker may keep a lane
+        waiting for seats, and a lane's idle child that dies is only started again, with no block to void)."""
+
+        playing: set[int]
+
+        async def play(self, lane: int, *args: Any) -> Any:
+            self.playing.add(lane)
+            try:
+                return await super().play(lane, *args)
+            finally:
+                self.playing.discard(lane)
 
     def make(settings: Any) -> ProcessLanes:
-        lanes.append(ProcessLanes(settings))
+        lanes.append(Tracked(settings))
+        lanes[0].playing = set()
         return lanes[0]
 
     def kill() -> None:
-        next(iter(lanes[0].children.values())).process.send_signal(signal.SIGKILL)
+        lane = min(lanes[0].playing, default=0)  # a lane that plays a block now
+        lanes[0].children[lane].process.send_signal(signal.SIGKILL)
 
     killed, lines = serve_and_kill(lad, fakes, make, kill, 0.05)
     voided = [line for line in lines if "voided, to be played again: the worker process of lane" in line]
