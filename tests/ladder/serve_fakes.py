@@ -1,4 +1,4 @@
-"""``python -m tests.ladder.serve_fakes DIR``: ``serve`` with the in-process fake entrants, until killed.
+"""``python -m tests.ladder.serve_fakes DIR [DELAY]``: ``serve`` with the in-process fake entrants, until killed.
 
 The kill -9 test runs it as a process of its own, so that it can be killed as a real ``serve`` would be.
 """
@@ -13,8 +13,8 @@ from referee.runner import Stopped, run_until_stopped
 from tests.ladder.fakes import Fakes
 
 
-def main(directory: str) -> None:
-    fakes = Fakes(delay=0.002)
+def main(directory: str, delay: float = 0.002) -> None:
+    fakes = Fakes(delay=delay)
     options = ServeOptions(
         announce=lambda line: print(line, flush=True), poll=0.05, play=fakes.play, factory=fakes.factory,
         check=fakes.check,
@@ -26,4 +26,4 @@ def main(directory: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], *(float(a) for a in sys.argv[2:3]))
