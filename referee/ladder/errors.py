@@ -47,7 +47,13 @@ class NotFound(Refused):
 
 
 class LadderStoreError(LadderError):
-    """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable)."""
+    """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable), or a read or write of
+    it failed (a full or read-only disk, a lock held too long): ``reason`` is SQLite's own words (``"database or
+    disk is full"``), or the message when the store found the problem."""
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 
 
 class LaneLost(LadderError):
