@@ -59,6 +59,9 @@ Schema (version 1)::
 it (or a game without a row, stored by an older referee) has its replays re-run from the game logs by the report.
 So did ``chain`` (with the meta keys ``chain_scheme``, and ``chain_head`` once revealed): a tournament begun by an
 older referee has none, and ``referee audit`` says so.
+
+Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s; ``SCHEMA`` declares the
+migrations (one so far: every table), applied when the database is opened to write, counted in ``user_version``.
 """
 
 from __future__ import annotations
