@@ -4,6 +4,7 @@ written and the store usable again; and a ladder of an older schema brought up t
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 
 from referee.ladder import BlockKind, BlockState, LadderStoreError, VersionState
 from referee.ladder.model import SeatRecord
-from referee.ladder.store import GameRow, LadderStore
+from referee.ladder.store import SCHEMA, GameRow, LadderStore
 from referee.tournament.chain import genesis
 from tests.tournament.fakes import FakeFault
 
@@ -215,3 +216,31 @@ def test_a_newer_or_foreign_database_is_refused_and_left_as_it_is(tmp_path: Path
     assert "\n" not in str(raised.value)
     tables = {r[0] for r in sqlite3.connect(foreign).execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"t"}
+
+
+def _shape(path: Path) -> set[tuple[str, ...]]:
+    """Every table's columns (name, declared type, not null, default) and every index of a database."""
+    db = sqlite3.connect(path)
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    shape = {(t, c[1], c[2], str(c[3]), str(c[4])) for t in names for c in db.execute(f"PRAGMA table_info({t})")}
+    shape |= {("index", r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    db.close()
+    return shape
+
+
+#: What a new ladder's tables look like, and the migration steps that make them: a ladder is brought up to date by
+#: the steps it has not had, so a table, column or index added to the schema needs a step at the end of
+#: ``SCHEMA.migrations`` (else ladders made since the last step never get it): then update both numbers here.
+SHAPE = ("16061fc57715089b", 3)
+
+
+def test_an_old_ladder_ends_up_as_a_new_one_and_a_schema_change_comes_with_a_step(tmp_path: Path) -> None:
+    with sqlite3.connect(tmp_path / "old.sqlite") as db:
+        db.executescript(OLD_SCHEMA)
+    db.close()
+    LadderStore(tmp_path / "old.sqlite").close()
+    LadderStore(tmp_path / "new.sqlite", create=True).close()
+    new = _shape(tmp_path / "new.sqlite")
+    assert _shape(tmp_path / "old.sqlite") == new
+    digest = hashlib.sha256(repr(sorted(new)).encode()).hexdigest()[:16]
+    assert (digest, len(SCHEMA.migrations)) == SHAPE, "a schema change needs a migration step: see SHAPE"
