@@ -30,6 +30,7 @@ from referee.runner.human_moves import (
     HELP,
     Move,
     describe_since,
+    discard_problem,
     engine_reason,
     listed,
     move_table,
@@ -157,7 +158,7 @@ class HumanPlayer:
             except ValueError:
                 self._say(f"  give {msg.discard} card values separated by spaces")
                 continue
-            problem = _discard_problem(msg.hand, cards, msg.discard)
+            problem = discard_problem(msg.hand, cards, msg.discard)
             if problem:
                 self._say(f"  {problem}")
                 continue
@@ -224,16 +225,3 @@ def _cards(hand: list[int]) -> str:
 def _example(msg: DealMessage) -> str:
     pool = [c for c in msg.hand if c != 1]
     return " ".join(str(c) for c in pool[len(pool) - msg.discard :])
-
-
-def _discard_problem(hand: list[int], cards: list[int], need: int) -> str | None:
-    if len(cards) != need:
-        return f"name exactly {need} cards, you named {len(cards)}"
-    if 1 in cards:
-        return "the 1 may not be discarded"
-    rest = list(hand)
-    for c in cards:
-        if c not in rest:
-            return f"you do not hold {'another ' if c in hand else ''}{c}"
-        rest.remove(c)
-    return None
