@@ -12,6 +12,7 @@ are run by ``human_games``.
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
 import trio
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
@@ -124,18 +125,19 @@ async def move(
     game_id: str,
     at: Annotated[int, Form(ge=0)],
     move: Annotated[str, Form(max_length=40)] = "",
+    typed: Annotated[str, Form(max_length=40)] = "",
     card: Annotated[list[int] | None, Form()] = None,
 ) -> Response:
     game = _held(request, game_id)
     if game is None:
-        return RedirectResponse(f"/play/{game_id}", status_code=303)
-    problem = game.seat.answer(at, move, (card or [])[:30])
+        return RedirectResponse(f"/play/{quote(game_id, safe='')}", status_code=303)
+    problem = game.seat.answer(at, move or typed, (card or [])[:30])  # a clicked move, else the one typed
     if problem is not None:
         return _playing(request, game, False, problem, 422)
     with trio.move_on_after(SETTLE):  # the bots' replies take milliseconds: the next page is the person's turn
         while game.seat.asked is None and not game.ended.is_set():
             await game.seat.changed.wait()
-    return RedirectResponse(f"/play/{game_id}", status_code=303)
+    return RedirectResponse(f"/play/{quote(game_id, safe='')}", status_code=303)
 
 
 @router.post("/play/{game_id}/leave")
@@ -145,7 +147,7 @@ async def leave(request: Request, who: Caller, game_id: str) -> Response:
         game.abandon("the person left the game")
         with trio.move_on_after(SETTLE):
             await game.ended.wait()  # its bots are ended and its summary written
-    return RedirectResponse(f"/play/{game_id}", status_code=303)
+    return RedirectResponse(f"/play/{quote(game_id, safe='')}", status_code=303)
 
 
 @router.get("/api/play/{game_id}/replay")
