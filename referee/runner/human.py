@@ -40,16 +40,46 @@ from referee.runner.human_moves import (
 from referee.runner.safe_text import visible
 
 
-class HumanPlayer:
+class PersonSeat:
+    """What every seat a person plays has in common, at the terminal (``HumanPlayer``) or in a browser
+    (``referee.web.human_seat``): a name, a hello that asks for the legal moves, no process, no time limit."""
+
+    move_time: float | None = None
+    time_bank: float | None = None
+    wants_legal_moves = True
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
+        self.startup_fault: BotFault | ProtocolViolation | None = None
+        self.players: list[str] = []
+        self.seat = 0
+        self.ruleset = Ruleset()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    async def ensure_started(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+    def exited(self) -> BotCrashed | None:
+        return None  # a person has no process to exit
+
+
+class HumanPlayer(PersonSeat):
     """A seat played by a person. ``ask`` reads one line (default ``input``); ``say`` prints (default ``print``).
     The person has no time limit; ``bots_move_time`` (seconds a reply), when given, is told as the bots' limit.
 
     End of input (Ctrl-D) ends the person's game like a crashed bot: it forfeits.
     """
-
-    move_time: float | None = None
-    time_bank: float | None = None
-    wants_legal_moves = True
 
     def __init__(
         self,
@@ -59,43 +89,21 @@ class HumanPlayer:
         say: Callable[[str], object] = print,
         bots_move_time: float | None = None,
     ) -> None:
-        self._name = name
+        super().__init__(name)
         self._bots_move_time = bots_move_time
         self._ask = ask
         self._print = say
-        self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
-        self.startup_fault: BotFault | ProtocolViolation | None = None
-        self.players: list[str] = []
-        self.seat = 0
-        self.ruleset = Ruleset()
         self._round = 0
         self._shown = 0  # history entries of this round already shown
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def _say(self, text: str) -> None:
         """Print ``text`` line by line; names the bots chose are shown literally (``visible``)."""
         for line in text.split("\n"):
             self._print(visible(line))
 
-    @property
-    def ready(self) -> bool:
-        return True
-
-    async def ensure_started(self) -> None:
-        return None
-
     async def end(self, message: str | None = None) -> None:
         if message:
             self._say(f"! {message}")
-
-    async def aclose(self) -> None:
-        return None
-
-    def exited(self) -> BotCrashed | None:
-        return None  # a person at the terminal has no process to exit
 
     async def notify(self, line: bytes, deadline: float) -> None:
         msg = parse_message(line)

@@ -27,15 +27,14 @@ from protocol import (
     GameEnd,
     GameStart,
     PlayerEntry,
-    ProtocolViolation,
     RoundEnd,
     Turn,
     parse_message,
 )
-from protocol.replies import HelloOptions, HelloReply, Reply, light_reply
+from protocol.replies import Reply, light_reply
 from protocol.sdk import ruleset_from_rules
-from referee.engine import Ruleset
-from referee.runner.errors import BotCrashed, BotFault
+from referee.runner.errors import BotCrashed
+from referee.runner.human import PersonSeat
 from referee.runner.human_moves import (
     SHORTLIST,
     Move,
@@ -68,24 +67,15 @@ class RoundOver:
     happened: tuple[str, ...]
 
 
-class BrowserSeat:
+class BrowserSeat(PersonSeat):
     """A seat played from the browser (see the module's docstring). ``answer`` (from a request handler, on the same
     trio loop as the game) hands over the person's move; ``changed`` is set whenever there is something new to show.
     """
 
-    move_time: float | None = None
-    time_bank: float | None = None
-    wants_legal_moves = True
-
     def __init__(self, name: str, *, idle: float, on_idle: Callable[[str], None]) -> None:
-        self._name = name
+        super().__init__(name)
         self.idle = idle
         self._on_idle = on_idle
-        self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
-        self.startup_fault: BotFault | ProtocolViolation | None = None
-        self.players: list[str] = []
-        self.seat = 0
-        self.ruleset = Ruleset()
         #: What the seat is asked now (None while the bots play), and its number: each question has a new one.
         self.asked: DealMessage | Turn | None = None
         self.at = 0
@@ -96,27 +86,10 @@ class BrowserSeat:
         self._answered = trio.Event()
         self.changed = trio.Event()
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def ready(self) -> bool:
-        return True
-
-    async def ensure_started(self) -> None:
-        return None
-
     async def end(self, message: str | None = None) -> None:
         if message:
             self.notes.append(message)
             self._poke()
-
-    async def aclose(self) -> None:
-        return None
-
-    def exited(self) -> BotCrashed | None:
-        return None  # a person has no process to exit
 
     def _poke(self) -> None:
         self.changed.set()
