@@ -106,6 +106,7 @@ def test_a_person_plays_a_whole_game_and_sees_no_other_hand(own_ladder: Built, m
         assert client.post(f"{url}/move", data={"at": "1", "move": "pass"}).status_code == 403
         assert client.post(f"{url}/leave").status_code == 403
         assert client.get(f"/api/play/{game_id}/replay").status_code == 404
+        seen.append(refused.text)
     client.cookies.clear()
     sign_in(client, own_ladder.tokens["bob"])
     client.cookies.set("referee_seat", secret, path=url)
@@ -155,6 +156,13 @@ def test_who_may_play_and_how_many_at_once(own_ladder: Built, make_client: Any) 
     asked(client, url)
     pids = [p.pid for p in made]
     assert len(pids) == 1 and pids[0] is not None
+    # the bot runs as ranked play runs it: the ladder's sandbox, limits and move time, the ladder's files hidden
+    # (the human games' logs among them), in its version's folder
+    config, ladder = made[0].config, client.app.state.web.ladder.ladder  # type: ignore[attr-defined]
+    settings = ladder.config.bot_settings()
+    assert (config.sandbox, config.limits, config.move_time) == (settings.sandbox, settings.limits, settings.move_time)
+    assert str(ladder.layout.games) in config.hidden and str(ladder.layout.db) in config.hidden
+    assert made[0].spec.cwd == ladder.version_folder(ladder.version("alice", 1))
     secret = games.live[url.rsplit("/", 1)[1]].secret
     again = start(client, "carol#1")
     assert again.status_code == 429 and "at most 1 at once" in again.text
