@@ -227,4 +227,17 @@ def test_a_wrong_move_is_explained_and_the_question_stays_open(own_ladder: Built
     assert wrong.status_code == 422 and "the 1 may not be discarded" in wrong.text
     stale = client.post(f"{url}/move", data={"at": str(int(at) + 5), "move": "pass"})
     assert stale.status_code == 422 and "no longer open" in stale.text
+    hand = [int(c) for c in _CARD.findall(_HAND.search(wrong.text).group(1))]  # type: ignore[union-attr]
+    discard = sorted(c for c in hand if c != 1)[-3:]
+    assert client.post(f"{url}/move", data={"at": at, "card": discard}, follow_redirects=False).status_code == 303
+    page = asked(client, url)
+    at = _AT.search(page).group(1)  # type: ignore[union-attr]
+    # at a turn: a typed move that is not legal gets the engine's reason; the short list and every legal move
+    typed = client.post(f"{url}/move", data={"at": at, "typed": "9x1+9"})  # 9 bonus chips: 3 are dealt
+    assert typed.status_code == 422 and "9x1+9 is not legal: " in typed.text
+    unreadable = client.post(f"{url}/move", data={"at": at, "typed": "seven"})
+    assert unreadable.status_code == 422 and "cannot read 'seven'" in html.unescape(unreadable.text)
+    every = _MOVE.findall(client.get(f"{url}?every=true").text)
+    assert set(_MOVE.findall(page)) <= set(every)
+    assert client.post(f"{url}/move", data={"at": at, "typed": every[-1]}, follow_redirects=False).status_code == 303
     client.post(f"{url}/leave")
