@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from referee.report import read_game_log
 from referee.runner import Player
 from referee.web import WebSettings
+from tests.web.conftest import open_client
 from tests.web.ladderdata import Built
 
 _AT = re.compile(r'name="at" value="(\d+)"')
@@ -241,3 +242,25 @@ def test_a_wrong_move_is_explained_and_the_question_stays_open(own_ladder: Built
     assert set(_MOVE.findall(page)) <= set(every)
     assert client.post(f"{url}/move", data={"at": at, "typed": every[-1]}, follow_redirects=False).status_code == 303
     client.post(f"{url}/leave")
+
+
+def test_a_stopping_server_abandons_its_games_and_ends_their_bots(own_ladder: Built) -> None:
+    client, ladder = open_client(own_ladder.root)
+    try:
+        with client:
+            sign_in(client, own_ladder.tokens["bob"])
+            games = client.app.state.web.humans  # type: ignore[attr-defined]
+            made: list[Player] = []
+            games.factory = lambda *args: made.append(Player(*args)) or made[-1]
+            url = start(client, "alice#1", "carol#1").headers["location"]
+            asked(client, url)
+            pids = [p.pid for p in made]
+        # the app's lifespan is over: the game was abandoned, its bots ended, its summary kept
+        for pid in pids:
+            assert pid is not None
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        summary = json.loads((own_ladder.root / "games" / "human" / f"{url.rsplit('/', 1)[1]}.json").read_text())
+        assert (summary["state"], summary["reason"]) == ("abandoned", "the server stopped")
+    finally:
+        ladder.close()
