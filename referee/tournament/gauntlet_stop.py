@@ -70,17 +70,17 @@ class GauntletOutcome:
         }
 
     def lines(self) -> list[str]:
-        """``Gauntlet: every challenger decided after 3 repeat(s), at 95% together: new ahead of the field (share
-        0.83), ...``"""
-        return [f"Gauntlet: {self.banner()}"]
+        return [self.banner()]
 
     def banner(self) -> str:
+        """``Gauntlet: every challenger decided after 3 repeat(s), at 95% together: new ahead of the field (share
+        0.83), ...``: the line after the standings, and the report's banner."""
         how = "every challenger decided" if self.decided else "not every challenger decided"
         verdicts = ", ".join(
             f"{v.challenger} {v.verdict}" + ("" if v.share is None else f" (share {v.share:.2f})")
             for v in self.verdicts
         )
-        return f"{how} after {self.rounds} repeat(s), at {self.confidence:.0%} together: {verdicts}"
+        return f"Gauntlet: {how} after {self.rounds} repeat(s), at {self.confidence:.0%} together: {verdicts}"
 
     def places(self, names: Sequence[str]) -> dict[str, str]:
         return {}

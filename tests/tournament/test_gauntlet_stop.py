@@ -125,7 +125,7 @@ def test_an_early_stopping_gauntlet_plays_whole_repeats_and_reports_its_verdicts
     gauntlet = standings_from_store(store).to_dict()["gauntlet"]
     assert gauntlet["decided"] and gauntlet["rounds"] == played // per_repeat
     assert gauntlet["challengers"]["new"]["verdict"] == AHEAD and gauntlet["challengers"]["crash"]["verdict"] == BEHIND
-    said = f"every challenger decided after {gauntlet['rounds']} repeat(s), at 95% together: new {AHEAD} (share"
+    said = f"Gauntlet: every challenger decided after {gauntlet['rounds']} repeat(s), at 95% together: new {AHEAD}"
     assert said in " ".join(standings_from_store(store).decided.lines())  # type: ignore[union-attr]
     html, _ = render(load_tournament(tmp_path, replays=False))
     assert f'<p class="banner" id="gauntlet">{said}' in html, "the report shows the verdicts"
