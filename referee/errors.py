@@ -11,6 +11,8 @@
     │       ├── OutputCapped          its lines in one game passed Limits.game_output
     │       ├── StartupFailed         no good hello
     │       └── StalledTable          referee.check.observe: kept passing on a stalled table (the check only)
+    ├── LineTooLong                   referee.runner.errors: a bot line over MAX_LINE bytes (the player makes it a
+    │                                 protocol fault: the process layer knows no protocol)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
     ├── BotSpecError                  a BOT argument names nothing runnable
     ├── ConfigError                   referee.runner.errors: an impossible runner option
@@ -41,9 +43,14 @@
     │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
     │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
+    ├── UploadRefused                 referee.web.uploads: an upload refused before it was stored (its HTTP status)
     └── SubmitError                   referee.web.client: a submission over the web API that did not go through
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
+
+``referee.runner.Stopped`` (SIGINT or SIGTERM stopped the work, its clean-ups done) stays outside the tree, as
+``KeyboardInterrupt`` does: it is no error but the organiser's request to stop, and every ``except RefereeError``
+that turns an error into a one-line message must let it through to the code that ends the command with it.
 """
 
 from protocol.errors import ProtocolViolation
@@ -68,6 +75,7 @@ from referee.runner.errors import (
     BotSpecError,
     BotTimeout,
     ConfigError,
+    LineTooLong,
     OutputCapped,
     StartupFailed,
     UnsolicitedOutput,
@@ -84,6 +92,7 @@ from referee.tournament.schedule import ScheduleError
 from referee.tournament.store import EmptyStore, StoreError
 from referee.web.client import SubmitError
 from referee.web.settings import ListenError
+from referee.web.uploads import UploadRefused
 
 __all__ = [
     "BotCrashed",
@@ -108,6 +117,7 @@ __all__ = [
     "LadderStoreError",
     "LaneError",
     "LaneLost",
+    "LineTooLong",
     "ListenError",
     "LogError",
     "ManifestError",
@@ -128,6 +138,7 @@ __all__ = [
     "StoreError",
     "SubmitError",
     "UnsolicitedOutput",
+    "UploadRefused",
     "VersionShipError",
     "WorkerSetupError",
 ]

@@ -9,6 +9,7 @@ illegal moves are ``engine.IllegalMove``: ``BotError`` too.
 
 from __future__ import annotations
 
+from protocol import MAX_LINE
 from referee.engine.errors import BotError, RefereeError
 from referee.runner.safe_text import line_text
 
@@ -60,6 +61,15 @@ class StartupFailed(BotFault):
     """A bot could not be started or did not complete its hello (crash, timeout or bad reply)."""
 
     kind = "startup"
+
+
+class LineTooLong(RefereeError):
+    """A bot sent more than ``MAX_LINE`` bytes without a newline; ``head`` is the start of it. Raised by the process
+    layer, which knows no protocol: the player turns it into the ``line_too_long`` protocol fault."""
+
+    def __init__(self, head: bytes) -> None:
+        super().__init__(f"a line over {MAX_LINE} bytes")
+        self.head = head
 
 
 class BotSpecError(RefereeError, ValueError):

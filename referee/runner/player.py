@@ -13,8 +13,8 @@ from protocol.replies import Expect, HelloReply, Reply, read_reply
 from protocol.session import BYE_LINE, HELLO_LINE, error_line
 from referee.memo import Memo
 from referee.runner.config import RunnerConfig
-from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFailed, UnsolicitedOutput
-from referee.runner.process import BotProcess, LineTooLong
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout, LineTooLong, StartupFailed, UnsolicitedOutput
+from referee.runner.process import BotProcess
 from referee.runner.sandbox import resolve_mode
 from referee.runner.spec import BotSpec
 

@@ -25,7 +25,7 @@ from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
 from referee.runner.config import Limits, RunnerConfig, SandboxMode
 from referee.runner.cputime import cpu_seconds
-from referee.runner.errors import BotCrashed, BotTimeout
+from referee.runner.errors import BotCrashed, BotTimeout, LineTooLong
 from referee.runner.exits import describe_exit, size_text
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
@@ -34,14 +34,6 @@ from referee.runner.starter import run_in_starter
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
-
-
-class LineTooLong(Exception):
-    """A bot sent more than ``MAX_LINE`` bytes without a newline; ``head`` is the start of it."""
-
-    def __init__(self, head: bytes) -> None:
-        super().__init__(f"a line over {MAX_LINE} bytes")
-        self.head = head
 
 
 class ProcessState(Enum):
