@@ -15,7 +15,7 @@
     │                                 protocol fault: the process layer knows no protocol)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
     ├── BotSpecError                  a BOT argument names nothing runnable
-    ├── ConfigError                   referee.runner.errors: an impossible runner option
+    ├── ConfigError                   referee.settings: an impossible bot setting or runner option
     ├── LogError                      referee.runner.logrecords: a file that is not a readable game log
     │   └── NoHeader                  one without its header line (empty, or cut before it)
     ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
@@ -74,7 +74,6 @@ from referee.runner.errors import (
     BotFault,
     BotSpecError,
     BotTimeout,
-    ConfigError,
     LineTooLong,
     OutputCapped,
     StartupFailed,
@@ -82,6 +81,7 @@ from referee.runner.errors import (
 )
 from referee.runner.input_file import InputFileError
 from referee.runner.logrecords import LogError, NoHeader
+from referee.settings import ConfigError
 from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError

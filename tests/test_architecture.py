@@ -14,11 +14,13 @@ PACKAGES = ("referee", "protocol")
 
 #: What each package may import of the project besides itself, ``referee.lazy``, ``referee.memo`` (the caches)
 #: and the ``referee`` package (its version), the README's arrows: the engine nothing; the protocol the engine;
-#: the runner both (and the bots' settings); the tournament the runner; the report, the check and the comparison
-#: what is below them; the ladder those; the web the ladder and the report. Nothing imports the CLI.
+#: the bots' settings the engine (the root of the errors); the runner those; the tournament the runner; the
+#: report, the check and the comparison what is below them; the ladder those; the web the ladder and the report.
+#: Nothing imports the CLI.
 MAY_IMPORT: dict[str, set[str]] = {
     "engine": set(),
     "protocol": {"engine"},
+    "settings": {"engine"},
     "runner": {"engine", "protocol", "settings"},
     "tournament": {"engine", "protocol", "runner", "settings"},
     "report": {"engine", "protocol", "runner", "settings", "tournament"},

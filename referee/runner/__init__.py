@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING
 from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from referee.runner.config import BotSettings, ClockMode, Limits, RunnerConfig, SandboxMode
+    from referee.runner.config import BotSettings, ClockMode, ConfigError, Limits, RunnerConfig, SandboxMode
     from referee.runner.errors import (
         BotCrashed,
         BotFault,
         BotSpecError,
         BotTimeout,
-        ConfigError,
         StartupFailed,
         UnsolicitedOutput,
     )
@@ -44,7 +43,7 @@ _WHERE: dict[str, str] = {
     "BotSpecError": "referee.runner.errors",
     "BotTimeout": "referee.runner.errors",
     "ClockMode": "referee.runner.config",
-    "ConfigError": "referee.runner.errors",
+    "ConfigError": "referee.runner.config",
     "FAULT_KINDS": "referee.runner.faults",
     "Fault": "referee.runner.faults",
     "GameResult": "referee.runner.game",

@@ -1,5 +1,5 @@
-"""The runner's own errors: bot faults found by the process layer, a BOT argument that names nothing, and an
-impossible runner option.
+"""The runner's own errors: bot faults found by the process layer, a line too long for it, and a BOT argument that
+names nothing (an impossible runner option is ``referee.settings.ConfigError``).
 
 Every bot fault the runner raises is a ``BotFault``, a ``BotError`` with a ``kind`` (the fault kind recorded in
 game logs), a ``detail`` and, when a line of the bot is to blame, that ``line`` (its start, as text).
@@ -74,7 +74,3 @@ class LineTooLong(RefereeError):
 
 class BotSpecError(RefereeError, ValueError):
     """A BOT argument names no runnable program; the message says which and what to do."""
-
-
-class ConfigError(RefereeError, ValueError):
-    """A runner option has an impossible value (``BotSettings``, ``RunnerConfig``); the message names the option."""
