@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from protocol import MAX_LINE
 from referee.engine.errors import BotError, RefereeError
+from referee.runner.faults import FaultKind
 from referee.runner.safe_text import line_text
 
 #: How much of an offending line a fault keeps.
@@ -36,31 +37,31 @@ class BotFault(BotError):
 class BotCrashed(BotFault):
     """A bot's process exited, closed its stdout or could not be started; the bot forfeits its game."""
 
-    kind = "crash"
+    kind = FaultKind.CRASH
 
 
 class BotTimeout(BotFault):
     """A bot missed a deadline (move time or time bank); the bot forfeits its game."""
 
-    kind = "timeout"
+    kind = FaultKind.TIMEOUT
 
 
 class UnsolicitedOutput(BotFault):
     """A bot wrote a line when no reply was awaited (or a second line after its reply)."""
 
-    kind = "unsolicited"
+    kind = FaultKind.UNSOLICITED
 
 
 class OutputCapped(BotFault):
     """A bot's lines in one game passed its cap (``Limits.game_output``): its game log's share is bounded."""
 
-    kind = "output_cap"
+    kind = FaultKind.OUTPUT_CAP
 
 
 class StartupFailed(BotFault):
     """A bot could not be started or did not complete its hello (crash, timeout or bad reply)."""
 
-    kind = "startup"
+    kind = FaultKind.STARTUP
 
 
 class LineTooLong(RefereeError):
