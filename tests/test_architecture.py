@@ -61,6 +61,26 @@ def _lazy_names(package: str) -> dict[str, str]:
     return {}
 
 
+def test_a_lazy_package_imports_for_type_checkers_exactly_its_lazy_names() -> None:
+    """A lazy package writes each of its names twice: in ``_WHERE`` (the module it lives in, read at run time; its
+    ``__all__`` is ``sorted(_WHERE)``) and in its ``if TYPE_CHECKING:`` imports (for type checkers, which read no
+    ``_WHERE``). The two agree, name by name and module by module."""
+    wrong = []
+    for package, path in sources().items():
+        where = _lazy_names(package) if path.name == "__init__.py" else {}
+        if not where:
+            continue
+        imported: dict[str, str | None] = {}
+        for node in _tree(package).body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.ImportFrom):
+                        imported.update({a.asname or a.name: inner.module for a in inner.names})
+        if imported != where:
+            wrong.append(f"{package}: {sorted(set(imported.items()) ^ set(where.items()))}")
+    assert wrong == []
+
+
 def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
     """Every node of ``tree`` outside ``if TYPE_CHECKING:`` blocks."""
     for node in ast.iter_child_nodes(tree):
