@@ -9,10 +9,13 @@ The final is then a ``race`` (or ``balanced``) tournament run by ``referee run``
 fresh committed deal secret, so it has its usual standings, report and ``verify-deals``; its bots run with the
 ladder's move time, sandbox and limits, and it stops at ``--max-games`` (``DEFAULT_MAX_GAMES``) if it has not settled.
 
-The race's estimand is the ladder's official one at one table size: each version's expected matchpoints against the
-whole field at a table of k drawn as a round robin draws it. ``verdict_lines`` says what the final proved, and
-whether its order agrees with the ladder's official one (each place of its top K inside that version's joint 95% rank
-interval on the ladder).
+The race's estimand is the ladder's official one: each version's expected matchpoints against the whole field at a
+table whose size is drawn with the ladder's ``table_weights`` (``final_mix``: the sizes the field can fill, as the
+matchmaker opens them), the table drawn as a round robin draws it; the race draws each pass's table size from that
+mix (``--table-mix``). A final at one table size measures another quantity wherever a version's strength depends
+on the table size, and its order may then differ from the ladder's with both right. ``verdict_lines`` says what the
+final proved, and whether its order agrees with the ladder's official one (each place of its top K inside that
+version's joint 95% rank interval on the ladder).
 """
 
 from __future__ import annotations
@@ -24,12 +27,22 @@ from pathlib import Path
 from typing import Any
 
 from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.config import LadderConfig
 from referee.ladder.errors import Refused
 from referee.ladder.model import BlockState, EntrantState, Epoch, Version
 from referee.ladder.service import Ladder
 from referee.ladder.store import now
 
-__all__ = ["DEFAULT_MAX_GAMES", "FinalPlan", "close_epochs", "prepare_final", "verdict_lines"]
+__all__ = [
+    "DEFAULT_MAX_GAMES",
+    "FinalPlan",
+    "close_epochs",
+    "estimand_line",
+    "final_mix",
+    "mix_text",
+    "prepare_final",
+    "verdict_lines",
+]
 
 MANIFEST = "final-bots.toml"
 RULES = "final-rules.json"
@@ -46,6 +59,40 @@ class FinalPlan:
     rules: Path
     versions: tuple[Version, ...]
     revealed: tuple[Epoch, ...] = ()  # the epochs whose secret was revealed now
+
+
+def final_mix(config: LadderConfig, entrants: int) -> dict[int, float]:
+    """The ladder's table sizes a field of ``entrants`` versions can fill, with their weights (as the matchmaker
+    opens them, and as the official figure mixes them); a field too small for every size: one table of them all."""
+    g = config.games
+    mix = {k: w for k, w in zip(g.table_sizes, g.table_weights, strict=True) if k <= entrants and w > 0}
+    return mix or {min(max(g.table_sizes), entrants): 1.0}
+
+
+def mix_text(mix: Mapping[int, float]) -> str:
+    """A mix as ``--table-mix`` takes it: ``3:1,4:2``."""
+    return ",".join(f"{k}:{w:g}" for k, w in sorted(mix.items()))
+
+
+def estimand_line(played: Mapping[int, float], ladder: Mapping[int, float]) -> str:
+    """What the final ranks by, said against the ladder's official figure: ``played`` the table sizes (with their
+    weights) the final plays, ``ladder`` those of the ladder's field (``final_mix``)."""
+
+    def shares(mix: Mapping[int, float]) -> dict[int, float]:
+        return {k: round(w / sum(mix.values()), 9) for k, w in mix.items() if w > 0}
+
+    sizes = " and ".join(map(str, sorted(played)))
+    if len(played) == 1:
+        what = f"at tables of {sizes} (a round robin's)"
+    else:
+        what = f"at tables of {sizes} mixed {mix_text(played)} (each pass of the race draws its size)"
+    same = shares(played) == shares(ladder)
+    return f"ladder final: it ranks by expected matchpoints against the whole field {what}: " + (
+        "the ladder's official estimand"
+        if same
+        else f"the ladder's official one mixes its table sizes {mix_text(ladder)}: where a version's strength depends "
+        "on the table size, the two orders may differ"
+    )
 
 
 def _toml(text: str) -> str:
