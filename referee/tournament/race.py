@@ -68,14 +68,19 @@ margin step; the race settles once every entrant of its estimated top K is prove
 survivor ranked below it: with probability at least 1 − alpha no reported pair of the top K is out of order by E or
 more. ``within_margin`` lists the pairs settled only up to E.
 
-*A mix of table sizes* (``table_mix``: size -> weight, as a ladder mixes its tables). Each pass draws its table size k
-from the mix (seeded, independent of the results), and the strength becomes the mix's: m = sum over k of w_k m_k,
-m_k the round robin's at tables of k. A survivor's matchpoints at a pass's table then have mean m over the draw of k,
-so the sequences are unchanged. A pair observation of a pass at size k has mean 1/2 + kappa_k (m_a,k - m_b,k), and
-kappa_k falls as k grows; it is scaled towards 1/2 by kappa / kappa_k (kappa the smallest kappa_k, so it stays in
-[0, 1]), which gives every size the slope kappa and the pair's mean 1/2 + kappa (m_a - m_b): the tests and the tie
-margin hold as above. A duel then mixes the head-to-head means of the sizes (weighted by how often a pass of each
-size seats the two). With one size nothing is drawn: the schedule is the one-size race's.
+*A mix of table sizes* (``table_mix``: size -> weight w_k, as a ladder mixes its tables). Each pass draws its table
+size k (seeded, independent of the results), and the strength becomes the mix's: m = sum over k of w_k m_k, m_k the
+round robin's at tables of k. A field pass draws k with w_k and measures every survivor once, so its matchpoints
+have mean m and the sequences are unchanged. A pairwise pass observes a pair (a, b) unless both sit among its k - 1
+common opponents, which happens with probability (k - 1)(k - 2) / (N(N - 1)) (the pass's redraw when no contender
+is outside them never removes a pass that observes the pair); so it draws k with w_k / P(pair observed | k), and the
+sizes of the observations a pair gets come with w_k. A pair observation at size k has mean 1/2 + kappa_k (m_a,k -
+m_b,k), kappa_k falling as k grows: it is scaled towards 1/2 by kappa / kappa_k (kappa the smallest kappa_k, so it
+stays in [0, 1]), which gives every size the slope kappa and the pair's mean 1/2 + kappa (m_a - m_b): the tests and
+the tie margin hold as above. A contender's matchpoints at its own table (outside the common opponents: probability
+1 - (k - 1)/N) feed its sequence only with a seeded probability proportional to P(pair observed | k) / P(outside | k),
+so that they too come with w_k. A duel mixes the head-to-head means of the sizes (weighted by how often a pass of
+each size seats the two). With one size nothing is drawn: the schedule is the one-size race's.
 
 The schedule is a pure function of the parameters and the results of the earlier rounds, so a resumed race plays
 exactly the games the interrupted one would have played.
@@ -209,6 +214,14 @@ class Race:
         # E[x | k] = 1/2 + kappa_k (m_a,k - m_b,k); a pass at size k scales x - 1/2 by kappa / kappa_k (at most 1)
         self._kappas = {k: (n - 1) / (2 * (n + k - 2)) for k in self.table_mix}
         self._kappa = min(self._kappas.values())  # E[x] = 1/2 + kappa (m_a - m_b), m mixed over the sizes
+        # A pairwise pass observes a pair unless both sit among its k - 1 common opponents, and measures a contender
+        # at its own table unless it sits among them: drawn with w_k / P(pair observed | k), and a contender's own
+        # table counted with a probability proportional to P(pair observed | k) / P(contender outside | k), both
+        # kinds of observation come at the sizes' weights w_k (see the module).
+        pair_seen = {k: 1 - (k - 1) * (k - 2) / (n * (n - 1)) for k in self.table_mix}
+        self._pair_draw = {k: w / pair_seen[k] for k, w in self.table_mix.items()}
+        keep = {k: pair_seen[k] / (1 - (k - 1) / n) for k in self.table_mix}
+        self._keep_own = {k: v / max(keep.values()) for k, v in keep.items()}
         self.within_margin: tuple[tuple[str, str], ...] = ()
         self.cycles: tuple[tuple[str, ...], ...] = ()
         error = 1 - confidence
@@ -280,7 +293,7 @@ class Race:
         n = len(self.names)
         tables: list[_Table] = []
         for p in range(BLOCKS_PER_ROUND):
-            k = self._pass_size(rng)
+            k = self._pass_size(rng, self.table_mix)
             everyone = list(range(n))
             rng.shuffle(everyone)
             for i in range(0, n, k):
@@ -322,7 +335,7 @@ class Race:
         p = draws = 0
         while p < passes and draws < passes * MAX_DRAWS:
             draws += 1
-            k = self._pass_size(rng)
+            k = self._pass_size(rng, self._pair_draw)
             common = tuple(rng.sample(range(n), k - 1))
             playing = [c for c in contenders if c not in common]
             if not playing:
@@ -330,15 +343,16 @@ class Race:
             self._common[p] = common
             for c in playing:
                 seats = (c, *common)
-                tables.append(_Table(seats, (True,) + (False,) * (k - 1), p, c))
+                own = self._keep_own[k] == 1 or rng.random() < self._keep_own[k]  # no draw with one size
+                tables.append(_Table(seats, (own,) + (False,) * (k - 1), p, c))
             p += 1
         return tables
 
-    def _pass_size(self, rng: random.Random) -> int:
-        """The table size of a pass: drawn from the mix (no draw with one size, so a one-size race's schedule is
-        the one it always was)."""
-        sizes = list(self.table_mix)
-        return sizes[0] if len(sizes) == 1 else rng.choices(sizes, weights=list(self.table_mix.values()))[0]
+    def _pass_size(self, rng: random.Random, weights: Mapping[int, float]) -> int:
+        """The table size of a pass, drawn with ``weights`` (no draw with one size, so a one-size race's schedule
+        is the one it always was)."""
+        sizes = list(weights)
+        return sizes[0] if len(sizes) == 1 else rng.choices(sizes, weights=list(weights.values()))[0]
 
     def _round_passes(self) -> int:
         """The passes of the next pairwise round: BLOCKS_PER_ROUND, or PASS_GROWTH of those played before."""
