@@ -160,3 +160,23 @@ class FakeReport:
     def to_dict(self) -> dict[str, Any]:
         outcome = "passed" if self.passed else "failed"
         return {"passed": self.passed, "checks": [{"name": "fake_check", "outcome": outcome, "summary": "scripted"}]}
+
+
+def serve_blocks(directory: Path, fakes: Fakes, blocks: int, seed: int | None = None) -> None:
+    """Run ``serve`` on the ladder in ``directory`` with ``fakes`` until it holds ``blocks`` blocks, then stop it."""
+    from referee.ladder.serve import ServeOptions, serve
+
+    options = ServeOptions(
+        announce=lambda line: None, poll=0.01, play=fakes.play, factory=fakes.factory, check=fakes.check,
+        **({} if seed is None else {"seed": seed}),
+    )  # fmt: skip
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            ladder = await nursery.start(serve, directory, options)
+            with trio.fail_after(60):
+                while ladder.store.block_count() < blocks:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+
+    trio.run(run)

@@ -10,13 +10,10 @@ import sqlite3
 from contextlib import redirect_stdout
 from pathlib import Path
 
-import trio
-
 from referee.cli.ladder_final import FinalRequest, close_for_final, play_final
 from referee.ladder import Ladder
-from referee.ladder.serve import ServeOptions, serve
 from referee.tournament import LocalExecutor
-from tests.ladder.fakes import Fakes, bot_text
+from tests.ladder.fakes import Fakes, bot_text, serve_blocks
 
 #: Strength (score points off each game) and, for "tri", its strength at tables of 4: the best at 3 seats, behind
 #: "cat" at 4. The ladder plays 3 seats three times in four, so its official figure (expected matchpoints at its
@@ -37,20 +34,7 @@ def _ladder(tmp_path: Path) -> Path:
             source = tmp_path / f"{name}.py"
             source.write_text(bot_text(strength, at=at))
             ladder.submit(name, source)
-    fakes = Fakes()
-
-    async def play() -> None:
-        options = ServeOptions(
-            announce=lambda line: None, poll=0.01, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=1
-        )
-        async with trio.open_nursery() as nursery:
-            ladder = await nursery.start(serve, tmp_path / "lad", options)
-            with trio.fail_after(60):
-                while ladder.store.block_count() < 150:
-                    await trio.sleep(0.01)
-            nursery.cancel_scope.cancel()
-
-    trio.run(play)
+    serve_blocks(tmp_path / "lad", Fakes(), 150, seed=1)
     return tmp_path / "lad"
 
 
