@@ -102,8 +102,8 @@ def close_for_final(ladder: Ladder, request: FinalRequest) -> Closed:
             "ladder final", f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first"
         )
     ranks = {r.version.key: r.official.rank_interval for r in ladder.leaderboard().rows if r.official}
-    plan = prepare_final(ladder)
-    return Closed(ladder.config, plan, ranks, request.out or ladder.layout.root / "final")
+    results = request.out or ladder.layout.root / "final"
+    return Closed(ladder.config, prepare_final(ladder, results), ranks, results)
 
 
 def play_final(closed: Closed, request: FinalRequest, executor: Executor | None = None) -> None:

@@ -38,12 +38,16 @@ __all__ = [
     "FinalPlan",
     "close_epochs",
     "estimand_line",
+    "final_folder",
     "final_mix",
     "mix_text",
     "prepare_final",
     "verdict_lines",
 ]
 
+#: The ladder's meta key holding the final's results folder, once a final began: ``serve`` then plays no more blocks
+#: (the ladder's play ended with it) and the web shows the final (``final_folder``).
+FINAL_META = "final_results"
 MANIFEST = "final-bots.toml"
 RULES = "final-rules.json"
 #: The final's cap unless ``--max-games`` says otherwise: a bounded time (about half an hour at two tables at a time
@@ -99,9 +103,9 @@ def _toml(text: str) -> str:
     return json.dumps(text)  # a JSON string is a TOML basic string (same escapes)
 
 
-def prepare_final(ladder: Ladder) -> FinalPlan:
-    """Close submissions and write the final's manifest and ruleset. Raises ``Refused`` with fewer than two active
-    versions."""
+def prepare_final(ladder: Ladder, results: Path | None = None) -> FinalPlan:
+    """Close submissions and write the final's manifest and ruleset; ``results``: the final's results folder, kept
+    in the ladder (``final_folder``). Raises ``Refused`` with fewer than two active versions."""
     playing = {e.id for e in ladder.entrants() if e.state == EntrantState.ACTIVE}
     versions = tuple(v for v in ladder.store.active_versions() if v.entrant_id in playing)
     if len(versions) < 2:
@@ -109,6 +113,8 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
     if ladder.store.meta("submissions_closed") is None:
         ladder.store.set_meta("submissions_closed", f"closed for the final at {now()}")
     revealed = close_epochs(ladder)
+    if results is not None:
+        ladder.store.set_meta(FINAL_META, str(results.resolve()))
     root = ladder.layout.root
     lines = ["# The ladder's final: its active versions (written by referee ladder final).\n"]
     for v in versions:
@@ -126,6 +132,12 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
     rules = root / RULES
     rules.write_text(json.dumps(ladder.config.ruleset().to_dict(), indent=2) + "\n", encoding="utf-8")
     return FinalPlan(manifest, rules, versions, tuple(revealed))
+
+
+def final_folder(ladder: Ladder) -> Path | None:
+    """The results folder of the ladder's final, once one began (None: no final yet)."""
+    where = ladder.store.meta(FINAL_META)
+    return None if where is None else Path(where)
 
 
 def close_epochs(ladder: Ladder) -> list[Epoch]:
