@@ -79,7 +79,8 @@ m_b,k), kappa_k falling as k grows: it is scaled towards 1/2 by kappa / kappa_k 
 stays in [0, 1]), which gives every size the slope kappa and the pair's mean 1/2 + kappa (m_a - m_b): the tests and
 the tie margin hold as above. A contender's matchpoints at its own table (outside the common opponents: probability
 1 - (k - 1)/N) feed its sequence only with a seeded probability proportional to P(pair observed | k) / P(outside | k),
-so that they too come with w_k. A duel mixes the head-to-head means of the sizes (weighted by how often a pass of
+so that they too come with w_k; its strength's estimate (which orders what is not proven) takes them all, each weighted
+by that probability. A duel mixes the head-to-head means of the sizes (weighted by how often a pass of
 each size seats the two). With one size nothing is drawn: the schedule is the one-size race's.
 
 The schedule is a pure function of the parameters and the results of the earlier rounds, so a resumed race plays
@@ -174,6 +175,9 @@ class _Table:
     counted: tuple[bool, ...]
     pass_no: int
     contender: int = -1
+    #: A pairwise table of a mix: the weight of the contender's matchpoints in its strength's estimate (every such
+    #: table counts there, weighted so that the sizes come with the mix's weights; ``counted`` thins the sequence's).
+    weight: float = 1.0
 
 
 class Race:
@@ -229,7 +233,8 @@ class Race:
         self.alpha = error / 2 / n
         self.pair_error = error / 2 if self.field_phase else error
         self.cs = BettingCSArray(n, self.alpha)  # each entrant's strength (decides only in a field phase)
-        self._mp_sum = np.zeros(n)  # Σ of the matchpoints that measure each entrant's strength
+        self._mp_sum = np.zeros(n)  # Σ of the (weighted) matchpoints that measure each entrant's strength
+        self._mp_w = np.zeros(n)  # Σ of their weights
         self._mp_n = np.zeros(n, dtype=np.int64)
         self.alive = np.ones(n, dtype=bool)
         self.survivors = list(self.names)
@@ -343,8 +348,9 @@ class Race:
             self._common[p] = common
             for c in playing:
                 seats = (c, *common)
-                own = self._keep_own[k] == 1 or rng.random() < self._keep_own[k]  # no draw with one size
-                tables.append(_Table(seats, (own,) + (False,) * (k - 1), p, c))
+                keep = self._keep_own[k]
+                own = keep == 1 or rng.random() < keep  # no draw with one size
+                tables.append(_Table(seats, (own,) + (False,) * (k - 1), p, c, keep))
             p += 1
         return tables
 
@@ -390,9 +396,18 @@ class Race:
         ]
         shares = [_matchpoints(s) for s in scores]  # each seat's matchpoints at its table
         counted = [np.array(t.counted, dtype=bool) & self.alive[e] for t, e in zip(tables, seats, strict=True)]
-        self._measure(
+        self.cs.update(
             np.concatenate([e[c] for e, c in zip(seats, counted, strict=True)]),
             np.concatenate([s[c] for s, c in zip(shares, counted, strict=True)]),
+        )
+        estimated = [  # a pairwise table's contender always, weighted
+            (np.array(t.counted, dtype=bool) | (np.arange(len(t.seats)) == 0) & (t.contender >= 0)) & self.alive[e]
+            for t, e in zip(tables, seats, strict=True)
+        ]
+        self._estimate(
+            np.concatenate([e[c] for e, c in zip(seats, estimated, strict=True)]),
+            np.concatenate([s[c] for s, c in zip(shares, estimated, strict=True)]),
+            np.concatenate([np.full(int(c.sum()), t.weight) for t, c in zip(tables, estimated, strict=True)]),
         )
         if self.pool is not None:
             self._record_pairs(tables, shares)
@@ -412,11 +427,11 @@ class Race:
         if self.pool is None and self.reason is None and len(self.survivors) <= PAIRWISE_FROM:
             self._start_pairwise()
 
-    def _measure(self, who: Ints, shares: Floats) -> None:
-        """Matchpoints that are unbiased observations of their entrant's strength: its estimate and sequence."""
-        np.add.at(self._mp_sum, who, shares)
+    def _estimate(self, who: Ints, shares: Floats, weights: Floats) -> None:
+        """Matchpoints that measure their entrant's strength, with their weights: its estimate."""
+        np.add.at(self._mp_sum, who, shares * weights)
+        np.add.at(self._mp_w, who, weights)
         np.add.at(self._mp_n, who, 1)
-        self.cs.update(who, shares)
 
     def _record_pairs(self, tables: Sequence[_Table], shares: Sequence[Floats]) -> None:
         """Pairwise phase: the pair observations of every pass (common opponents and direct tables), a pass at
@@ -601,7 +616,7 @@ class Race:
 
     def strength(self) -> Floats:
         """Each entrant's estimated strength: the mean of its matchpoints that measure it (1/2 before any)."""
-        mean: Floats = np.where(self._mp_n > 0, self._mp_sum / np.maximum(self._mp_n, 1), 0.5)
+        mean: Floats = np.where(self._mp_w > 0, self._mp_sum / np.where(self._mp_w > 0, self._mp_w, 1), 0.5)
         return mean
 
     def _ranked(self) -> list[int]:
