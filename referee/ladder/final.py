@@ -188,18 +188,30 @@ def verdict_lines(standings: Mapping[str, Any], ladder_ranks: Mapping[str, tuple
             "race's estimate"
         )
     lines = [f"ladder final: {head}"]
-    outside = []
+    places = _proved_places(rows, top, bool(race["settled"]))
+    outside, unproved = [], []
     for place, key in enumerate(order[:top], start=1):
         interval = ladder_ranks.get(key)
-        if interval is not None and not interval[0] <= place <= interval[1]:
-            outside.append(
-                f"{key} is {_ordinal(place)} in the final, outside its ladder rank interval {interval[0]}-{interval[1]}"
-            )
+        if interval is None or interval[0] <= place <= interval[1]:
+            continue
+        lo, hi = places[place - 1]
+        where = f"outside its ladder rank interval {interval[0]}-{interval[1]}"
+        if hi < interval[0] or lo > interval[1]:  # every place the final leaves it is outside: a real disagreement
+            said = _ordinal(lo) if lo == hi else f"{_ordinal(lo)} to {_ordinal(hi)}"
+            outside.append(f"{key} is {said} in the final, {where}")
+        else:
+            proved_at = f"it proved {_ordinal(lo)} to {_ordinal(hi)}"
+            unproved.append(f"{key} ({_ordinal(place)} by its estimate, {where}; {proved_at})")
     missing = [key for key in order[:top] if key not in ladder_ranks]
     if len(missing) == top:
         lines.append("ladder final: no version of its top has an official place on the ladder to compare with")
     elif outside:
         lines.append("ladder final: disagrees with the ladder's official standing: " + "; ".join(outside))
+    elif unproved:
+        lines.append(
+            "ladder final: no proven disagreement with the ladder's official standing, but the places it did not "
+            "prove could still differ: " + "; ".join(unproved)
+        )
     else:
         lines.append(
             f"ladder final: agrees with the ladder's official standing: each of its top {top} is placed within its "
@@ -207,6 +219,23 @@ def verdict_lines(standings: Mapping[str, Any], ladder_ranks: Mapping[str, tuple
             + (f" (no ladder place yet: {', '.join(missing)})" if missing else "")
         )
     return lines
+
+
+def _proved_places(rows: Sequence[Mapping[str, Any]], top: int, settled: bool) -> list[tuple[int, int]]:
+    """For each place of the final's order, the places it proved that version within: its own for a settled race's
+    top; otherwise 1 + the run of "proven ahead of the next" just above it, down to n - the run just below it
+    (proven "ahead" is transitive; nothing else is known from the order)."""
+    n = len(rows)
+    ahead = [bool(r.get("separated_from_next")) for r in rows]
+    out = []
+    for i in range(n):
+        if settled and i < top:
+            out.append((i + 1, i + 1))
+            continue
+        above = next((j for j in range(i - 1, -1, -1) if not ahead[j]), -1)  # the first break above i
+        below = next((j for j in range(i, n - 1) if not ahead[j]), n - 1)  # the first break from i down
+        out.append((i - above, n - (below - i)))
+    return out
 
 
 def _ordinal(n: int) -> str:
