@@ -85,7 +85,8 @@ def estimand_line(played: Mapping[int, float], ladder: Mapping[int, float]) -> s
     def shares(mix: Mapping[int, float]) -> dict[int, float]:
         return {k: round(w / sum(mix.values()), 9) for k, w in mix.items() if w > 0}
 
-    sizes = " and ".join(map(str, sorted(played)))
+    ks = [str(k) for k in sorted(played)]
+    sizes = ks[0] if len(ks) == 1 else f"{', '.join(ks[:-1])} and {ks[-1]}"
     if len(played) == 1:
         what = f"at tables of {sizes} (a round robin's)"
     else:

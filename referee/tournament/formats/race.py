@@ -222,7 +222,7 @@ class RaceFormat(Format):
         mix = TABLE_MIX.of(params)
         return (
             f"race: {entrants}"
-            + ("" if mix is None else f" (sizes mixed {mix})")
+            + ("" if mix is None else f" at most, sizes mixed {mix}")
             + f", until the order of the top {TOP.of(params)} is settled at "
             f"{CONFIDENCE.of(params):.0%} "
             + (f"up to a tie margin of {margin:g} matchpoints " if margin else "")
