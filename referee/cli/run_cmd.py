@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -213,11 +213,19 @@ def run_cmd(**options: Any) -> None:
     (as a BOT in quotes, or a manifest command) is a weaker copy, so copies with different P make a field of known
     order (examples/race/make_field.py writes one).
     """
+    run(RunOptions.of(options))
+
+
+def run(given: RunOptions, executor: Executor | None = None) -> None:
+    """Run the tournament ``given`` asks for, as ``referee run`` does (``ladder final`` builds its own options);
+    every problem is one line and an exit. ``executor``: play on it instead of the one the options make (the tests'
+    in-process fakes)."""
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        given = RunOptions.of(options)
         plan = _resolve(held, given)
+        if executor is not None:
+            plan = replace(plan, executor=executor)
         console = _console(stderr=given.as_json)
         played = _play(plan, console, json_events=given.as_json)
         _present(plan, played, console)

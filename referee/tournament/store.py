@@ -635,6 +635,14 @@ class ResultsStore:
             return {}
         return dict(self._rows("SELECT game_id, replay FROM replays"))
 
+    def replay(self, game_id: str) -> str | None:
+        """The stored replay (JSON text) of one game; None when it has none."""
+        if "replays" not in self._tables():
+            return None
+        with self._guard("read"):
+            row = self._db.execute("SELECT replay FROM replays WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])
+
     def _tables(self) -> set[str]:
         return {r[0] for r in self._rows("SELECT name FROM sqlite_master WHERE type='table'")}
 

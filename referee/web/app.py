@@ -115,7 +115,7 @@ def _swagger_assets() -> Path:
 def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> FastAPI:
     """The web app of ``ladder`` with ``settings`` (defaults: ``WebSettings()``). While it runs (its lifespan), a
     task keeps the leaderboard current."""
-    from referee.web import api, human, pages
+    from referee.web import api, final, human, pages
 
     settings = settings or WebSettings()
     web = Web(settings, ladder)
@@ -144,6 +144,8 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(human.router)
+    app.include_router(final.api_router)
+    app.include_router(final.page_router)
     app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -211,7 +211,8 @@ class Format:
     (how a message names a schedule of it: "a round robin"), ``options`` (its own options), ``deals_per_table``
     (``--games`` applies: a table may play several deals), ``adaptive`` (its rounds depend on the results),
     ``standings_order`` (how its standings are sorted, for the report), ``over_budget`` (what a message over
-    ``--max-games`` suggests).
+    ``--max-games`` suggests), ``symmetric`` (every entrant plays the same part, so it ranks a field: a ladder's
+    final may use it; a gauntlet's challengers and field do not).
     """
 
     name: ClassVar[str]
@@ -222,6 +223,7 @@ class Format:
     adaptive: ClassVar[bool] = False
     standings_order: ClassVar[str] = FIXED_ORDER
     over_budget: ClassVar[str] = "; lower it, or raise --max-games"
+    symmetric: ClassVar[bool] = True
 
     def check(self, params: FormatParams) -> None:
         """Raise ``ScheduleError`` (one line, naming the option and what to do) for options of this format that

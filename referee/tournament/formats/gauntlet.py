@@ -102,6 +102,7 @@ class Gauntlet(Format):
     summary = "--challenger entrants play the field, the field never meets itself"
     called = "this gauntlet"
     options = (CHALLENGERS, EARLY_STOP)
+    symmetric = False  # challengers against a field
 
     def misplaced(self, option: Option[Any]) -> str:
         if option is EARLY_STOP:

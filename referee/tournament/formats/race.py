@@ -7,8 +7,8 @@ race's schedule, standings and deals are a pure function of the parameters and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from referee.tournament.formats.base import Format, FormatParams, Results, RoundStart, Schedule
 from referee.tournament.options import Option
@@ -19,7 +19,18 @@ if TYPE_CHECKING:
     from referee.tournament.race import Race, RaceOutcome
     from referee.tournament.schedule import TableBatch
 
-__all__ = ["CONFIDENCE", "FORMAT", "TIE_MARGIN", "TOP", "RaceFormat", "RaceSchedule", "race_of", "replay_race"]
+__all__ = [
+    "CONFIDENCE",
+    "FORMAT",
+    "TABLE_MIX",
+    "TIE_MARGIN",
+    "TOP",
+    "RaceFormat",
+    "RaceSchedule",
+    "race_of",
+    "replay_race",
+    "table_mix",
+]
 
 TOP: Option[int] = Option("top", 3, int, flag="--top", kind=int, help="race: how many places to settle.")
 CONFIDENCE: Option[float] = Option(
@@ -38,6 +49,43 @@ TIE_MARGIN: Option[float] = Option(
     "below it. With probability at least --confidence no reported pair is out of order by E or more.",
     shown="0, the exact order",
 )
+TABLE_MIX: Option[str | None] = Option(
+    "table_mix",
+    None,
+    lambda v: None if v is None else str(v),
+    flag="--table-mix",
+    kind=str,
+    metavar="K:W,...",
+    help="race: play tables of several sizes, each pass at size K with weight W (e.g. 3:1,4:2, as a ladder's "
+    "table_sizes and table_weights mix them): the strength estimated is then the mix of the round robins' at those "
+    "sizes. --table-size is the largest of them.",
+    shown="one size, --table-size",
+)
+
+
+def table_mix(text: str | None) -> dict[int, float] | None:
+    """``--table-mix`` as table size -> weight (None: not given). Raises ``ValueError`` (one line, naming the
+    option) for text that is not sizes 2 to 4, each once, with weights of zero or more, not all zero."""
+    if text is None:
+        return None
+    from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+
+    mix: dict[int, float] = {}
+    for part in str(text).split(","):
+        size, sep, weight = part.partition(":")
+        try:
+            k, w = int(size), float(weight)
+        except ValueError:
+            k, w = 0, -1.0
+        if not sep or not MIN_PLAYERS <= k <= MAX_PLAYERS or k in mix or not w >= 0:
+            raise ValueError(
+                f"--table-mix {text!r}: give SIZE:WEIGHT pairs separated by commas, each size {MIN_PLAYERS} to "
+                f"{MAX_PLAYERS} once, each weight 0 or more (e.g. 3:1,4:2)"
+            )
+        mix[k] = w
+    if not sum(mix.values()) > 0:
+        raise ValueError(f"--table-mix {text!r}: the weights are all zero")
+    return mix
 
 
 def race_of(params: FormatParams, secret: DealSecret | None = None) -> Race:
@@ -53,6 +101,7 @@ def race_of(params: FormatParams, secret: DealSecret | None = None) -> Race:
         max_games=params.max_games,
         secret=secret,
         tie_margin=TIE_MARGIN.of(params),
+        table_mix=table_mix(TABLE_MIX.of(params)),
     )
 
 
@@ -122,7 +171,7 @@ class RaceFormat(Format):
     name = "race"
     summary = "adaptive, stops when the order of the --top entrants is settled at --confidence"
     called = "this race"
-    options = (TOP, CONFIDENCE, TIE_MARGIN)
+    options = (TOP, CONFIDENCE, TIE_MARGIN, TABLE_MIX)
     deals_per_table = False
     adaptive = True
     standings_order = (
@@ -139,6 +188,24 @@ class RaceFormat(Format):
             raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {confidence}")
         if not 0 <= margin < 1:
             raise ScheduleError(f"--tie-margin is a matchpoint share: at least 0 and below 1 (e.g. 0.02), got {margin}")
+        try:
+            mix = table_mix(TABLE_MIX.of(params))
+        except ValueError as e:
+            raise ScheduleError(str(e)) from e
+        largest = None if mix is None else max(k for k, w in mix.items() if w > 0)
+        if largest is not None and largest != params.table_size:
+            raise ScheduleError(
+                f"--table-size {params.table_size} must be the largest size --table-mix weighs ({largest}); "
+                "leave --table-size out"
+            )
+
+    def table_size(self, size: int, options: Mapping[str, Any]) -> int:
+        """The largest size of ``--table-mix`` when it is given (checked later, by ``check``)."""
+        try:
+            mix = table_mix(options.get(TABLE_MIX.name))
+        except ValueError:
+            return size
+        return size if mix is None else max(k for k, w in mix.items() if w > 0)
 
     def schedule(self, params: FormatParams, secret: DealSecret | None) -> Schedule:
         return RaceSchedule(race_of(params, secret))
@@ -149,8 +216,11 @@ class RaceFormat(Format):
 
     def describe(self, params: FormatParams, entrants: str) -> str:
         margin = TIE_MARGIN.of(params)
+        mix = TABLE_MIX.of(params)
         return (
-            f"race: {entrants}, until the order of the top {TOP.of(params)} is settled at "
+            f"race: {entrants}"
+            + ("" if mix is None else f" at most, sizes mixed {mix}")
+            + f", until the order of the top {TOP.of(params)} is settled at "
             f"{CONFIDENCE.of(params):.0%} "
             + (f"up to a tie margin of {margin:g} matchpoints " if margin else "")
             + f"(at most {params.max_games:,} games)"
