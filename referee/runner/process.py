@@ -31,9 +31,13 @@ from referee.runner.memory_cgroup import MemoryCgroup, make_memory_cgroup
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
 from referee.runner.starter import run_in_starter
+from referee.runner.stderr_marks import labelled
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
+#: The most reads ``mark_stderr`` makes of what the bot left in its stderr pipe (a flooding bot's rest goes under
+#: the next mark).
+_MARK_READS = 4
 
 
 class LineTooLong(Exception):
@@ -80,6 +84,10 @@ class BotProcess:
         self._stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
         self._stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
         self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        self._stderr_fd = self._stderr.fileno()
+        self._stderr_log: BinaryIO | None = None  # the open stderr log (None: none, or full)
+        self._stderr_name, self._stderr_cap = "", 0  # its path and cap
+        self._stderr_mark: bytes | None = None  # what the bot is asked now (``mark_stderr``)
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
@@ -371,30 +379,50 @@ class BotProcess:
         """Copy stderr to the log file ``path`` until the file holds ``cap`` bytes, then read and drop the rest
         (so the bot never blocks). The cap is the file's, not this process's: what is already in the file counts,
         so the processes of a bot that share a log (one per game after a crash, or several at once) never take
-        it past ``cap`` together."""
-        stream = self._stderr
+        it past ``cap`` together. Each read is kept before the next wait, so ``mark_stderr``'s reads keep order."""
         with trio.CancelScope() as scope:
             self._drain_scope = scope
-            log = None
             try:
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    log = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in finally
+                    self._stderr_log = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in finally
+                    self._stderr_name, self._stderr_cap = str(path), cap
                 while True:
-                    try:
-                        chunk = await stream.receive_some(_CHUNK)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await trio.lowlevel.wait_readable(self._stderr_fd)
+                    if self._read_stderr() == 0:
                         break
-                    if not chunk:
-                        break
-                    if log is not None and not _append_capped(log, chunk, cap):
-                        log.close()
-                        log = None
-            except OSError:
+            except (trio.ClosedResourceError, OSError):
                 pass
             finally:
-                if log is not None:
-                    log.close()
+                if self._stderr_log is not None:
+                    self._stderr_log.close()
+                    self._stderr_log = None
+
+    def _read_stderr(self) -> int:
+        """Read the stderr pipe once without waiting and keep what came (``_keep_stderr``): the bytes read, 0 at
+        its end, -1 when it is empty. Raises ``OSError`` when it cannot be read."""
+        try:
+            chunk = os.read(self._stderr_fd, _CHUNK)
+        except BlockingIOError:
+            return -1
+        if chunk and self._stderr_log is not None:
+            if self._stderr_mark is not None:
+                chunk = labelled(self._stderr_name, self._stderr_mark, chunk)
+            if not _append_capped(self._stderr_log, chunk, self._stderr_cap):
+                self._stderr_log.close()
+                self._stderr_log = None
+        return len(chunk)
+
+    def mark_stderr(self, mark: bytes) -> None:
+        """Say what the bot is asked from now on (a ``stderr_marks.mark_line``): what it wrote on stderr before
+        (still in the pipe too, up to ``_MARK_READS`` reads) is logged under the mark before, what it writes next
+        under ``mark`` (written into the log before its first byte: a silent bot's log stays empty)."""
+        if self._stderr_log is not None and self._stderr_mark is not None:
+            with contextlib.suppress(OSError):
+                for _ in range(_MARK_READS):
+                    if self._read_stderr() <= 0:
+                        break
+        self._stderr_mark = mark
 
     # ------------------------------------------------------------------------------------------- idling
 

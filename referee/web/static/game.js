@@ -12,6 +12,7 @@
       const viewer = RefereeReplay.create({
         nameOf: (seat) => data.names[seat],
         faultsOf: () => data.faults,
+        stderrOf: () => data.stderr || [],
       });
       empty.hidden = true;
       viewer.show(data.game, data.replay, location.hash === "#fault" ? "fault" : undefined);
