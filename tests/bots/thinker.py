@@ -4,34 +4,39 @@ turn N" before each move (N counts its turns in the game, from 1), "choosing a d
 import json
 import sys
 
-
-def reply(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+state = {"turn": 0}
 
 
-turn = 0
+def on_game_start(msg):
+    state["turn"] = 0
+
+
+def on_hello(msg):
+    return {"type": "hello", "protocol": 1, "name": "thinker"}
+
+
+def on_deal(msg):
+    print("choosing a discard", file=sys.stderr, flush=True)
+    keep = sorted(c for c in msg["hand"] if c != 1)
+    return {"type": "discard", "cards": keep[len(keep) - msg["discard"] :]}
+
+
+def on_turn(msg):
+    state["turn"] += 1
+    print(f"thinking about turn {state['turn']}", file=sys.stderr, flush=True)
+    if msg["last"] is None:
+        return {"type": "play", "value": 1, "count": 1, "bonus": 0}
+    playable = sorted(c for c in msg["hand"] if c >= msg["last"])
+    return {"type": "play", "value": playable[0], "count": 1, "bonus": 0} if playable else {"type": "drop"}
+
+
+HANDLERS = {"hello": on_hello, "game_start": on_game_start, "deal": on_deal, "turn": on_turn}
+
 for line in sys.stdin:
     msg = json.loads(line)
-    kind = msg["type"]
-    if kind == "hello":
-        reply({"type": "hello", "protocol": 1, "name": "thinker"})
-    elif kind == "game_start":
-        turn = 0
-    elif kind == "deal":
-        print("choosing a discard", file=sys.stderr, flush=True)
-        cards = [c for c in msg["hand"] if c != 1]
-        reply({"type": "discard", "cards": cards[len(cards) - msg["discard"] :]})
-    elif kind == "turn":
-        turn += 1
-        print(f"thinking about turn {turn}", file=sys.stderr, flush=True)
-        last = msg["last"]
-        higher = [c for c in msg["hand"] if last is not None and c >= last]
-        if last is None:
-            reply({"type": "play", "value": 1, "count": 1, "bonus": 0})
-        elif higher:
-            reply({"type": "play", "value": min(higher), "count": 1, "bonus": 0})
-        else:
-            reply({"type": "drop"})
-    elif kind == "bye":
+    if msg["type"] == "bye":
         break
+    answer = HANDLERS.get(msg["type"], lambda m: None)(msg)
+    if answer is not None:
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
