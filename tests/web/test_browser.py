@@ -20,6 +20,8 @@ from urllib.parse import quote
 import pytest
 
 from referee.ladder import BlockKind, Ladder, VersionState
+from referee.runner.gamelog import read_records
+from referee.runner.logrecords import ActionEvent
 from referee.runner.stderr_marks import mark_line
 from tests.web.ladderdata import HOSTILE, HOSTILE_STDERR, ROOT, Built, commit_simulated
 
@@ -84,6 +86,8 @@ def sign_in(page: Any, base: str, token: str) -> None:
 
 #: The widths every page is checked at: a desktop and a phone.
 WIDTHS = (1280, 390)
+#: A page that is not there: the error page.
+MISSING = "/entrants/nobody-by-this-name"
 
 
 def _check_page(page: Any, base: str, url: str, width: int, screens: Path | None, name: str) -> None:
@@ -109,8 +113,12 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
     # the hostile seat's stderr in that game, marked as serve marks it (tests/web/test_turn_stderr.py plays it)
     with Ladder.open(own_ladder.root) as ladder:
         seat = [ladder.store.version(v).key for v in ladder.game(game).seats].index(f"{HOSTILE}#1")
+        _, events = read_records(ladder.game_log(game), wire=False)
+    actions = [e for e in events if isinstance(e, ActionEvent) and e.round == 1]
+    step = sum(len(e.entries) for e in actions[: next(i for i, e in enumerate(actions) if e.seat == seat)])
     with (own_ladder.root / "bots" / f"{HOSTILE}#1.lane0.log").open("a", encoding="utf-8") as f:
         f.write(mark_line(game, seat, 1, 0, "deal").decode() + "thinking about my discard\n")
+        f.write(mark_line(game, seat, 1, step, "turn").decode() + "thinking about turn 1\n")
     public = [
         ("leaderboard", "/"),
         ("entrant", f"/entrants/{hostile}"),
@@ -122,6 +130,7 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
         ("epochs", "/epochs"),
         ("signin", "/signin"),
         ("api", "/api/docs"),
+        ("error", MISSING),
     ]
     author = [
         ("me", "/me"),
@@ -136,7 +145,18 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
         try:
             page = context.new_page()
             page.on("pageerror", lambda exc, out=problems: out.append(f"page error: {exc}"))
-            page.on("console", lambda msg, out=problems: msg.type == "error" and out.append(f"console: {msg.text}"))
+            # every console error fails (a CSP violation is one), but the one line Chromium logs for the error page's
+            # own 404; a failed request fails through the responses, which say which
+            page.on(
+                "console",
+                lambda msg, out=problems: msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                and out.append(f"console: {msg.text}"),
+            )  # fmt: skip
+            page.on(
+                "response",
+                lambda r, out=problems: r.status >= 400 and r.url != base + MISSING
+                and out.append(f"{r.status}: {r.url}"),
+            )  # fmt: skip
             for name, url in public:
                 _check_page(page, base, url, width, asked_screens, name)
                 if name == "leaderboard":
@@ -148,6 +168,8 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
                     assert page.locator(".swagger-ui").count() == 1  # the OpenAPI page ran under the CSP
                 if name == "game":
                     assert page.is_hidden("#rp-stderr")  # the public sees no one's stderr
+                if name == "error":
+                    assert "nobody-by-this-name" in page.inner_text("main")
             sign_in(page, base, own_ladder.tokens[HOSTILE])
             for name, url in author:
                 _check_page(page, base, url, width, asked_screens, name)
@@ -157,6 +179,11 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
                 if name == "author-game":
                     page.click("#rp-next")  # from the deal to the first round's discard
                     assert "thinking about my discard" in page.inner_text("#rp-stderr")
+                    for _ in range(step + 1):  # to the step that shows its first move
+                        page.click("#rp-next")
+                    assert "thinking about turn 1" in page.inner_text("#rp-stderr")
+                    assert "while choosing this move" in page.inner_text("#rp-stderr")
+                    assert page.locator("#rp-history li.has-stderr").count() == 1
                     if asked_screens is not None:
                         page.screenshot(path=asked_screens / f"web-author-game-stderr-{width}.png", full_page=True)
             page.click("#signout")
