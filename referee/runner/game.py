@@ -46,7 +46,7 @@ from referee.runner.logrecords import (
     ResultEvent,
 )
 from referee.runner.replay import ReplayRecorder
-from referee.runner.stderr_marks import mark_line
+from referee.runner.stderr_marks import Mark
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -214,7 +214,7 @@ class _Game:
         self.common_random = common_random  # whether each game_start carries its seat's rng_seed
         self.rng_key = deal_key(state.seed)  # the secret rng_seed is keyed with (never sent)
         # Per seat, where the player keeps its stderr log marked with what it is asked (None: it does not).
-        self.marks: list[Callable[[bytes], None] | None] = [
+        self.marks: list[Callable[[Mark], None] | None] = [
             getattr(p, "mark_stderr", None) if getattr(p, "stderr_marks", False) else None for p in players
         ]
 
@@ -266,9 +266,9 @@ class _Game:
         if mark is not None:
             s = self.state
             if at == "end":
-                mark(mark_line(self.game_id, seat, len(s.rounds_done), 0, at))
+                mark((self.game_id, seat, len(s.rounds_done), 0, at))
             else:
-                mark(mark_line(self.game_id, seat, s.round + 1, len(s.history) if at == "turn" else 0, at))
+                mark((self.game_id, seat, s.round + 1, len(s.history) if at == "turn" else 0, at))
 
     def _mark_all(self, at: str) -> None:
         for seat in range(len(self.players)):

@@ -17,6 +17,7 @@ from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFaile
 from referee.runner.process import BotProcess, LineTooLong
 from referee.runner.sandbox import resolve_mode
 from referee.runner.spec import BotSpec
+from referee.runner.stderr_marks import Mark
 
 #: Deal and turn replies already parsed, by their line and the reply awaited. ``read_reply`` is a function of
 #: the two alone and its replies are immutable (a discard's list is copied by its one reader, the game), and bots
@@ -65,7 +66,7 @@ class Player:
         self._last_sent: tuple[str, bool] | None = None
         #: Types of the messages without reply sent since the last request (to explain a reply of the wrong kind).
         self._quiet: list[str] = []
-        self._mark: bytes | None = None  # what the bot is asked now, for its stderr log (``mark_stderr``)
+        self._mark: Mark | None = None  # what the bot is asked now, for its stderr log (``mark_stderr``)
 
     @property
     def name(self) -> str:
@@ -109,9 +110,9 @@ class Player:
         """True when the game should say what it asks, for the stderr log (``RunnerConfig.stderr_marks``)."""
         return self.config.stderr_marks and self.stderr_path is not None
 
-    def mark_stderr(self, mark: bytes) -> None:
-        """What the bot is asked from now on (``stderr_marks.mark_line``), for its stderr log (the next process
-        started is told too)."""
+    def mark_stderr(self, mark: Mark) -> None:
+        """What the bot is asked from now on (``stderr_marks.Mark``), for its stderr log (the next process started
+        is told too)."""
         self._mark = mark
         if self._proc is not None:
             self._proc.mark_stderr(mark)

@@ -31,7 +31,7 @@ from referee.runner.memory_cgroup import MemoryCgroup, make_memory_cgroup
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
 from referee.runner.starter import run_in_starter
-from referee.runner.stderr_marks import labelled
+from referee.runner.stderr_marks import Mark, labelled
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
@@ -87,7 +87,9 @@ class BotProcess:
         self._stderr_fd = self._stderr.fileno()
         self._stderr_log: BinaryIO | None = None  # the open stderr log (None: none, or full)
         self._stderr_name, self._stderr_cap = "", 0  # its path and cap
-        self._stderr_mark: bytes | None = None  # what the bot is asked now (``mark_stderr``)
+        self._stderr_mark: Mark | None = None  # what the bot is asked now (``mark_stderr``)
+        self._stderr_poller = select.poll()  # a look at the stderr pipe before ``mark_stderr`` reads it
+        self._stderr_poller.register(self._stderr_fd, select.POLLIN)
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
@@ -413,11 +415,11 @@ class BotProcess:
                 self._stderr_log = None
         return len(chunk)
 
-    def mark_stderr(self, mark: bytes) -> None:
-        """Say what the bot is asked from now on (a ``stderr_marks.mark_line``): what it wrote on stderr before
-        (still in the pipe too, up to ``_MARK_READS`` reads) is logged under the mark before, what it writes next
-        under ``mark`` (written into the log before its first byte: a silent bot's log stays empty)."""
-        if self._stderr_log is not None and self._stderr_mark is not None:
+    def mark_stderr(self, mark: Mark) -> None:
+        """Say what the bot is asked from now on (``stderr_marks``): what it wrote on stderr before (still in the
+        pipe too, up to ``_MARK_READS`` reads) is logged under the mark before, what it writes next under ``mark``
+        (its line written into the log before its first byte: a silent bot's log stays empty)."""
+        if self._stderr_log is not None and self._stderr_mark is not None and self._stderr_poller.poll(0):
             with contextlib.suppress(OSError):
                 for _ in range(_MARK_READS):
                     if self._read_stderr() <= 0:

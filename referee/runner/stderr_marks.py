@@ -21,16 +21,20 @@ from typing import NamedTuple
 
 from referee.memo import Memo, Policy
 
-__all__ = ["MARK_KINDS", "Segment", "game_segments", "labelled", "mark_line"]
+__all__ = ["MARK_KINDS", "Mark", "Segment", "game_segments", "labelled", "mark_line"]
 
 #: The requests a mark names (see the module's docstring).
 MARK_KINDS = ("start", "deal", "turn", "end")
 
 _MARK = re.compile(rb"^\[referee\] game=(\S+) seat=(\d+) round=(\d+) step=(\d+) at=(start|deal|turn|end)\n", re.M)
 
+#: What a request is, as the game tells it: (game, seat, round, step, at), the fields of its mark line (``mark_line``,
+#: made only when the bot writes something under it).
+Mark = tuple[str, int, int, int, str]
+
 #: Per stderr log (its path), the last mark written into it and whether its text ends a line: processes that share a
 #: log (a version at two seats of a table, or started again) write a mark whenever the one before is not theirs.
-_LAST: Memo[str, tuple[bytes, bool]] = Memo("runner.stderr_marks.LAST", 4096, Policy.RENEW)
+_LAST: Memo[str, tuple[Mark, bool]] = Memo("runner.stderr_marks.LAST", 4096, Policy.RENEW)
 
 
 class Segment(NamedTuple):
@@ -49,8 +53,8 @@ def mark_line(game: str, seat: int, round_1based: int, step: int, at: str) -> by
     return b"[referee] game=%b seat=%d round=%d step=%d at=%b\n" % fields
 
 
-def labelled(log: str, mark: bytes, chunk: bytes) -> bytes:
-    """``chunk`` as it goes into the log named ``log``: after ``mark`` (on a line of its own) unless the last mark
+def labelled(log: str, mark: Mark, chunk: bytes) -> bytes:
+    """``chunk`` as it goes into the log named ``log``: after ``mark``'s line (a line of its own) unless the last mark
     written into that log is this one."""
     last = _LAST.get(log)
     ends_line = chunk.endswith(b"\n")
@@ -58,7 +62,7 @@ def labelled(log: str, mark: bytes, chunk: bytes) -> bytes:
         _LAST[log] = (mark, ends_line)
         return chunk
     _LAST.keep(log, (mark, ends_line))
-    return (b"" if last is None or last[1] else b"\n") + mark + chunk
+    return (b"" if last is None or last[1] else b"\n") + mark_line(*mark) + chunk
 
 
 def game_segments(data: bytes, game: str) -> list[Segment]:
