@@ -15,6 +15,8 @@ __all__ = ["GAME_STDERR_CAP", "game_stderr"]
 
 #: The most of one seat's stderr shown for one game (what comes after is cut, and says so).
 GAME_STDERR_CAP = 64 * 1024
+#: What a segment counts toward the cap beside its text (its fields in the answer).
+_SEGMENT_COST = 64
 #: A log last written this long before the game began cannot hold it (file times and the game's are both rounded).
 _SLACK = timedelta(seconds=2)
 
@@ -49,16 +51,17 @@ def game_stderr(ladder: Any, game: Any, keys: list[str], seats: list[int]) -> li
 
 
 def _capped(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``segments`` with each seat's text cut after ``GAME_STDERR_CAP`` characters in all."""
+    """``segments`` with each seat's text cut after ``GAME_STDERR_CAP`` characters in all, each segment counted
+    ``_SEGMENT_COST`` more (so a bot that writes mark-like lines and nothing else gets no more of them through)."""
     used: dict[int, int] = {}
     out = []
     for s in segments:
-        left = GAME_STDERR_CAP - used.get(s["seat"], 0)
-        if left <= 0:
+        left = GAME_STDERR_CAP - used.get(s["seat"], 0) - _SEGMENT_COST
+        if left < 0:
             continue
         if len(s["text"]) > left:
             s = {**s, "text": s["text"][:left] + f"\n[cut: more than {GAME_STDERR_CAP:,} characters in this game]\n"}
-        used[s["seat"]] = used.get(s["seat"], 0) + len(s["text"])
+        used[s["seat"]] = used.get(s["seat"], 0) + len(s["text"]) + _SEGMENT_COST
         out.append(s)
     return out
 

@@ -81,3 +81,16 @@ def test_a_replay_shows_its_author_each_turns_stderr_and_no_one_else(tmp_path: P
             body = client.get(url, headers=headers).json()
             assert body["stderr"] == [] and "thinking" not in str(body)
     ladder.close()
+
+
+def test_a_seats_stderr_in_one_game_is_capped_marks_and_all(tmp_path: Path) -> None:
+    """A bot that floods its log with lines that look like marks (or writes a lot under one) gets at most
+    GAME_STDERR_CAP characters of a game through, counting each segment."""
+    from referee.runner.stderr_marks import game_segments, mark_line
+    from referee.web.game_stderr import GAME_STDERR_CAP, _capped
+
+    forged = b"".join(mark_line("g", 0, 1, k, "turn") for k in range(20_000))
+    many = _capped([s._asdict() for s in game_segments(forged, "g")])
+    assert 0 < len(many) <= GAME_STDERR_CAP // 64
+    long = _capped([s._asdict() for s in game_segments(mark_line("g", 0, 1, 0, "turn") + b"x" * 10**6, "g")])
+    assert len(long) == 1 and len(long[0]["text"]) < GAME_STDERR_CAP + 100 and "[cut: more than" in long[0]["text"]
