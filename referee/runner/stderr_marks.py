@@ -1,17 +1,17 @@
 """Marks in a bot's stderr log that say what the bot was asked when it wrote what follows
 (``RunnerConfig.stderr_marks``).
 
-The game tells each player what it asks next (``mark_line``: the game, the seat, the round, the step of the round's
-history the request comes before, and the request); the process writes that line into its stderr log before the
-first byte the bot writes after it, so a silent bot's log stays empty, and the log's cap counts the marks too. A
-mark line looks like::
+The game tells each player what it asks next (a ``Mark``: the game, the seat, the round, the step of the round's
+history the request comes before, and the request); the process writes its line (``mark_line``) into the stderr log
+before the first byte the bot writes after it, so a silent bot's log stays empty, and the log's cap counts the marks
+too. A mark line looks like::
 
-    [referee] game=b12-r0-g3 seat=1 round=2 step=5 at=turn
+    [referee] game=12.0 seat=1 round=2 step=5 at=turn
 
-``at`` is ``start`` (the bot's start and hello), ``deal`` (its discard), ``turn`` (its move, the one that comes
-before the round's event number ``step``) or ``end`` (after the last reply). ``game_segments`` reads a log back: the
-text each seat wrote under each mark of one game. A bot can write a line that looks like a mark into its own log;
-that misleads only its own author, the one reader of that log.
+``at`` is ``start`` (the game's start: the bot's hello when it is started for the game, its game_start), ``deal``
+(its discard), ``turn`` (its move, the one that comes before the round's event number ``step``) or ``end`` (after
+its last reply). ``game_segments`` reads a log back: the text each seat wrote under each mark of one game. A bot can
+write a line that looks like a mark into its own log; that misleads only its own author, the one reader of that log.
 """
 
 from __future__ import annotations

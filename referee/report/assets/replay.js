@@ -152,7 +152,7 @@ window.RefereeReplay = (() => {
     }
 
     const WHEN = {
-      start: "as it started", deal: "while choosing its discard", turn: "while choosing this move",
+      start: "at the game's start", deal: "while choosing its discard", turn: "while choosing this move",
       end: "after its last reply",
     };
 
