@@ -36,7 +36,8 @@
     │   ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
     │   ├── IntakeError               a submitted bot refused (names the entry)
     │   ├── Refused                   a request the ladder's rules refuse
-    │   │   └── NotFound              no such entrant, version, block, game or epoch
+    │   │   ├── NotFound              no such entrant, version, block, game or epoch
+    │   │   └── SeatRefused           referee.web's human seat: too many human games at once
     │   ├── LadderStoreError          a ladder database that cannot be used
     │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
     │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
@@ -59,6 +60,7 @@ from referee.ladder.errors import (
     LaneLost,
     NotFound,
     Refused,
+    SeatRefused,
     VersionShipError,
 )
 from referee.report.errors import NoTournament, ReplayError, ReportError
@@ -123,6 +125,7 @@ __all__ = [
     "ReportError",
     "RulesetError",
     "ScheduleError",
+    "SeatRefused",
     "StalledTable",
     "StartupFailed",
     "StoreError",

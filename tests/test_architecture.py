@@ -153,9 +153,9 @@ def test_imports_go_one_way_between_the_packages() -> None:
 
 def test_only_the_stores_use_sqlite() -> None:
     """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
-    are ``StoreError``s) or a ladder's ``LadderStore``."""
+    are ``StoreError``s) or a ladder's ``LadderStore``, both built on ``referee.tournament.database``."""
     users = sorted(m for m in sources() if "sqlite3" in imports_anything(m))
-    assert users == ["referee.ladder.store", "referee.tournament.store"]
+    assert users == ["referee.ladder.store", "referee.tournament.database", "referee.tournament.store"]
 
 
 def imports_anything(module: str) -> set[str]:

@@ -270,7 +270,10 @@ def serve_cmd(
         except (OSError, LadderStoreError) as exc:
             if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
                 raise
-            reason = f"cannot write to {directory}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+            if isinstance(exc, OSError):
+                reason = f"cannot write to {directory}: {exc.strerror}"
+            else:  # the store's own advice would repeat the one below
+                reason = f"cannot write the ladder database in {directory}: {exc.reason}"
             fail("ladder serve", f"{reason}; every finished block is stored, the blocks in play are played again "
                  "at the next start: make room (or make the folder writable) and start it again", 1)  # fmt: skip
         except Stopped:

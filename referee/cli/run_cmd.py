@@ -34,7 +34,7 @@ from referee.cli.results_folder import (
     tidy,
 )
 from referee.cli.results_folder import fail as _fail
-from referee.tournament.formats import FORMATS, format_options
+from referee.tournament.formats import FORMATS, format_of, format_options
 from referee.tournament.formats.gauntlet import CHALLENGERS
 from referee.tournament.options import FORMAT, MAX_GAMES, REPEATS, SEED, TABLE_SIZE, Option
 
@@ -492,33 +492,9 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
                 ),
             )
         )
-    if outcome.race is not None and outcome.race.reason is not None:
-        console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
-        if outcome.race.within_margin:
-            pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
-            console.print(
-                literal(
-                    "Settled up to the tie margin (proven only that the second is not ahead of the first by the "
-                    f"margin or more; their exact order was not tested further): {pairs}"
-                )
-            )
-        for cycle in outcome.race.cycles:
-            console.print(
-                literal(
-                    f"Cycle: {', '.join(cycle)}: their head-to-head results go round, or disagree with their strength "
-                    "against the field (the race's order is the field's, as a round robin's)"
-                )
-            )
-    if standings.gauntlet is not None:  # --early-stop: each challenger's verdict against the field
-        g = standings.gauntlet
-        how = "every challenger decided" if g["decided"] else "not every challenger decided"
-        verdicts = ", ".join(
-            f"{c} {v['verdict']}" + ("" if v["share_vs_field"] is None else f" (share {v['share_vs_field']:.2f})")
-            for c, v in g["challengers"].items()
-        )
-        console.print(
-            literal(f"Gauntlet: {how} after {g['rounds']} repeat(s), at {g['confidence']:.0%} together: {verdicts}")
-        )
+    if standings.decided is not None:  # what the format decided: how a race ended, a gauntlet's verdicts
+        for line in standings.decided.lines():
+            console.print(literal(line))
     if played.lost:
         now = len(outcome.lost)
         tables = sum(len(t) for w in played.lost if isinstance(t := w.get("tables"), list))
@@ -550,14 +526,12 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
     tidy(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
-        of = "games of the race" if outcome.race is not None else f"of {outcome.total} games"  # a race has no total
+        of = "games of the race" if format_of(plan.params).adaptive else f"of {outcome.total} games"  # a race: no total
         resume_hint("run", f"{done} {of} (finished games are saved)", directory)
 
 
 def _describe(params: TournamentParams) -> str:
     """One line: the format, the entrants and the size of the schedule."""
-    from referee.tournament import format_of
-
     n, k = len(params.entrants), params.table_size
     names = ", ".join(params.names) if n <= 12 else f"{', '.join(params.names[:10])}, ..."
     return format_of(params).describe(params, f"{n} entrants ({names}), tables of {k}")

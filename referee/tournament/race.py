@@ -91,6 +91,8 @@ from referee.tournament.seating import games_per_block
 
 __all__ = ["Race", "RaceOutcome"]
 
+#: Why a race that is not over stopped, as standings.json and the report say it: it was interrupted.
+INTERRUPTED = "not finished: the race was interrupted; continue it with referee run --resume"
 #: The pairwise phase starts with the first round that has at most this many survivors.
 PAIRWISE_FROM = 32
 #: Passes in a round. Several, so that a bot process plays several deals before it meets one again, and the
@@ -132,12 +134,21 @@ class RaceOutcome:
     #: For each place of ``order`` but the last: whether the race proved it ahead of the next (the guarantee above).
     ahead_of_next: tuple[bool, ...] = ()
 
+    #: Its key in standings.json (``formats.base.Outcome``, which this is).
+    key = "race"
+
+    @property
+    def final_games(self) -> int | None:
+        """The games the race played once it is over (settled, or stopped at ``--max-games``); None while it runs."""
+        return None if self.reason is None else self.games
+
     def to_dict(self) -> dict[str, Any]:
+        """Its JSON form (standings.json's ``race``); a race not over says so as its ``reason``."""
         return {
             "top": self.top,
             "confidence": self.confidence,
             "settled": self.settled,
-            "reason": self.reason,
+            "reason": self.reason if self.reason is not None else INTERRUPTED,
             "games": self.games,
             "rounds": self.rounds,
             "order": list(self.order[: self.top]),
@@ -149,6 +160,69 @@ class RaceOutcome:
             "within_margin": [list(p) for p in self.within_margin],
             "cycles": [list(c) for c in self.cycles],
         }
+
+    def lines(self) -> list[str]:
+        """How the race ended, for ``referee run`` (none while it runs): why it stopped, the pairs settled only up
+        to the tie margin, and the cycles."""
+        if self.reason is None:
+            return []
+        out = [f"Race: {self.reason}; {self.games:,} games used"]
+        if self.within_margin:
+            out.append(
+                "Settled up to the tie margin (proven only that the second is not ahead of the first by the margin or "
+                f"more; their exact order was not tested further): {_pairs(self.within_margin)}"
+            )
+        out.extend(
+            f"Cycle: {', '.join(cycle)}: their head-to-head results go round, or disagree with their strength against "
+            "the field (the race's order is the field's, as a round robin's)"
+            for cycle in self.cycles
+        )
+        return out
+
+    def banner(self) -> str:
+        """The report's paragraph: the race, whether it settled its top places, its games and why it stopped."""
+        reason = self.reason if self.reason is not None else INTERRUPTED
+        out = (
+            f"Race for the top {self.top} at {self.confidence:.0%} confidence: "
+            f"{'settled' if self.settled else 'not settled'} ({', '.join(self.order[: self.top])}); "
+            f"{self.games:,} games used in {self.rounds} rounds. Why it stopped: {reason}."
+        )
+        if self.within_margin:
+            out += (
+                f" Settled up to the tie margin of {self.tie_margin:g} matchpoints (the second is proven not ahead of "
+                "the first by the margin or more; the exact order was not tested further): "
+                f"{_pairs(self.within_margin)}."
+            )
+        if self.cycles:
+            out += (
+                " Cycles (head-to-head results that go round, or disagree with strength against the field; the order "
+                f"is the field's): {'; '.join(', '.join(c) for c in self.cycles)}."
+            )
+        return out
+
+    def places(self, names: Sequence[str]) -> dict[str, str]:
+        """Why each entrant of ``names`` (best first) holds its place: proven ahead of the next, left the race (after
+        which round), or still in it when the race stopped."""
+        top, within = self.top, set(self.within_margin)
+        out: dict[str, str] = {}
+        for place, name in enumerate(names, start=1):
+            if name in self.eliminated:
+                out[name] = f"left the race after round {self.eliminated[name]}: proven behind the entrants still in it"
+            elif place <= top and self.settled:
+                nxt = names[place] if place < len(names) else None
+                if nxt is not None and (name, nxt) in within:
+                    out[name] = f"top {top}: within the tie margin of {nxt}, not behind it by the margin or more"
+                else:
+                    out[name] = f"top {top}: proven ahead of every entrant below it"
+            elif place <= top:
+                out[name] = f"top {top} by estimate: the race stopped before it proved this order"
+            else:
+                out[name] = "still in the race when it stopped, behind the top places by estimate"
+        return out
+
+
+def _pairs(pairs: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(f"{a} over {b}" for a, b in pairs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,17 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from referee.tournament.formats.base import Format, Results, Schedule
+from referee.tournament.formats.base import Format, FormatParams, Results, RoundStart, Schedule
 from referee.tournament.options import Option
 from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.params import TournamentParams
     from referee.tournament.race import Race, RaceOutcome
-    from referee.tournament.run import Progress
     from referee.tournament.schedule import TableBatch
-    from referee.tournament.standings import Tally
 
 __all__ = ["CONFIDENCE", "FORMAT", "TIE_MARGIN", "TOP", "RaceFormat", "RaceSchedule", "race_of", "replay_race"]
 
@@ -43,7 +40,7 @@ TIE_MARGIN: Option[float] = Option(
 )
 
 
-def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
+def race_of(params: FormatParams, secret: DealSecret | None = None) -> Race:
     """A new race with the parameters of ``params`` (format ``race``), dealt from ``secret`` (see ``Race``)."""
     from referee.tournament.race import Race  # numpy: only for a race
 
@@ -101,21 +98,21 @@ class RaceSchedule:
     def over(self, stored: int) -> bool:
         return self.race.reason is not None
 
-    def round_started(self, tally: Tally, progress: Progress) -> None:
-        race = self.race  # where the race stands, and the live standings in its order
+    def round_started(self) -> RoundStart:
+        """Where the race stands (the live standings take its order) and, while it runs, the round's status."""
+        race = self.race
         now = race.outcome()
-        order = now.order
-        tally.order, tally.race_ahead = order, now.ahead_of_next
-        if race.reason is None:
-            leaders, left = order[: race.top], set(race.survivors)
-            open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
-                p
-                for p in range(1, len(leaders) + 1)
-                if p < len(order) and order[p] in left and not race.ahead(order[p - 1], order[p])
-            )
-            progress.race_round(
-                RaceStatus(race.rounds + 1, self._round_games, race.games, len(race.survivors), tuple(leaders), open_)
-            )
+        if race.reason is not None:
+            return RoundStart(now)
+        order, left = now.order, set(race.survivors)
+        leaders = order[: race.top]
+        open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
+            p
+            for p in range(1, len(leaders) + 1)
+            if p < len(order) and order[p] in left and not race.ahead(order[p - 1], order[p])
+        )
+        status = RaceStatus(race.rounds + 1, self._round_games, race.games, len(race.survivors), leaders, open_)
+        return RoundStart(now, status)
 
     def outcome(self) -> RaceOutcome:
         return self.race.outcome()
@@ -132,10 +129,10 @@ class RaceFormat(Format):
         "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
     )
 
-    def check(self, params: TournamentParams) -> None:
+    def check(self, params: FormatParams) -> None:
         from referee.tournament.schedule import ScheduleError
 
-        n, top, confidence, margin = len(params.entrants), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
+        n, top, confidence, margin = len(params.names), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
         if not 1 <= top < n:
             raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {top}")
         if not 0.5 <= confidence < 1:
@@ -143,14 +140,14 @@ class RaceFormat(Format):
         if not 0 <= margin < 1:
             raise ScheduleError(f"--tie-margin is a matchpoint share: at least 0 and below 1 (e.g. 0.02), got {margin}")
 
-    def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
+    def schedule(self, params: FormatParams, secret: DealSecret | None) -> Schedule:
         return RaceSchedule(race_of(params, secret))
 
-    def processes_kept(self, params: TournamentParams) -> int:
+    def processes_kept(self, params: FormatParams) -> int:
         """One per seat rotation: the race's rounds bring new deals, so they need no new process."""
         return params.table_size
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         margin = TIE_MARGIN.of(params)
         return (
             f"race: {entrants}, until the order of the top {TOP.of(params)} is settled at "
@@ -159,18 +156,11 @@ class RaceFormat(Format):
             + f"(at most {params.max_games:,} games)"
         )
 
-    def decide(self, tally: Tally, params: TournamentParams, results: Results) -> None:
+    def decide(self, params: FormatParams, results: Results) -> RaceOutcome:
         """The race's order and outcome, replayed from ``results``."""
         race = race_of(params)
         replay_race(race, results)
-        outcome = race.outcome()
-        tally.order = outcome.order
-        tally.race_ahead = outcome.ahead_of_next
-        tally.race = outcome.to_dict()
-        if outcome.reason is None:
-            tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
-        else:
-            tally.race_games = outcome.games
+        return race.outcome()
 
 
 FORMAT = RaceFormat()
