@@ -130,11 +130,13 @@ def test_every_page_renders_at_both_widths_without_csp_violations(
         ("epochs", "/epochs"),
         ("signin", "/signin"),
         ("api", "/api/docs"),
+        ("play", "/play"),
         ("error", MISSING),
     ]
     author = [
         ("me", "/me"),
         ("submit", "/submit"),
+        ("author-play", "/play"),
         ("author-version", f"/entrants/{hostile}/versions/1"),
         ("author-game", f"/games/{game}"),
     ]
