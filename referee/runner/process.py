@@ -35,6 +35,8 @@ from referee.runner.stderr_marks import Mark, labelled
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
+#: How the notice a stderr log ends with once it reached its cap ends (``_append_capped``).
+FULL_NOTICE_END = b"the rest was dropped]\n"
 #: The most reads ``mark_stderr`` makes of what the bot left in its stderr pipe (a flooding bot's rest goes under
 #: the next mark).
 _MARK_READS = 4

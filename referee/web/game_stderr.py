@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from referee.runner.process import FULL_NOTICE_END
 from referee.runner.stderr_marks import game_segments
 
 __all__ = ["GAME_STDERR_CAP", "game_stderr"]
@@ -21,23 +22,28 @@ _SEGMENT_COST = 64
 _SLACK = timedelta(seconds=2)
 
 
-def game_stderr(ladder: Any, game: Any, keys: list[str], seats: list[int]) -> list[dict[str, Any]]:
+def game_stderr(ladder: Any, game: Any, keys: list[str], seats: list[int]) -> tuple[list[dict[str, Any]], list[int]]:
     """The segments of ``seats`` (of ``game``, whose seats hold the versions ``keys``: ``name#number``), in the order
-    written per seat: ``{seat, round, step, at, text}`` (``stderr_marks.Segment``). Each seat's text is cut at
-    ``GAME_STDERR_CAP`` bytes. Only the version's ranked-play logs written since the game began are read."""
+    written per seat: ``{seat, round, step, at, text}`` (``stderr_marks.Segment``), each seat's text cut at
+    ``GAME_STDERR_CAP`` bytes; and the seats of ``seats`` with nothing of the game kept while a ranked-play log of
+    their version is full (its cap reached before the game: what the bot wrote in it was dropped). Only the
+    version's ranked-play logs written since the game began are read, and the ends of the others."""
     began = _began(game)
     out: list[dict[str, Any]] = []
+    full: list[int] = []
     done: set[str] = set()
     for seat in seats:
         key = keys[seat]
         if key in done:
             continue
         done.add(key)
-        wanted = {s for s in seats if keys[s] == key}
+        wanted = [s for s in seats if keys[s] == key]
         name, _, number = key.rpartition("#")
         gate = ladder.layout.gate_dir(ladder.version(name, int(number)).id)
-        for path in ladder.stderr_logs(name, int(number)):
-            if path.parent == gate or not _written_since(path, began):
+        logs = [p for p in ladder.stderr_logs(name, int(number)) if p.parent != gate]
+        found = []
+        for path in logs:
+            if not _written_since(path, began):
                 continue
             try:
                 data = path.read_bytes()
@@ -47,7 +53,19 @@ def game_stderr(ladder: Any, game: Any, keys: list[str], seats: list[int]) -> li
             if found:
                 out += _capped([s._asdict() for s in found])
                 break  # a lane's log holds the whole game (each lane plays a game from its start to its end)
-    return out
+        if not found and any(_is_full(p) for p in logs):
+            full += wanted
+    return out, sorted(full)
+
+
+def _is_full(path: Path) -> bool:
+    """Whether the log ends with the runner's notice that it reached its cap."""
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, f.seek(0, 2) - 200))
+            return f.read().endswith(FULL_NOTICE_END)
+    except OSError:
+        return False
 
 
 def _capped(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:

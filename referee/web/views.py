@@ -204,7 +204,8 @@ def public_log(ladder: Any, game_id: str) -> Iterator[str]:
 def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
     """What the replay viewer needs for one game: the game (as the report's index has it), the seats' names, the
     compact replay, its faults (details only of the caller's own seats) and the caller's own seats' stderr, turn by
-    turn (``game_stderr``). Raises ``Refused`` or ``ReplayError``."""
+    turn, with those of them whose stderr file was full before the game (``game_stderr``). Raises ``Refused`` or
+    ``ReplayError``."""
     g = ladder.game(game_id)
     keys = _keys(ladder, g.seats)
     path = ladder.game_log(game_id)
@@ -220,6 +221,7 @@ def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
             faults.append(
                 {"game": 0, "seat": e.fault.seat, "kind": e.fault.kind, "detail": e.fault.detail if mine else ""}
             )
+    stderr, full = game_stderr(ladder, g, names, mine_seats) if mine_seats else ([], [])
     return {
         "game": {
             "key": 0,
@@ -230,7 +232,8 @@ def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
         "names": names,
         "replay": rep,
         "faults": faults,
-        "stderr": game_stderr(ladder, g, names, mine_seats) if mine_seats else [],
+        "stderr": stderr,
+        "stderr_full": full,
     }
 
 

@@ -13,6 +13,7 @@ from referee.ladder import BlockState, Ladder, VersionState
 from referee.ladder.serve import ServeOptions, serve
 from referee.runner.gamelog import read_records
 from referee.runner.logrecords import ActionEvent, RoundEndEvent
+from referee.runner.process import _append_capped
 from tests.web.conftest import bearer, open_client
 from tests.web.ladderdata import ROOT
 
@@ -79,7 +80,14 @@ def test_a_replay_shows_its_author_each_turns_stderr_and_no_one_else(tmp_path: P
         assert {s["seat"] for s in mine} == {seat}
         for headers in (bearer(tokens["ben"]), {}):  # the other entrant, the public
             body = client.get(url, headers=headers).json()
-            assert body["stderr"] == [] and "thinking" not in str(body)
+            assert body["stderr"] == [] and "thinking" not in str(body) and body["stderr_full"] == []
+        # the lane's file full before the game (its bot wrote its cap earlier): the author is told why there is none
+        for log in ladder.stderr_logs("ann", 1):
+            log.unlink()
+        with (lad / "bots" / "ann#1.0.log").open("ab", buffering=0) as f:
+            _append_capped(f, b"an earlier game's lines\n" * 100, 1000)
+        body = client.get(url, headers=bearer(tokens["ann"])).json()
+        assert body["stderr"] == [] and body["stderr_full"] == [seat]
     ladder.close()
 
 

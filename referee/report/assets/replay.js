@@ -15,8 +15,9 @@ window.RefereeReplay = (() => {
 
   // nameOf(entrant key) -> its name; faultsOf(game key) -> the game's faults [{seat, kind, detail}, ...];
   // stderrOf (optional; the ladder's game page, to a bot's author) -> what bots wrote on stderr, request by request
-  // [{seat, round, step, at, text}, ...] (at: start, deal, turn or end; a turn's step: the round's events before it)
-  function create({ nameOf, faultsOf, stderrOf }) {
+  // [{seat, round, step, at, text}, ...] (at: start, deal, turn or end; a turn's step: the round's events before it);
+  // stderrFull (optional) -> the seats of those whose stderr file was full before the game [seat, ...]
+  function create({ nameOf, faultsOf, stderrOf, stderrFull }) {
     let view = null;
 
     // ------------------------------------------------------------------ replay frames
@@ -129,6 +130,10 @@ window.RefereeReplay = (() => {
         lastFrame.fault = (lastFrame.fault ? lastFrame.fault + "; " : "") +
           `Fault by ${players[f.seat]}: ${f.kind}${f.detail ? " — " + f.detail : ""}`;
       }
+      // stderrFull (optional) -> the seats whose stderr file was full before the game: said on the first frame
+      (stderrFull ? stderrFull(game.key) || [] : []).forEach((seat) => {
+        frames[0].stderr = (frames[0].stderr || []).concat([{ seat, at: "full", text: "" }]);
+      });
       (stderrOf ? stderrOf(game.key) || [] : []).forEach((seg) => {
         const f = frames[stderrFrame(frames, seg)];
         f.stderr = (f.stderr || []).concat([seg]);
@@ -163,6 +168,11 @@ window.RefereeReplay = (() => {
       box.hidden = segs.length === 0;
       box.replaceChildren();
       segs.forEach((seg) => {
+        if (seg.at === "full") {
+          box.appendChild(el("div", "rp-stderr-head", `stderr of ${view.players[seg.seat]}: nothing kept for this ` +
+            "game (its stderr file had reached its cap before it)"));
+          return;
+        }
         box.appendChild(el("div", "rp-stderr-head", `stderr of ${view.players[seg.seat]} ${WHEN[seg.at] || ""}`));
         box.appendChild(el("pre", "rp-stderr-text", seg.text));
       });
