@@ -44,6 +44,8 @@ _KEYS = ("command", "build")
 _PYTHONS = frozenset({"python", "python3"})
 _WORDS_MAX = 64
 _WORD_MAX = 1024
+#: Words only a shell reads (an operator): a command or build written for a shell, which runs neither.
+_SHELL_WORDS = frozenset({"&&", "||", "|", ";", "&", ">", ">>", "<", "<<", "2>", "2>&1", "&>"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +73,25 @@ def _words(value: object, key: str, where: str) -> tuple[str, ...]:
     for w in words:
         if "\0" in w or not w.isprintable():
             raise IntakeError(f"{where}: {key} holds an unprintable character in {visible(w)!r}")
+    _no_shell(words, key, where)
     return tuple(words)
+
+
+def _no_shell(words: list[str], key: str, where: str) -> None:
+    """Refuse a line written for a shell (a ``VAR=value`` first word, an operator word): neither command nor build
+    is run by one, and the refusal says so rather than that no program ``VAR=value`` is installed."""
+    name, eq, _ = words[0].partition("=")
+    operator = next((w for w in words if w in _SHELL_WORDS or (len(w) > 1 and w.endswith(";"))), None)
+    if eq and name.isidentifier():
+        found = f"starts with the variable setting {visible(words[0])!r}"
+    elif operator is not None:
+        found = f"holds {visible(operator)!r}, which only a shell reads"
+    else:
+        return
+    raise IntakeError(
+        f"{where}: {key} {found}; {key} is not run by a shell: put the line in a script in the folder and name it "
+        f'({key} = "sh build.sh")'
+    )
 
 
 def _program(words: tuple[str, ...], key: str, where: str) -> None:

@@ -100,8 +100,9 @@ class LadderServer:
         self.gatekeeper = Gatekeeper(ladder, self.announce, self.changed, options.check)
         self.jobs = options.jobs or self.config.serve.jobs
         # Warm processes are frozen between their games: a bot burning CPU while idle takes none of the field's.
+        # Each stderr log is marked with the game and request its lines were written under (the replay shows them).
         runner = RunnerConfig.of(self.config.bot_settings(), hidden=ladder.layout.hidden_paths())
-        self.runner = replace(runner, freeze=options.freeze_idle)
+        self.runner = replace(runner, freeze=options.freeze_idle, stderr_marks=True)
         self.ruleset = self.config.ruleset()
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []

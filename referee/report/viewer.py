@@ -20,6 +20,7 @@ REPLAY_MARKUP = (
     '<button id="rp-last" title="last (End)">last »</button> <input type="range" id="rp-slider" min="0" value="0">'
     ' <span id="rp-pos"></span></div>'
     '<div id="rp-event"></div><div id="rp-fault" hidden></div>'
+    '<div id="rp-stderr" hidden></div>'
     '<table id="rp-table" class="data table-view"><thead><tr><th>seat</th><th>entrant</th><th>status</th>'
     "<th>hand</th><th>cards</th><th>penalty chips</th><th>bonus chips</th><th>result</th></tr></thead>"
     "<tbody></tbody></table>"

@@ -38,6 +38,9 @@ class RunnerConfig(BotSettings):
     #: Give each bot start a freezer (``referee.runner.freezer``), so that its owner can stop it while it is idle (a
     #: ladder's warm processes between their games).
     freeze: bool = False
+    #: Mark each bot's stderr log with the game, seat and request the bot wrote each part under
+    #: (``referee.runner.stderr_marks``): a ladder's replay shows an author its bot's stderr beside each turn.
+    stderr_marks: bool = False
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -46,6 +46,7 @@ from referee.runner.logrecords import (
     ResultEvent,
 )
 from referee.runner.replay import ReplayRecorder
+from referee.runner.stderr_marks import Mark
 
 _K = TypeVar("_K")
 _V = TypeVar("_V")
@@ -212,6 +213,10 @@ class _Game:
         self.legal_moves = [False] * len(players)  # per seat, once started: whether its turns carry the legal moves
         self.common_random = common_random  # whether each game_start carries its seat's rng_seed
         self.rng_key = deal_key(state.seed)  # the secret rng_seed is keyed with (never sent)
+        # Per seat, where the player keeps its stderr log marked with what it is asked (None: it does not).
+        self.marks: list[Callable[[Mark], None] | None] = [
+            getattr(p, "mark_stderr", None) if getattr(p, "stderr_marks", False) else None for p in players
+        ]
 
     # ------------------------------------------------------------------------------------------ flow
 
@@ -220,6 +225,7 @@ class _Game:
         rules = s.ruleset.to_dict()
         move_ms = tuple(_ms(p.move_time) for p in self.players)
         self.log.header(LogHeader(self.game_id, tuple(self.names), s.ruleset, s.seed, s.deal, move_ms))
+        self._mark_all("start")
         await self._start_all()
         for seat, p in enumerate(self.players):
             if seat not in self.out:
@@ -250,8 +256,23 @@ class _Game:
         st = self.state
         assert st.scores is not None and st.ranks is not None
         end = self.wire.game_end(st.scores, st.ranks, st.forfeited)
+        self._mark_all("end")
         for seat in range(len(self.players)):
             await self._notify(seat, end)
+
+    def _mark(self, seat: int, at: str) -> None:
+        """Tell ``seat``'s player what it is asked now, for its stderr log (``stderr_marks``), if it keeps one."""
+        mark = self.marks[seat]
+        if mark is not None:
+            s = self.state
+            if at == "end":
+                mark((self.game_id, seat, len(s.rounds_done), 0, at))
+            else:
+                mark((self.game_id, seat, s.round + 1, len(s.history) if at == "turn" else 0, at))
+
+    def _mark_all(self, at: str) -> None:
+        for seat in range(len(self.players)):
+            self._mark(seat, at)
 
     async def _start_all(self) -> None:
         if not all(p.ready for p in self.players):  # between games of a lane, every process is usually running
@@ -383,6 +404,8 @@ class _Game:
         else:
             deadline = self._deadline(seat, start)
         self.log.sent(seat, line, start)
+        if self.marks[seat] is not None:
+            self._mark(seat, "deal" if expect is Expect.DISCARD else "turn")
         try:
             reply, raw = await p.request(line, expect, deadline)
         except (BotFault, ProtocolViolation) as exc:

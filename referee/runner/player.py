@@ -18,6 +18,7 @@ from referee.runner.faults import FaultKind
 from referee.runner.process import BotProcess
 from referee.runner.sandbox import resolve_mode
 from referee.runner.spec import BotSpec
+from referee.runner.stderr_marks import Mark
 
 #: Deal and turn replies already parsed, by their line and the reply awaited. ``read_reply`` is a function of
 #: the two alone and its replies are immutable (a discard's list is copied by its one reader, the game), and bots
@@ -66,6 +67,7 @@ class Player:
         self._last_sent: tuple[str, bool] | None = None
         #: Types of the messages without reply sent since the last request (to explain a reply of the wrong kind).
         self._quiet: list[str] = []
+        self._mark: Mark | None = None  # what the bot is asked now, for its stderr log (``mark_stderr``)
 
     @property
     def name(self) -> str:
@@ -103,6 +105,18 @@ class Player:
     def cpu_backstop(self) -> float:
         """Under ``--clock cpu``: the most wall time a reply may take, in multiples of its CPU allowance."""
         return self.config.cpu_backstop
+
+    @property
+    def stderr_marks(self) -> bool:
+        """True when the game should say what it asks, for the stderr log (``RunnerConfig.stderr_marks``)."""
+        return self.config.stderr_marks and self.stderr_path is not None
+
+    def mark_stderr(self, mark: Mark) -> None:
+        """What the bot is asked from now on (``stderr_marks.Mark``), for its stderr log (the next process started
+        is told too)."""
+        self._mark = mark
+        if self._proc is not None:
+            self._proc.mark_stderr(mark)
 
     def pause(self) -> None:
         """Freeze the running process while nothing is asked of it (``BotProcess.freeze``); ``ensure_started`` and
@@ -144,6 +158,8 @@ class Player:
         except BotCrashed as exc:
             self.startup_fault = StartupFailed(str(exc))
             return
+        if self._mark is not None:
+            self._proc.mark_stderr(self._mark)
         deadline = trio.current_time() + self.config.startup_time
         try:
             reply, _ = await self.request(HELLO_LINE, Expect.HELLO, deadline)

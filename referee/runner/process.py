@@ -31,9 +31,15 @@ from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env
 from referee.runner.spec import BotSpec
 from referee.runner.start_cgroups import StartCgroups
 from referee.runner.starter import run_in_starter
+from referee.runner.stderr_marks import Mark, labelled
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
+#: How the notice a stderr log ends with once it reached its cap ends (``_append_capped``).
+FULL_NOTICE_END = b"the rest was dropped]\n"
+#: The most reads ``mark_stderr`` makes of what the bot left in its stderr pipe (a flooding bot's rest goes under
+#: the next mark).
+_MARK_READS = 4
 
 
 class ProcessState(Enum):
@@ -118,6 +124,12 @@ class BotProcess:
         self._exit = trio.Event()
         # The pipes, non-blocking and owned by trio streams; the hot path reads and writes the descriptors.
         self._stdin, self._stdout, self._stderr = pipes
+        self._stderr_fd = self._stderr.fileno()
+        self._stderr_log: BinaryIO | None = None  # the open stderr log (None: none, or full)
+        self._stderr_name, self._stderr_cap = "", 0  # its path and cap
+        self._stderr_mark: Mark | None = None  # what the bot is asked now (``mark_stderr``)
+        self._stderr_poller = select.poll()  # a look at the stderr pipe before ``mark_stderr`` reads it
+        self._stderr_poller.register(self._stderr_fd, select.POLLIN)
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
@@ -416,31 +428,51 @@ class BotProcess:
         """Copy stderr to the log file ``path`` until the file holds ``cap`` bytes, then read and drop the rest
         (so the bot never blocks). The cap is the file's, not this process's: what is already in the file counts,
         so the processes of a bot that share a log (one per game after a crash, or several at once) never take
-        it past ``cap`` together."""
-        stream = self._stderr
+        it past ``cap`` together. Each read is kept before the next wait, so ``mark_stderr``'s reads keep order."""
         with trio.CancelScope() as scope:
             self._drain_scope = scope
-            log = None
             try:
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    log = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in finally
+                    self._stderr_log = open(path, "ab", buffering=0)  # noqa: SIM115 - closed in finally
+                    self._stderr_name, self._stderr_cap = str(path), cap
                 while True:
-                    try:
-                        chunk = await stream.receive_some(_CHUNK)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    await trio.lowlevel.wait_readable(self._stderr_fd)
+                    if self._read_stderr() == 0:
                         break
-                    if not chunk:
-                        break
-                    if log is not None and not _append_capped(log, chunk, cap):
-                        log.close()
-                        log = None
-            except OSError:
+            except (trio.ClosedResourceError, OSError):
                 pass
             finally:
-                stream.close()
-                if log is not None:
-                    log.close()
+                self._stderr.close()
+                if self._stderr_log is not None:
+                    self._stderr_log.close()
+                    self._stderr_log = None
+
+    def _read_stderr(self) -> int:
+        """Read the stderr pipe once without waiting and keep what came (``_keep_stderr``): the bytes read, 0 at
+        its end, -1 when it is empty. Raises ``OSError`` when it cannot be read."""
+        try:
+            chunk = os.read(self._stderr_fd, _CHUNK)
+        except BlockingIOError:
+            return -1
+        if chunk and self._stderr_log is not None:
+            if self._stderr_mark is not None:
+                chunk = labelled(self._stderr_name, self._stderr_mark, chunk)
+            if not _append_capped(self._stderr_log, chunk, self._stderr_cap):
+                self._stderr_log.close()
+                self._stderr_log = None
+        return len(chunk)
+
+    def mark_stderr(self, mark: Mark) -> None:
+        """Say what the bot is asked from now on (``stderr_marks``): what it wrote on stderr before (still in the
+        pipe too, up to ``_MARK_READS`` reads) is logged under the mark before, what it writes next under ``mark``
+        (its line written into the log before its first byte: a silent bot's log stays empty)."""
+        if self._stderr_log is not None and self._stderr_mark is not None and self._stderr_poller.poll(0):
+            with contextlib.suppress(OSError):
+                for _ in range(_MARK_READS):
+                    if self._read_stderr() <= 0:
+                        break
+        self._stderr_mark = mark
 
     # ------------------------------------------------------------------------------------------- idling
 

@@ -207,8 +207,10 @@ async def game_log(request: Request, who: Caller, game_id: str) -> Response:
 @router.get("/games/{game_id}/replay", tags=["games"])
 async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, Any]:
     """The game as the replay viewer shows it: the compact replay (``referee.runner.replay``'s format), the seats'
-    names and the faults (details only of the caller's own seats). Read in a worker thread, in the logs' slots, paced
-    (``reads.Pace``)."""
+    names, the faults (details only of the caller's own seats) and ``stderr``: what the caller's own seats' bots
+    wrote on stderr, request by request (``{seat, round, step, at, text}``: ``at`` is start, deal, turn or end; a
+    turn's ``step`` is the number of the round's events before its move). Read in a worker thread, in the logs'
+    slots, paced (``reads.Pace``)."""
     release = request.app.state.web.logs.take(request.state.caller_key, "a game's replay")
     try:
         found: dict[str, Any] = await _ladder(request).run_paced(views.replay, who, game_id, share=LOGS_SHARE)

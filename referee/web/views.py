@@ -20,6 +20,7 @@ from referee.ladder.model import ACTIVE_STATES
 from referee.report import encode_replay, read_game_log
 from referee.runner.gamelog import log_lines, parse_log_line, read_records
 from referee.runner.logrecords import FaultEvent
+from referee.web.game_stderr import game_stderr
 from referee.web.models import (
     BlockBody,
     BlockSeat,
@@ -205,7 +206,9 @@ def public_log(ladder: Ladder, game_id: str) -> Iterator[str]:
 
 def replay(ladder: Ladder, principal: Any, game_id: str) -> dict[str, Any]:
     """What the replay viewer needs for one game: the game (as the report's index has it), the seats' names, the
-    compact replay, and its faults (details only of the caller's own seats). Raises ``Refused`` or ``ReplayError``."""
+    compact replay, its faults (details only of the caller's own seats) and the caller's own seats' stderr, turn by
+    turn, with those of them whose stderr file was full before the game (``game_stderr``). Raises ``Refused`` or
+    ``ReplayError``."""
     g = ladder.game(game_id)
     keys = _keys(ladder, g.seats)
     path = ladder.game_log(game_id)
@@ -213,13 +216,15 @@ def replay(ladder: Ladder, principal: Any, game_id: str) -> dict[str, Any]:
     rep = encode_replay(len(g.seats), logged.ruleset, logged.steps, deal=logged.deal)
     names = [keys[v] for v in g.seats]
     _, events = read_records(path, wire=False)
+    mine_seats = [s for s, key in enumerate(names) if _may_see(principal, key.rpartition("#")[0])]
     faults = []
     for e in events:
         if isinstance(e, FaultEvent):
-            mine = _may_see(principal, names[e.fault.seat].rpartition("#")[0])
+            mine = e.fault.seat in mine_seats
             faults.append(
                 {"game": 0, "seat": e.fault.seat, "kind": e.fault.kind, "detail": e.fault.detail if mine else ""}
             )
+    stderr, full = game_stderr(ladder, g, names, mine_seats) if mine_seats else ([], [])
     return {
         "game": {
             "key": 0,
@@ -230,6 +235,8 @@ def replay(ladder: Ladder, principal: Any, game_id: str) -> dict[str, Any]:
         "names": names,
         "replay": rep,
         "faults": faults,
+        "stderr": stderr,
+        "stderr_full": full,
     }
 
 

@@ -212,6 +212,10 @@ def test_bad_manifests_are_refused_by_field(tmp_path: Path, incoming: Path) -> N
         (b'command = "./missing"\n', "not a file of the bot"),
         (b'command = "./bot.py"\n', "not executable"),
         (b"command = [\n", "not TOML"),
+        # written for a shell, which runs neither (the Go kit's build line, copied as it is)
+        (b'command = "python bot.py"\nbuild = "CGO_ENABLED=0 go build -o bot ."\n', "build is not run by a shell"),
+        (b'command = "python bot.py"\nbuild = "make && strip bot"\n', "holds '&&', which only a shell reads"),
+        (b'command = "python bot.py 2>&1"\n', "command is not run by a shell"),
     ]
     for i, (manifest, words) in enumerate(cases):
         members = [_file("bot.py", BOT)] + ([] if manifest is None else [_file("bot.toml", manifest)])

@@ -1,8 +1,10 @@
 """The pages in a real browser (Debian's chromium via Playwright) against the served app: an author signs in,
 uploads a bot and follows it to the leaderboard, which updates itself while it is open; a game's replay steps
-through the report's viewer; another author's logs stay closed; no page breaks the Content-Security-Policy.
+through the report's viewer; another author's logs stay closed; every page, public, an author's and the organiser's,
+opens at 1,280 and 390 px without a console error or Content-Security-Policy violation and no wider than the window.
 
-Each page's screenshot is written to ``$REFEREE_SCREENS`` (default: the test's temporary folder) as web-*.png.
+The every-page tour writes each page's screenshot at each width to ``$REFEREE_SCREENS`` as web-NAME-WIDTH.png when
+that is set (none otherwise: they cost CPU); the other tests write theirs there or to their temporary folder.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from urllib.parse import quote
 
 import pytest
 
-from referee.ladder import BlockKind, VersionState
+from referee.ladder import BlockKind, Ladder, VersionState
+from referee.runner.gamelog import read_records
+from referee.runner.logrecords import ActionEvent
+from referee.runner.stderr_marks import mark_line
 from tests.web.ladderdata import HOSTILE, HOSTILE_STDERR, ROOT, Built, commit_simulated
 
 
@@ -26,6 +31,16 @@ def screens(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("REFEREE_SCREENS", tmp_path))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+@pytest.fixture
+def asked_screens() -> Path | None:
+    """Where the every-page tour writes its screenshots: ``$REFEREE_SCREENS``, or nowhere (they cost CPU)."""
+    asked = os.environ.get("REFEREE_SCREENS")
+    if not asked:
+        return None
+    Path(asked).mkdir(parents=True, exist_ok=True)
+    return Path(asked)
 
 
 @pytest.fixture
@@ -69,36 +84,118 @@ def sign_in(page: Any, base: str, token: str) -> None:
     page.wait_for_url(f"{base}/me")
 
 
-def test_every_page_renders_without_csp_violations(open_page, live_server, own_ladder: Built, screens: Path) -> None:
+#: The widths every page is checked at: a desktop and a phone.
+WIDTHS = (1280, 390)
+#: A page that is not there: the error page.
+MISSING = "/entrants/nobody-by-this-name"
+
+
+def _check_page(page: Any, base: str, url: str, width: int, screens: Path | None, name: str) -> None:
+    """Open ``url`` at the page's width: it loads, nothing on it is wider than the window (wide tables scroll in
+    their own box), and its screenshot goes to ``screens`` when asked (``$REFEREE_SCREENS``)."""
+    page.goto(base + url)
+    page.wait_for_load_state("networkidle")
+    if url.startswith("/games/"):
+        page.wait_for_selector("body[data-ready='1']")
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{url} is {wide} px wide in a {width} px window"
+    if screens is not None:
+        page.screenshot(path=screens / f"web-{name}-{width}.png", full_page=True)
+
+
+def test_every_page_renders_at_both_widths_without_csp_violations(
+    browser: Any, live_server, own_ladder: Built, asked_screens: Path | None
+) -> None:
     server = live_server()
     base = server.url
     hostile = quote(HOSTILE, safe="")
-    page = open_page(f"{base}/")
-    assert page.locator("#leaderboard tbody tr").count() == 4
-    assert page.inner_text("#leaderboard tbody tr:last-child td.name") == HOSTILE  # shown as text
-    page.screenshot(path=screens / "web-leaderboard.png", full_page=True)
-    for name, url in [
+    game = own_ladder.faulted_game
+    # the hostile seat's stderr in that game, marked as serve marks it (tests/web/test_turn_stderr.py plays it)
+    with Ladder.open(own_ladder.root) as ladder:
+        seat = [ladder.store.version(v).key for v in ladder.game(game).seats].index(f"{HOSTILE}#1")
+        _, events = read_records(ladder.game_log(game), wire=False)
+    actions = [e for e in events if isinstance(e, ActionEvent) and e.round == 1]
+    step = sum(len(e.entries) for e in actions[: next(i for i, e in enumerate(actions) if e.seat == seat)])
+    with (own_ladder.root / "bots" / f"{HOSTILE}#1.lane0.log").open("a", encoding="utf-8") as f:
+        f.write(mark_line(game, seat, 1, 0, "deal").decode() + "thinking about my discard\n")
+        f.write(mark_line(game, seat, 1, step, "turn").decode() + "thinking about turn 1\n")
+    public = [
+        ("leaderboard", "/"),
         ("entrant", f"/entrants/{hostile}"),
+        ("entrant-alice", "/entrants/alice"),
+        ("version", f"/entrants/{hostile}/versions/1"),
         ("blocks", "/blocks"),
         ("block", f"/blocks/{own_ladder.real_block}"),
+        ("game", f"/games/{game}"),
         ("epochs", "/epochs"),
         ("final", "/final"),
         ("signin", "/signin"),
         ("api", "/api/docs"),
-    ]:
-        page.goto(base + url)
-        page.wait_for_load_state("networkidle")
-        page.screenshot(path=screens / f"web-{name}.png", full_page=True)
-    assert page.locator(".swagger-ui").count() == 1  # the OpenAPI page ran under the CSP
-    page.goto(f"{base}/entrants/alice")
-    assert page.locator("#ratings polyline.line").count() == 1
-    page.screenshot(path=screens / "web-entrant-alice.png", full_page=True)
-    sign_in(page, base, own_ladder.tokens[HOSTILE])
-    page.screenshot(path=screens / "web-me.png", full_page=True)
-    page.goto(f"{base}/entrants/{hostile}/versions/1")
-    assert HOSTILE_STDERR in page.inner_text("#stderr")  # as text
-    assert page.locator("#fault-table tbody tr").count() >= 1
-    page.screenshot(path=screens / "web-author-version.png", full_page=True)
+        ("play", "/play"),
+        ("error", MISSING),
+    ]
+    author = [
+        ("me", "/me"),
+        ("submit", "/submit"),
+        ("author-play", "/play"),
+        ("author-version", f"/entrants/{hostile}/versions/1"),
+        ("author-game", f"/games/{game}"),
+    ]
+    organiser = [("admin-me", "/me"), ("admin-version", f"/entrants/{hostile}/versions/1")]
+    for width in WIDTHS:
+        problems: list[str] = []
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.on("pageerror", lambda exc, out=problems: out.append(f"page error: {exc}"))
+            # every console error fails (a CSP violation is one), but the one line Chromium logs for the error page's
+            # own 404; a failed request fails through the responses, which say which
+            page.on(
+                "console",
+                lambda msg, out=problems: msg.type == "error" and not msg.text.startswith("Failed to load resource")
+                and out.append(f"console: {msg.text}"),
+            )  # fmt: skip
+            page.on(
+                "response",
+                lambda r, out=problems: r.status >= 400 and r.url != base + MISSING
+                and out.append(f"{r.status}: {r.url}"),
+            )  # fmt: skip
+            for name, url in public:
+                _check_page(page, base, url, width, asked_screens, name)
+                if name == "leaderboard":
+                    assert page.locator("#leaderboard tbody tr").count() == 4
+                    assert page.inner_text("#leaderboard tbody tr:last-child td.name") == HOSTILE  # shown as text
+                if name == "entrant-alice":
+                    assert page.locator("#ratings polyline.line").count() == 1
+                if name == "api":
+                    assert page.locator(".swagger-ui").count() == 1  # the OpenAPI page ran under the CSP
+                if name == "game":
+                    assert page.is_hidden("#rp-stderr")  # the public sees no one's stderr
+                if name == "error":
+                    assert "nobody-by-this-name" in page.inner_text("main")
+            sign_in(page, base, own_ladder.tokens[HOSTILE])
+            for name, url in author:
+                _check_page(page, base, url, width, asked_screens, name)
+                if name == "author-version":
+                    assert HOSTILE_STDERR in page.inner_text("#stderr")  # as text
+                    assert page.locator("#fault-table tbody tr").count() >= 1
+                if name == "author-game":
+                    page.click("#rp-next")  # from the deal to the first round's discard
+                    assert "thinking about my discard" in page.inner_text("#rp-stderr")
+                    for _ in range(step + 1):  # to the step that shows its first move
+                        page.click("#rp-next")
+                    assert "thinking about turn 1" in page.inner_text("#rp-stderr")
+                    assert "while choosing this move" in page.inner_text("#rp-stderr")
+                    assert page.locator("#rp-history li.has-stderr").count() == 1
+                    if asked_screens is not None:
+                        page.screenshot(path=asked_screens / f"web-author-game-stderr-{width}.png", full_page=True)
+            page.click("#signout")
+            sign_in(page, base, own_ladder.admin)
+            for name, url in organiser:
+                _check_page(page, base, url, width, asked_screens, name)
+        finally:
+            context.close()
+        assert problems == [], f"at {width} px"
 
 
 def test_the_final_and_its_replays_at_a_desk_and_on_a_phone(

@@ -150,6 +150,10 @@ def test_a_failed_versions_page_says_where_to_look(client: TestClient, built: Bu
     assert "none: it has not played a ranked game (its gate failed)" in page
     assert "No build command: nothing to build." in page and "None." not in page
     assert "gate: bot-stderr-0.log" in page and "Traceback: the gate&#39;s game 0" in page
+    # the entrant's page neither: its row's faults cell says it never played, not "none"
+    entrant = client.get("/entrants/carol").text
+    row = entrant[entrant.index('<tr data-version="2">') :].split("</tr>")[0]
+    assert '<td class="faults"><span class="hint">no ranked game (gate failed)</span></td>' in row
 
 
 def test_a_long_stderr_is_shown_from_a_lines_start(tmp_path) -> None:

@@ -1,7 +1,7 @@
 // The replay viewer: a game's compact replay (format: referee.runner.replay) shown frame by frame in the
 // viewer's markup (referee.report.viewer.REPLAY_MARKUP). One viewer for the report and the ladder's game page:
-// RefereeReplay.create({nameOf, faultsOf}) binds the controls and returns {show(game, rep, target)}; its DOM
-// helpers text() and el() serve the pages that load it.
+// RefereeReplay.create({nameOf, faultsOf, stderrOf}) binds the controls and returns {show(game, rep, target)}; its
+// DOM helpers text() and el() serve the pages that load it.
 window.RefereeReplay = (() => {
   "use strict";
   const $ = (id) => document.getElementById(id);
@@ -13,8 +13,11 @@ window.RefereeReplay = (() => {
     return n;
   }
 
-  // nameOf(entrant key) -> its name; faultsOf(game key) -> the game's faults [{seat, kind, detail}, ...]
-  function create({ nameOf, faultsOf }) {
+  // nameOf(entrant key) -> its name; faultsOf(game key) -> the game's faults [{seat, kind, detail}, ...];
+  // stderrOf (optional; the ladder's game page, to a bot's author) -> what bots wrote on stderr, request by request
+  // [{seat, round, step, at, text}, ...] (at: start, deal, turn or end; a turn's step: the round's events before it);
+  // stderrFull (optional) -> the seats of those whose stderr file was full before the game [seat, ...]
+  function create({ nameOf, faultsOf, stderrOf, stderrFull }) {
     let view = null;
 
     // ------------------------------------------------------------------ replay frames
@@ -127,7 +130,52 @@ window.RefereeReplay = (() => {
         lastFrame.fault = (lastFrame.fault ? lastFrame.fault + "; " : "") +
           `Fault by ${players[f.seat]}: ${f.kind}${f.detail ? " — " + f.detail : ""}`;
       }
+      // stderrFull (optional) -> the seats whose stderr file was full before the game: said on the first frame
+      (stderrFull ? stderrFull(game.key) || [] : []).forEach((seat) => {
+        frames[0].stderr = (frames[0].stderr || []).concat([{ seat, at: "full", text: "" }]);
+      });
+      (stderrOf ? stderrOf(game.key) || [] : []).forEach((seg) => {
+        const f = frames[stderrFrame(frames, seg)];
+        f.stderr = (f.stderr || []).concat([seg]);
+      });
       return { frames, players };
+    }
+
+    // the frame a stderr segment goes with: the move it was written while choosing (a turn), the round's discard
+    // (a deal), the first frame (the bot's start) or the end; a move that never came (a fault): its round's last frame
+    function stderrFrame(frames, seg) {
+      const last = frames.length - 1;
+      const find = (test) => frames.findIndex(test);
+      const lastOf = (test) => { for (let i = last; i >= 0; i--) if (test(frames[i])) return i; return -1; };
+      let i = -1;
+      if (seg.at === "start") i = 0;
+      else if (seg.at === "end") i = last;
+      else if (seg.at === "deal") i = find((f) => f.kind === "discard" && f.round === seg.round);
+      else i = find((f) => f.kind === "event" && f.round === seg.round && f.ev === seg.step);
+      if (i < 0) i = lastOf((f) => f.round === seg.round);
+      return i < 0 ? last : i;
+    }
+
+    const WHEN = {
+      start: "at the game's start", deal: "while choosing its discard", turn: "while choosing this move",
+      end: "after its last reply",
+    };
+
+    function showStderr(f) {
+      const box = $("rp-stderr");
+      if (!box) return;
+      const segs = f.stderr || [];
+      box.hidden = segs.length === 0;
+      box.replaceChildren();
+      segs.forEach((seg) => {
+        if (seg.at === "full") {
+          box.appendChild(el("div", "rp-stderr-head", `stderr of ${view.players[seg.seat]}: nothing kept for this ` +
+            "game (its stderr file had reached its cap before it)"));
+          return;
+        }
+        box.appendChild(el("div", "rp-stderr-head", `stderr of ${view.players[seg.seat]} ${WHEN[seg.at] || ""}`));
+        box.appendChild(el("pre", "rp-stderr-text", seg.text));
+      });
     }
 
     function cardSpan(value, cls) { return el("span", "card" + (cls ? " " + cls : ""), String(value)); }
@@ -146,6 +194,7 @@ window.RefereeReplay = (() => {
       const fault = $("rp-fault");
       fault.hidden = !f.fault;
       text(fault, f.fault || "");
+      showStderr(f);
       text($("rp-last-played"), f.last === null ? "Last: nothing played yet this round" : `Last: ${f.last}`);
       const body = $("rp-table").tBodies[0];
       body.replaceChildren();
@@ -176,6 +225,7 @@ window.RefereeReplay = (() => {
       let current = null;
       f.history.forEach((t, k) => {
         const li = el("li", k === f.ev ? "current" : f.kind !== "over" && (f.ev < 0 || k > f.ev) ? "future" : "", t);
+        if (view.stderrAt.has(`${f.round}:${k}`)) li.classList.add("has-stderr");
         if (k === f.ev) current = li;
         list.appendChild(li);
       });
@@ -188,7 +238,9 @@ window.RefereeReplay = (() => {
     // show GAME (its key, label, seats, seed) from its replay REP, at TARGET: "fault", "end", a step number or the start
     function show(game, rep, target) {
       const built = buildFrames(game, rep);
-      view = { game, rep, frames: built.frames, pos: 0 };
+      const stderrAt = new Set();  // "round:event" of the moves with stderr, marked in the history
+      built.frames.forEach((f) => { if (f.stderr && f.kind === "event") stderrAt.add(`${f.round}:${f.ev}`); });
+      view = { game, rep, frames: built.frames, players: built.players, stderrAt, pos: 0 };
       $("replay-view").hidden = false;
       $("replay-view").dataset.game = String(game.key);
       const seats = game.seats.map((e, s) => `${s}: ${nameOf(e)}`).join(", ");

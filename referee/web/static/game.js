@@ -12,6 +12,8 @@
       const viewer = RefereeReplay.create({
         nameOf: (seat) => data.names[seat],
         faultsOf: () => data.faults,
+        stderrOf: () => data.stderr || [],
+        stderrFull: () => data.stderr_full || [],
       });
       empty.hidden = true;
       viewer.show(data.game, data.replay, location.hash === "#fault" ? "fault" : undefined);
