@@ -105,14 +105,11 @@ class LadderServer:
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
         max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
-        # Each version's reply time, for the matchmaker's fair share in bot time (lanes in this process only: lanes
-        # in other processes or on a cluster leave it unfed, and their blocks are charged in equal parts).
+        # Each version's reply time, for the matchmaker's fair share in bot time (fed by every kind of lane).
         self.bot_clock = BotClock()
-        in_process = options.lanes is None or options.lanes is InProcessLanes
-        factory = self.bot_clock.wrap(options.factory) if in_process else options.factory
         settings = LaneSettings(
             self.jobs, self.runner, self.ruleset, ladder.layout.bots, self.keep, max_live, ladder.version_folder,
-            options.play, factory,
+            options.play, options.factory, self.bot_clock,
         )  # fmt: skip
         self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0

@@ -3,7 +3,9 @@ passes or fails by name. They let ``serve`` run for hundreds of blocks in a few 
 
 A fake version's strength is read from its bot file: ``STRENGTH = 3.0`` (lower scores are better, so a higher
 strength takes points off its scores); ``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails
-the gate. Scores are drawn from the deal seed and the seat, so a block's rotations share the luck of the deal.
+the gate; ``THINK = 0.02`` makes it take that many seconds to reply, once a game (through the player's ``request``,
+where the bot clock times it). Scores are drawn from the deal seed and the seat, so a block's rotations share the
+luck of the deal.
 """
 
 from __future__ import annotations
@@ -20,15 +22,16 @@ from referee.engine import seeded_deal
 from referee.runner.gamelog import GameLogWriter
 from referee.runner.logrecords import LogHeader
 
-_VALUE = re.compile(r"^(STRENGTH|FAULT|FAILGATE)\s*=\s*(\S+)", re.MULTILINE)
+_VALUE = re.compile(r"^(STRENGTH|FAULT|FAILGATE|THINK)\s*=\s*(\S+)", re.MULTILINE)
 
 
-def bot_text(strength: float, fault: float = 0.0, failgate: bool = False, tag: str = "") -> str:
-    return f"STRENGTH = {strength}\nFAULT = {fault}\nFAILGATE = {failgate}\n# {tag}\nprint('fake')\n"
+def bot_text(strength: float, fault: float = 0.0, failgate: bool = False, tag: str = "", think: float = 0.0) -> str:
+    slow = f"THINK = {think}\n" if think else ""
+    return f"STRENGTH = {strength}\nFAULT = {fault}\nFAILGATE = {failgate}\n{slow}# {tag}\nprint('fake')\n"
 
 
 def traits(spec: Any) -> dict[str, str]:
-    """The STRENGTH/FAULT/FAILGATE of a version, from the bot file its command names."""
+    """The STRENGTH/FAULT/FAILGATE/THINK of a version, from the bot file its command names."""
     for word in reversed(spec.argv):
         path = Path(spec.cwd) / word
         if path.suffix == ".py" and path.is_file():
@@ -49,9 +52,15 @@ class FakePlayer:
     name: str
     strength: float
     fault: float
+    think: float = 0.0
     hello: FakeHello = field(default_factory=lambda: FakeHello("fake"))
     deals: list[int] = field(default_factory=list)
     closed: bool = False
+
+    async def request(self, line: bytes, expect: object, deadline: float) -> tuple[str, bytes]:
+        """A reply after ``think`` seconds."""
+        await trio.sleep(self.think)
+        return "reply", line
 
     async def aclose(self) -> None:
         self.closed = True
@@ -89,7 +98,7 @@ class Fakes:
 
     def factory(self, spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
         t = traits(spec)
-        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)))
+        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)), float(t.get("THINK", 0)))
         self.players.append(player)
         return player
 
@@ -100,6 +109,9 @@ class Fakes:
             await trio.sleep(self.delay)
         else:
             await trio.lowlevel.checkpoint()
+        for p in players:
+            if p.think:
+                await p.request(b"turn", None, 0.0)
         self.games += 1
         luck = random.Random(seed)
         cards_luck = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards
