@@ -127,6 +127,10 @@ def dask_cluster(folder: Path, workers: int) -> Iterator[str]:
                 address = json.loads(address_file.read_text())["address"]
             except (ValueError, KeyError):
                 time.sleep(0.1)
+        from distributed import Client  # every worker in before serve counts them (its lanes: 4 a worker thread)
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
         yield address
     finally:
         for p in reversed(procs):
@@ -154,15 +158,24 @@ def main() -> None:
         print("the gate, lanes in the serve process", flush=True)
         trio.run(window, lad, None, 0.0, 0)
         with dask_cluster(folder, 2) as address:
+            made: list[DaskLanes] = []
+
+            def dask_lanes(s: Any) -> DaskLanes:
+                made.append(DaskLanes(address, s))
+                return made[-1]
+
             ways: list[tuple[str, Any]] = [
                 ("in process", None),
                 ("--lane-processes", ProcessLanes),
-                ("--cluster (2 workers)", lambda s: DaskLanes(address, s)),
+                ("--cluster (2 workers)", dask_lanes),
             ]
             for r in range(args.rounds):
                 for name, lanes in ways if r % 2 == 0 else ways[::-1]:
                     print(f"{name}, round {r + 1}; load {os.getloadavg()[0]:.1f}", flush=True)
                     results.setdefault(name, []).append(trio.run(window, lad, lanes, args.seconds, args.warm))
+        if made:
+            tasks, blocks = sum(d.tasks_sent for d in made), sum(d.blocks_sent for d in made)
+            print(f"Dask: {blocks} blocks in {tasks} tasks ({blocks / max(1, tasks):.2f} blocks a task)")
         print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, table_sizes [4], --jobs {args.jobs}, "
               f"{args.seconds:g} s a window")  # fmt: skip
         print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18} "
