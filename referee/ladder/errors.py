@@ -14,6 +14,7 @@ from __future__ import annotations
 from referee.engine.errors import RefereeError
 
 __all__ = [
+    "ClusterGone",
     "ConfigFileError",
     "IntakeError",
     "LadderError",
@@ -57,3 +58,8 @@ class LaneLost(LadderError):
 
 class VersionShipError(LadderError):
     """A version's files could not be fetched on a Dask worker, or did not match their digest (``lanes_ship``)."""
+
+
+class ClusterGone(LadderError):
+    """``serve --cluster``'s Dask scheduler is gone (its connection lost and not back within Dask's connect timeout):
+    ``serve`` stops, the block it was playing voided; the message is the one line said about it."""

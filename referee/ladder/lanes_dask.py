@@ -24,6 +24,13 @@ line as each block's reason (shown on the organiser's page) and plays them again
 tasks are not touched. A block that fails on its own (a version that cannot be fetched or started there) voids that
 block only. Workers may join and leave at any time; with none left, tasks wait in the scheduler's queue until one
 joins.
+
+The scheduler lost (killed, its machine gone): the Dask client cancels every task, so each block in play is voided
+("the connection to the Dask scheduler ... was lost"), and it tries to reach the scheduler again for Dask's connect
+timeout (``distributed.comm.timeouts.connect``), while the lanes wait. A scheduler back at that address in time:
+the versions are shipped to it again and the blocks played again. Not back in time: ``ClusterGone`` is raised with
+one line, and ``serve`` stops (every finished block is stored; the blocks in play are voided and played again at
+the next start).
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import Any
 import trio
 
 from referee.ladder.botmanifest import BotManifest
+from referee.ladder.errors import ClusterGone
 from referee.ladder.intake import tree_digest
 from referee.ladder.lanes import LaneLost, LaneSettings
 from referee.ladder.lanes_ship import (
@@ -173,6 +181,7 @@ class DaskLanes:
     async def play(
         self, lane: int, batch: TableBatch, versions: Sequence[Version], games_dir: Path
     ) -> list[PlayedGame]:
+        await self._connected()
         shipped = tuple([await self._ship(v) for v in versions])
         if not self._counted:
             await trio.to_thread.run_sync(self._count_threads)
@@ -206,6 +215,20 @@ class DaskLanes:
         if self.settings.clock is not None:
             self.settings.clock.add(out.bot_seconds)
         return self._take(out.out, batch, games_dir)
+
+    async def _connected(self) -> None:
+        """Return at once while the client is connected; while it reaches a lost scheduler again, wait; raise
+        ``ClusterGone`` when it gave up."""
+        if self.client.status == "running":
+            return
+        while self.client.status == "connecting":
+            await trio.sleep(0.2)
+        if self.client.status != "running":
+            raise ClusterGone(
+                f"the Dask scheduler at {self.address} is gone (not reached again within the connect timeout): "
+                "serve stops; start the scheduler and serve again (the blocks in play are played again)"
+            )
+        self._shipped.clear()  # a new scheduler holds none of the versions shipped to the old one
 
     def _dispatch(self) -> None:
         """Hand the waiting blocks to new tasks while fewer tasks are in the scheduler's hands than the cluster has
@@ -257,6 +280,8 @@ class DaskLanes:
             return future.result()  # type: ignore[no-any-return]
         if status != "error":  # cancelled or lost: the scheduler forgot it (restarted, or this client cut off);
             # its error would be a CancelledError, which must not pass for a stop of serve
+            if self.client.status != "running":
+                raise LaneLost(f"the connection to the Dask scheduler at {self.address} was lost")
             raise LaneLost(f"its task was {status} by the Dask scheduler")
         exc = future.exception()
         if isinstance(exc, VersionShipError | WorkerSetupError | ClusterError):

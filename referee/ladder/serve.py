@@ -37,7 +37,7 @@ import trio
 from referee.engine import RefereeError
 from referee.ladder.botclock import BotClock
 from referee.ladder.epochs import EpochKeeper
-from referee.ladder.errors import LadderError, Refused
+from referee.ladder.errors import ClusterGone, LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
@@ -274,7 +274,7 @@ class LadderServer:
                 self._remove_logs(block.id)
                 if not _is_stop(exc):
                     self.announce(f"block {block.id} voided, to be played again: {reason}")
-            if _is_stop(exc) or not isinstance(exc, Exception):
+            if _is_stop(exc) or not isinstance(exc, Exception) or isinstance(exc, ClusterGone):
                 raise
         finally:
             self.field.finished(block.seats, self.clock(), counted=counted, charged=charged)

@@ -19,13 +19,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from referee.ladder import BlockState, Ladder
+from referee.ladder.errors import ClusterGone
 from referee.ladder.lanes import LaneSettings
 from referee.ladder.lanes_dask import DaskLanes
+from referee.ladder.serve import ServeOptions, serve
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _submit
-from tests.ladder.test_serve_lanes import assert_each_block_stored_once, audited, serve_and_kill
+from tests.ladder.test_serve_lanes import assert_each_block_stored_once, audited, four_entrants, serve_and_kill
 
 distributed = pytest.importorskip("distributed")
 
@@ -129,3 +132,47 @@ def test_a_worker_killed_mid_block_voids_its_blocks_which_are_played_again_on_th
     assert clock is not None
     spent = clock.read(f"{name}#1" for name in names)
     assert spent["ann#1"] >= 0.02 * 2 and all(spent[f"{name}#1"] == 0.0 for name in names[1:]), spent
+
+
+def test_the_scheduler_lost_for_good_stops_serve_in_one_line_with_nothing_lost(
+    tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """The scheduler killed with SIGKILL: the Dask client cancels every task (the blocks in play are voided), tries
+    to reach it again for the connect timeout (2 s here), then ``serve`` stops with ``ClusterGone``, one line."""
+    import dask
+
+    address, procs = cluster
+    with distributed.Client(address, timeout=60) as client:  # the workers in before the 2 s timeout applies
+        client.wait_for_workers(2, timeout=120)
+    lad = four_entrants(tmp_path)
+    fakes = Fakes(delay=0.05)
+    lines: list[str] = []
+
+    async def run() -> None:
+        options = ServeOptions(
+            announce=lines.append, poll=0.02, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=3,
+            lanes=lambda settings: DaskLanes(address, settings),
+        )  # fmt: skip
+        async with trio.open_nursery() as nursery:
+            with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):  # the client's reconnect timeout
+                ladder = await nursery.start(serve, lad, options)
+            with trio.fail_after(60):
+                while ladder.store.block_count() < 3:
+                    await trio.sleep(0.02)
+                procs[0].send_signal(signal.SIGKILL)
+                await trio.sleep_forever()  # serve ends on its own
+
+    with pytest.raises(BaseExceptionGroup) as caught:
+        trio.run(run)
+    gone = caught.value.subgroup(ClusterGone)
+    assert gone is not None and caught.value.split(ClusterGone)[1] is None, caught.value  # nothing else went wrong
+    said = str(next(e for e in _leaves(gone)))
+    assert f"the Dask scheduler at {address} is gone" in said and "\n" not in said.strip(), said
+    with Ladder.open(lad) as ladder:
+        assert not ladder.store.blocks(states=[BlockState.PLAYING])  # every block in play was voided
+    assert assert_each_block_stored_once(lad) >= 3
+    audited(lad)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    return [x for e in group.exceptions for x in (_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])]
