@@ -72,7 +72,7 @@ from referee.tournament.schedule import TableBatch
 __all__ = ["BLOCKS_PER_TASK", "DaskLanes"]
 
 #: Blocks one Dask task carries at most (and lanes per worker thread of the cluster at the start).
-BLOCKS_PER_TASK = 4
+BLOCKS_PER_TASK = 8
 
 
 @dataclass(eq=False)
