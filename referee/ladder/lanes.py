@@ -10,8 +10,11 @@ process or a Dask worker lost) raises, and ``serve`` voids it and plays it again
 - ``InProcessLanes``: the lanes' pools in this process (the default, and what the tests' in-process fakes use);
 - ``referee.ladder.lanes_process.ProcessLanes`` (``--lane-processes``): one worker process per lane, so the serve
   process keeps only the matchmaker, the store and the web;
-- ``referee.ladder.lanes_dask.DaskLanes`` (``--cluster ADDRESS``): each block is a Dask task; versions are shipped
-  to workers by digest.
+- ``referee.ladder.lanes_dask.DaskLanes`` (``--cluster ADDRESS``): the lanes' blocks go to Dask tasks, several to a
+  task when blocks are to spare; versions are shipped to workers by digest.
+
+Every kind adds each version's reply time over a block to ``LaneSettings.clock`` (the matchmaker's fair share in
+bot time) before ``play`` returns: timed here, or where the lane runs and sent back with the block.
 """
 
 from __future__ import annotations
