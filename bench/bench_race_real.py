@@ -106,8 +106,8 @@ def one(mode: str, folder: Path, manifest: Path, args: argparse.Namespace) -> di
         if mode == "across rounds":
             outcome = run_tournament(store, params, LocalExecutor(args.jobs, factory=factory))
             games = outcome.played
-            if outcome.race is not None:
-                print(f"{mode:>13}: {outcome.race.reason}; top {', '.join(outcome.race.order[:3])}", flush=True)
+            if outcome.decided is not None:
+                print(f"{mode:>13}: {outcome.decided.banner()}", flush=True)
         else:
             games = per_round(store, params, args.jobs, factory)
     seconds = time.perf_counter() - start

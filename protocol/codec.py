@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from protocol.errors import ViolationKind
 from protocol.jsonline import load_object, show, violate
 from protocol.messages import AnyRefereeMessage, AnyReply, RefereeMessage
 from protocol.replies import Expect as Expect
@@ -43,11 +44,11 @@ def parse_message(line: bytes | str) -> AnyRefereeMessage:
     obj = load_object(raw, "message", limit=None)
     kind = obj.get("type")
     if not isinstance(kind, str):
-        violate("bad_field", "the message has no string field 'type'")
+        violate(ViolationKind.BAD_FIELD, "the message has no string field 'type'")
     try:
         return _REFEREE_ADAPTER.validate_python(obj)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         if errors and errors[0]["type"] == "union_tag_invalid":
-            violate("unknown_type", f"unknown message type {show(kind)}")
-        violate("bad_field", f"{kind} message: {describe(exc)}")
+            violate(ViolationKind.UNKNOWN_TYPE, f"unknown message type {show(kind)}")
+        violate(ViolationKind.BAD_FIELD, f"{kind} message: {describe(exc)}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
+from protocol.errors import ViolationKind
 from protocol.jsonline import PROTOCOL_VERSION, load_object, show, violate
 from referee.engine.actions import Drop, Pass, Play
 from referee.engine.cards import HIGHEST
@@ -353,9 +354,9 @@ def parse_message(line: bytes | str) -> Message:
     obj = load_object(raw, "message", limit=None)
     kind = obj.get("type")
     if not isinstance(kind, str):
-        violate("bad_field", "the message has no string field 'type'")
+        violate(ViolationKind.BAD_FIELD, "the message has no string field 'type'")
     if kind not in _KINDS:
-        violate("unknown_type", f"unknown message type {show(kind)}")
+        violate(ViolationKind.UNKNOWN_TYPE, f"unknown message type {show(kind)}")
     try:
         return _build(kind, obj)
     except _Bad as bad:
@@ -364,10 +365,10 @@ def parse_message(line: bytes | str) -> Message:
 
 def _refuse(kind: str, bad: _Bad) -> NoReturn:
     if bad.tag:  # as the models' tagged unions report it
-        violate("unknown_type", f"{kind} message: field {bad.where!r} {bad.why}")
+        violate(ViolationKind.UNKNOWN_TYPE, f"{kind} message: field {bad.where!r} {bad.why}")
     if bad.missing:
-        violate("bad_field", f"{kind} message: field {bad.where!r} is missing")
-    violate("bad_field", f"{kind} message: field {bad.where!r} {bad.why}, got {show(bad.value)}")
+        violate(ViolationKind.BAD_FIELD, f"{kind} message: field {bad.where!r} is missing")
+    violate(ViolationKind.BAD_FIELD, f"{kind} message: field {bad.where!r} {bad.why}, got {show(bad.value)}")
 
 
 # ------------------------------------------------------------------------------------------ to the engine

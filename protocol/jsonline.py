@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, NoReturn
 
-from protocol.errors import ProtocolViolation
+from protocol.errors import ProtocolViolation, ViolationKind
 
 #: The protocol version this package speaks.
 PROTOCOL_VERSION = 1
@@ -21,7 +21,7 @@ MAX_LINE = 65536
 _MAX_INT_DIGITS = 64
 
 
-def violate(kind: str, detail: str) -> NoReturn:
+def violate(kind: ViolationKind, detail: str) -> NoReturn:
     raise ProtocolViolation(kind, detail)
 
 
@@ -58,21 +58,21 @@ def load_object(line: bytes, what: str, limit: int | None = MAX_LINE) -> dict[st
         if line.endswith(b"\r"):
             line = line[:-1]
     if limit is not None and len(line) > limit:
-        violate("line_too_long", f"the {what} line has {len(line)} bytes, the limit is {limit}")
+        violate(ViolationKind.LINE_TOO_LONG, f"the {what} line has {len(line)} bytes, the limit is {limit}")
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        violate("invalid_json", f"the {what} line is not UTF-8 (byte {exc.start})")
+        violate(ViolationKind.INVALID_JSON, f"the {what} line is not UTF-8 (byte {exc.start})")
     if not text.strip():
-        violate("invalid_json", f"the {what} line is empty; expected one JSON object")
+        violate(ViolationKind.INVALID_JSON, f"the {what} line is empty; expected one JSON object")
     try:
         obj = _DECODER.decode(text)
     except RecursionError:
-        violate("invalid_json", f"the {what} line nests JSON too deeply")
+        violate(ViolationKind.INVALID_JSON, f"the {what} line nests JSON too deeply")
     except ValueError as exc:  # json.JSONDecodeError and our own refusals
-        violate("invalid_json", f"the {what} line is not valid JSON: {_first_line(str(exc))}")
+        violate(ViolationKind.INVALID_JSON, f"the {what} line is not valid JSON: {_first_line(str(exc))}")
     if not isinstance(obj, dict):
-        violate("not_object", f"the {what} line is {_json_kind(obj)}, not a JSON object")
+        violate(ViolationKind.NOT_OBJECT, f"the {what} line is {_json_kind(obj)}, not a JSON object")
     return obj
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal, NamedTuple, TypeGuard
 
+from protocol.errors import ViolationKind
 from protocol.inbound import DropReply, PassReply, PlayReply
 from protocol.jsonline import PROTOCOL_VERSION, load_object, show, violate
 from referee.engine.actions import Discard
@@ -90,17 +91,22 @@ def reply_kind(obj: dict[str, Any], expect: Expect) -> str:
     kind = obj.get("type")
     if not isinstance(kind, str):
         if "type" not in obj:
-            violate("bad_field", f"the reply has no field 'type'; expected {_expected(expect)}")
-        violate("bad_field", f"field 'type' must be a string, got {show(kind)}; expected {_expected(expect)}")
+            violate(ViolationKind.BAD_FIELD, f"the reply has no field 'type'; expected {_expected(expect)}")
+        violate(
+            ViolationKind.BAD_FIELD, f"field 'type' must be a string, got {show(kind)}; expected {_expected(expect)}"
+        )
     if kind not in REPLY_TYPES:
-        violate("unknown_type", f"unknown reply type {show(kind)}; expected {_expected(expect)}")
+        violate(ViolationKind.UNKNOWN_TYPE, f"unknown reply type {show(kind)}; expected {_expected(expect)}")
     if kind not in expect.types:
-        violate("wrong_type", f"a {kind!r} reply does not answer a {expect.prompt}; expected {_expected(expect)}")
+        violate(
+            ViolationKind.WRONG_TYPE,
+            f"a {kind!r} reply does not answer a {expect.prompt}; expected {_expected(expect)}",
+        )
     if kind == "hello":
         version = obj.get("protocol")
         if isinstance(version, int) and not isinstance(version, bool) and version != PROTOCOL_VERSION:
             violate(
-                "protocol_version",
+                ViolationKind.PROTOCOL_VERSION,
                 f"the bot speaks protocol {show(version)}; this referee speaks protocol {PROTOCOL_VERSION}",
             )
     return kind

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from protocol.errors import ProtocolViolation
+from protocol.errors import ProtocolViolation, ViolationKind
 from protocol.inbound import (
     Bye,
     DealMessage,
@@ -273,7 +273,7 @@ class _Session:
             try:
                 msg = parse_message(line)
             except ProtocolViolation as exc:
-                if exc.kind != "unknown_type":
+                if exc.kind != ViolationKind.UNKNOWN_TYPE:
                     _log(f"ignoring a line from the referee: {exc.detail}")
                 continue
             if isinstance(msg, Bye):

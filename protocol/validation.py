@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from protocol.errors import ViolationKind
 from protocol.jsonline import show, violate
 from protocol.messages import AnyReply, DiscardReply, DropReply, HelloReply, PassReply, PlayReply
 
@@ -30,7 +31,7 @@ def validate_reply(kind: str, obj: dict[str, Any]) -> AnyReply:
     try:
         return _REPLY_MODELS[kind].model_validate(obj)
     except ValidationError as exc:
-        violate("bad_field", f"{kind} reply: {describe(exc)}")
+        violate(ViolationKind.BAD_FIELD, f"{kind} reply: {describe(exc)}")
 
 
 _WHY = {

@@ -11,9 +11,11 @@
     │       ├── OutputCapped          its lines in one game passed Limits.game_output
     │       ├── StartupFailed         no good hello
     │       └── StalledTable          referee.check.observe: kept passing on a stalled table (the check only)
+    ├── LineTooLong                   referee.runner.errors: a bot line over MAX_LINE bytes (the player makes it a
+    │                                 protocol fault: the process layer knows no protocol)
     ├── RulesetError, DealError       a ruleset or deal that cannot be played
     ├── BotSpecError                  a BOT argument names nothing runnable
-    ├── ConfigError                   referee.runner.errors: an impossible runner option
+    ├── ConfigError                   referee.settings: an impossible bot setting or runner option
     ├── LogError                      referee.runner.logrecords: a file that is not a readable game log
     │   └── NoHeader                  one without its header line (empty, or cut before it)
     ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
@@ -36,14 +38,20 @@
     │   ├── ConfigFileError           a ladder.toml that cannot be used (names the key)
     │   ├── IntakeError               a submitted bot refused (names the entry)
     │   ├── Refused                   a request the ladder's rules refuse
-    │   │   └── NotFound              no such entrant, version, block, game or epoch
+    │   │   ├── NotFound              no such entrant, version, block, game or epoch
+    │   │   └── SeatRefused           referee.web's human seat: too many human games at once
     │   ├── LadderStoreError          a ladder database that cannot be used
     │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
     │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
+    ├── UploadRefused                 referee.web.uploads: an upload refused before it was stored (its HTTP status)
     └── SubmitError                   referee.web.client: a submission over the web API that did not go through
 
 Bot faults become recorded forfeits; the others become one-line messages. Anything else escaping is a bug.
+
+``referee.runner.Stopped`` (SIGINT or SIGTERM stopped the work, its clean-ups done) stays outside the tree, as
+``KeyboardInterrupt`` does: it is no error but the organiser's request to stop, and every ``except RefereeError``
+that turns an error into a one-line message must let it through to the code that ends the command with it.
 """
 
 from protocol.errors import ProtocolViolation
@@ -59,6 +67,7 @@ from referee.ladder.errors import (
     LaneLost,
     NotFound,
     Refused,
+    SeatRefused,
     VersionShipError,
 )
 from referee.report.errors import NoTournament, ReplayError, ReportError
@@ -67,13 +76,14 @@ from referee.runner.errors import (
     BotFault,
     BotSpecError,
     BotTimeout,
-    ConfigError,
+    LineTooLong,
     OutputCapped,
     StartupFailed,
     UnsolicitedOutput,
 )
 from referee.runner.input_file import InputFileError
 from referee.runner.logrecords import LogError, NoHeader
+from referee.settings import ConfigError
 from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
 from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError
@@ -84,6 +94,7 @@ from referee.tournament.schedule import ScheduleError
 from referee.tournament.store import EmptyStore, StoreError
 from referee.web.client import SubmitError
 from referee.web.settings import ListenError
+from referee.web.uploads import UploadRefused
 
 __all__ = [
     "BotCrashed",
@@ -108,6 +119,7 @@ __all__ = [
     "LadderStoreError",
     "LaneError",
     "LaneLost",
+    "LineTooLong",
     "ListenError",
     "LogError",
     "ManifestError",
@@ -123,11 +135,13 @@ __all__ = [
     "ReportError",
     "RulesetError",
     "ScheduleError",
+    "SeatRefused",
     "StalledTable",
     "StartupFailed",
     "StoreError",
     "SubmitError",
     "UnsolicitedOutput",
+    "UploadRefused",
     "VersionShipError",
     "WorkerSetupError",
 ]

@@ -1,5 +1,9 @@
 """Lazy names of a package (PEP 562): the package lists which of its names live in which module, and each module
-is imported the first time one of its names is asked for, so a command that never uses it never pays for it."""
+is imported the first time one of its names is asked for, so a command that never uses it never pays for it.
+
+A lazy package writes each name twice: in its ``_WHERE`` (name -> module; its ``__all__`` is ``sorted(_WHERE)``)
+and in its ``if TYPE_CHECKING:`` imports, for type checkers (mypy and ruff are told these are its exports in
+pyproject.toml); tests/test_architecture.py holds the two to each other."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ and start-up times, the time bank, the sandbox, the clock, the resource ``Limits
 ``RunnerConfig`` is these settings plus what the referee adds itself, and a tournament stores them with its
 results. The defaults are written here only: the options' ``--help`` reads them from these classes.
 
-This module imports nothing of the referee, so that ``referee COMMAND --help`` stays light; the runner's
-``ConfigError`` (``referee.runner.errors``) that refuses an impossible value is imported when one is found.
+This module imports nothing of the referee but the root of its errors (``referee.engine.errors``, itself light),
+so that ``referee COMMAND --help`` stays light; ``ConfigError``, which refuses an impossible value, lives here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import NoReturn
 
-__all__ = ["BotSettings", "ClockMode", "GiB", "Limits", "MiB", "SandboxMode", "settings_fields"]
+from referee.engine.errors import RefereeError
+
+__all__ = ["BotSettings", "ClockMode", "ConfigError", "GiB", "Limits", "MiB", "SandboxMode", "settings_fields"]
 
 GiB = 1024**3
 MiB = 1024**2
@@ -37,9 +39,12 @@ class ClockMode(StrEnum):
     CPU = "cpu"
 
 
-def _refuse(message: str) -> NoReturn:
-    from referee.runner.errors import ConfigError
+class ConfigError(RefereeError, ValueError):
+    """A bot setting or runner option has an impossible value (``BotSettings``, the runner's ``RunnerConfig``); the
+    message names the option."""
 
+
+def _refuse(message: str) -> NoReturn:
     raise ConfigError(message)
 
 
@@ -84,7 +89,7 @@ class BotSettings:
 
     ``time_bank``: extra seconds per game a bot may spend beyond ``move_time`` in total (None: no bank).
     ``sandbox`` and ``clock`` may be given as their names (``"none"``, ``"cpu"``) and are kept as the enums.
-    Raises the runner's ``ConfigError`` naming the option for an impossible value.
+    Raises ``ConfigError`` naming the option for an impossible value.
     """
 
     move_time: float = 1.0

@@ -14,11 +14,13 @@ PACKAGES = ("referee", "protocol")
 
 #: What each package may import of the project besides itself, ``referee.lazy``, ``referee.memo`` (the caches)
 #: and the ``referee`` package (its version), the README's arrows: the engine nothing; the protocol the engine;
-#: the runner both (and the bots' settings); the tournament the runner; the report, the check and the comparison
-#: what is below them; the ladder those; the web the ladder and the report. Nothing imports the CLI.
+#: the bots' settings the engine (the root of the errors); the runner those; the tournament the runner; the
+#: report, the check and the comparison what is below them; the ladder those; the web the ladder and the report.
+#: Nothing imports the CLI.
 MAY_IMPORT: dict[str, set[str]] = {
     "engine": set(),
     "protocol": {"engine"},
+    "settings": {"engine"},
     "runner": {"engine", "protocol", "settings"},
     "tournament": {"engine", "protocol", "runner", "settings"},
     "report": {"engine", "protocol", "runner", "settings", "tournament"},
@@ -57,6 +59,26 @@ def _lazy_names(package: str) -> dict[str, str]:
             where: dict[str, str] = ast.literal_eval(node.value)
             return where
     return {}
+
+
+def test_a_lazy_package_imports_for_type_checkers_exactly_its_lazy_names() -> None:
+    """A lazy package writes each of its names twice: in ``_WHERE`` (the module it lives in, read at run time; its
+    ``__all__`` is ``sorted(_WHERE)``) and in its ``if TYPE_CHECKING:`` imports (for type checkers, which read no
+    ``_WHERE``). The two agree, name by name and module by module."""
+    wrong = []
+    for package, path in sources().items():
+        where = _lazy_names(package) if path.name == "__init__.py" else {}
+        if not where:
+            continue
+        imported: dict[str, str | None] = {}
+        for node in _tree(package).body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                for inner in ast.walk(node):
+                    if isinstance(inner, ast.ImportFrom):
+                        imported.update({a.asname or a.name: inner.module for a in inner.names})
+        if imported != where:
+            wrong.append(f"{package}: {sorted(set(imported.items()) ^ set(where.items()))}")
+    assert wrong == []
 
 
 def _run_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:
@@ -153,9 +175,9 @@ def test_imports_go_one_way_between_the_packages() -> None:
 
 def test_only_the_stores_use_sqlite() -> None:
     """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
-    are ``StoreError``s) or a ladder's ``LadderStore``."""
+    are ``StoreError``s) or a ladder's ``LadderStore``, both built on ``referee.tournament.database``."""
     users = sorted(m for m in sources() if "sqlite3" in imports_anything(m))
-    assert users == ["referee.ladder.store", "referee.tournament.store"]
+    assert users == ["referee.ladder.store", "referee.tournament.database", "referee.tournament.store"]
 
 
 def imports_anything(module: str) -> set[str]:

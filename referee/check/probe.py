@@ -13,7 +13,8 @@ import trio
 from protocol import Expect, ProtocolViolation, parse_reply
 from referee.check.observe import EXTRA_FIELD, unknown_message
 from referee.runner import BotFault, BotSpec, RunnerConfig
-from referee.runner.process import BotProcess, LineTooLong
+from referee.runner.errors import LineTooLong
+from referee.runner.process import BotProcess
 from referee.runner.safe_text import line_text
 from referee.runner.sandbox import resolve_mode
 

@@ -9,32 +9,41 @@ from typing import Any
 from protocol.replies import HelloReply
 from referee.check.latency import latency
 from referee.check.model import CheckResult, Evidence, Outcome
-from referee.check.observe import Exchange, GameRecord
+from referee.check.observe import Exchange, GameRecord, StalledTable
 from referee.check.plan import SEATS, PlannedGame
 from referee.check.probe import BYE, ProbeResult
 from referee.check.situations import Situation
 from referee.engine import BotError
 from referee.runner import Fault, GameResult
+from referee.runner.faults import FaultKind
 from referee.runner.player import ANSWERED_NO_REPLY
 from referee.runner.safe_text import line_text
 
 #: Which fault kinds fail which check (faults in the tolerance game count for ``tolerates-unknown`` only).
 FAULT_CHECKS: dict[str, tuple[str, frozenset[str]]] = {
-    "handshake": ("answers hello within the start-up time", frozenset({"startup"})),
-    "protocol-version": ("speaks protocol version 1", frozenset({"protocol_version"})),
+    "handshake": ("answers hello within the start-up time", frozenset({FaultKind.STARTUP})),
+    "protocol-version": ("speaks protocol version 1", frozenset({FaultKind.PROTOCOL_VERSION})),
     "stdout-protocol-only": (
         "writes nothing but protocol lines on stdout",
-        frozenset({"invalid_json", "not_object", "line_too_long", "unsolicited", "output_cap"}),
+        frozenset(
+            {
+                FaultKind.INVALID_JSON,
+                FaultKind.NOT_OBJECT,
+                FaultKind.LINE_TOO_LONG,
+                FaultKind.UNSOLICITED,
+                FaultKind.OUTPUT_CAP,
+            }
+        ),
     ),
     "reply-fields": (
         "replies with the awaited type and valid fields",
-        frozenset({"unknown_type", "wrong_type", "bad_field"}),
+        frozenset({FaultKind.UNKNOWN_TYPE, FaultKind.WRONG_TYPE, FaultKind.BAD_FIELD}),
     ),
-    "legal-discards": ("discards legally", frozenset({"illegal_discard"})),
-    "legal-moves": ("moves legally", frozenset({"illegal_move"})),
-    "stays-alive": ("keeps running through every game", frozenset({"crash"})),
-    "stalled-table": ("never keeps a round going to the turn limit", frozenset({"stalled"})),
-    "move-time": ("replies within the move time", frozenset({"timeout"})),
+    "legal-discards": ("discards legally", frozenset({FaultKind.ILLEGAL_DISCARD})),
+    "legal-moves": ("moves legally", frozenset({FaultKind.ILLEGAL_MOVE})),
+    "stays-alive": ("keeps running through every game", frozenset({FaultKind.CRASH})),
+    "stalled-table": ("never keeps a round going to the turn limit", frozenset({StalledTable.kind})),
+    "move-time": ("replies within the move time", frozenset({FaultKind.TIMEOUT})),
 }
 _REQUESTS = ("hello", "deal", "turn")
 
@@ -92,7 +101,7 @@ def fault_evidence(game: SuiteGame, fault: Fault) -> Evidence:
     ex, before = culprit(game.record)
     what = f"{fault.kind.replace('_', ' ')}: {fault.detail}"
     sent = ex.sent if ex is not None else None
-    if fault.kind == "unsolicited" and before is not None:
+    if fault.kind == FaultKind.UNSOLICITED and before is not None:
         # The stray line arrived after an earlier message; show that one.
         what += " (the line arrived after the message shown)"
         sent = before.sent
@@ -148,7 +157,7 @@ def _handshake(obs: Observations, by_check: dict[str, list[Evidence]]) -> list[C
     title_h, title_v = FAULT_CHECKS["handshake"][0], FAULT_CHECKS["protocol-version"][0]
     fault = obs.startup_fault
     hello_line = '{"type":"hello","protocol":1}'
-    if fault is not None and fault.kind != "protocol_version":
+    if fault is not None and fault.kind != FaultKind.PROTOCOL_VERSION:
         e = Evidence(f"startup: {fault.detail}", None, 0, None, hello_line, fault_line(fault))
         return [
             _result("handshake", title_h, [e], ""),
@@ -182,7 +191,7 @@ def _tolerance(obs: Observations) -> CheckResult:
     inconclusive = []
     for game in tolerance:
         # Stopping a stalled game says nothing about unknown fields (the stalled-table check judges stalls).
-        faults = [f for f in game.faults if f.kind != "stalled"]
+        faults = [f for f in game.faults if f.kind != StalledTable.kind]
         if not faults:
             continue
         control = next((g for g in obs.games if not g.tolerance and g.planned.deal == game.planned.deal), None)
@@ -213,7 +222,7 @@ def _stalled_table(obs: Observations, regular: list[SuiteGame], evidence: list[E
     name, title = "stalled-table", FAULT_CHECKS["stalled-table"][0]
     found = list(evidence)
     for game in regular:
-        stopped = {f.round for f in game.faults if f.kind == "stalled"}
+        stopped = {f.round for f in game.faults if f.kind == StalledTable.kind}
         for r in game.record.limit_rounds:
             if r not in stopped:
                 what = (

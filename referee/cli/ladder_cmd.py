@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from referee.cli.interrupt import stops_cleanly
+from referee.cli.ladder_final import FINAL_FORMATS, FINAL_OPTIONS
 from referee.cli.results_folder import fail
+from referee.cli.run_cmd import _each_declared
 
 if TYPE_CHECKING:
     from referee.ladder import Ladder, Leaderboard
@@ -271,7 +273,10 @@ def serve_cmd(
         except (OSError, LadderStoreError) as exc:
             if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
                 raise
-            reason = f"cannot write to {directory}: {exc.strerror}" if isinstance(exc, OSError) else str(exc)
+            if isinstance(exc, OSError):
+                reason = f"cannot write to {directory}: {exc.strerror}"
+            else:  # the store's own advice would repeat the one below
+                reason = f"cannot write the ladder database in {directory}: {exc.reason}"
             fail("ladder serve", f"{reason}; every finished block is stored, the blocks in play are played again "
                  "at the next start: make room (or make the folder writable) and start it again", 1)  # fmt: skip
         except Stopped:
@@ -307,10 +312,14 @@ def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
 
 @ladder_group.command("final")
 @_DIR
-@click.option("--top", type=int, default=3, show_default=True, help="race: how many places to settle.")
-@click.option("--format", "format_", type=click.Choice(["race", "balanced"]), default="race", show_default=True)
-@click.option("--tables-per-entrant", type=int, help="balanced: the tables each version sits at.")
-@click.option("--table-size", "-k", type=int, help="Players per game.  [default: the largest of [games] table_sizes]")
+@click.option("--format", "format_", type=click.Choice(FINAL_FORMATS), default="race", show_default=True)
+@_each_declared(FINAL_OPTIONS)
+@click.option(
+    "--table-size",
+    "-k",
+    type=int,
+    help="Players per game.  [default: race: the ladder's table sizes, mixed by their weights; else the largest]",
+)
 @click.option("--jobs", "-j", type=int, help="Tables played at the same time.  [default: [serve] jobs]")
 @click.option(
     "--max-games",
@@ -324,81 +333,25 @@ def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
 )
 def final_cmd(
     directory: Path,
-    top: int,
     format_: str,
-    tables_per_entrant: int | None,
     table_size: int | None,
     jobs: int | None,
     max_games: int,
     out: Path | None,
+    **declared: Any,
 ) -> None:
     """Close submissions and the ladder's epoch (its secret is revealed) and play a final between the active
-    versions: a race for the --top places (or a balanced tournament) with a fresh committed deal secret, as referee
-    run plays it, into a normal results folder (its standings, report and verify-deals). Stop `ladder serve` first.
-    It ends settled, or at --max-games with what it proved, and says whether its order agrees with the ladder's
-    rank intervals. Run it again with the same --out to continue an interrupted final."""
-    from referee.cli.run_cmd import run_cmd
-    from referee.ladder.final import prepare_final, verdict_lines
+    versions: a race for the --top places (or another format that ranks a field) with a fresh committed deal
+    secret, as referee run plays it, into a normal results folder (its standings, report and verify-deals). Stop
+    `ladder serve` first. The race plays the ladder's mix of table sizes, so that it ranks by the ladder's
+    official figure. It ends settled, or at --max-games with what it proved, and says whether its order agrees
+    with the ladder's rank intervals. Run it again with the same --out to continue an interrupted final."""
+    from referee.cli.ladder_final import FinalRequest, close_for_final, play_final
 
+    request = FinalRequest(format_, table_size, jobs, max_games, out, declared)
     with _opened("final", directory) as ladder:
-        if ladder.serving() is not None:
-            fail(
-                "ladder final",
-                f"referee ladder serve runs on {ladder.layout.root} (pid {ladder.serving()}): stop it first",
-            )
-        ranks = {r.version.key: r.official.rank_interval for r in ladder.leaderboard().rows if r.official}
-        plan = prepare_final(ladder)
-        config = ladder.config
-        root = ladder.layout.root
-    keys = ", ".join(v.key for v in plan.versions)
-    click.echo(f"ladder final: submissions are closed; {len(plan.versions)} versions: {keys}")
-    for epoch in plan.revealed:
-        click.echo(f"ladder final: epoch {epoch.id} closed; its secret is revealed: {epoch.secret}")
-    g = config.games
-    limits = config.limits.limits()
-    args = [
-        "--manifest", str(plan.manifest), "--format", format_, "--out", str(out or root / "final"),
-        "--rules", str(plan.rules), "--move-time", str(g.move_time), "--startup-time", str(g.startup_time),
-        "--sandbox", g.sandbox, "--clock", g.clock,
-        "--table-size", str(table_size or min(max(g.table_sizes), len(plan.versions))),
-        "--jobs", str(jobs or config.serve.jobs), "--max-games", str(max_games),
-    ]  # fmt: skip
-    if g.time_bank:
-        args += ["--time-bank", str(g.time_bank)]
-    for name, value in (
-        ("memory", limits.address_space), ("cpu_seconds", limits.cpu_seconds), ("processes", limits.processes),
-        ("open_files", limits.open_files), ("file_size", limits.file_size), ("tmp_size", limits.tmp_size),
-        ("ram", limits.ram), ("game_output", limits.game_output),
-    ):  # fmt: skip
-        args += ["--limit", f"{name}={'none' if value is None else value}"]
-    from referee.tournament.formats import FORMATS
-
-    if any(option.flag == "--top" for option in FORMATS[format_].options):  # the race's places to settle
-        args += ["--top", str(top)]
-    if tables_per_entrant is not None:
-        args += ["--tables-per-entrant", str(tables_per_entrant)]
-    k = int(args[args.index("--table-size") + 1])
-    sizes = config.games.table_sizes
-    click.echo(
-        f"ladder final: it ranks by expected matchpoints against the whole field at tables of {k} (a round robin's): "
-        + (
-            "the ladder's official estimand"
-            if tuple(sizes) == (k,)
-            else f"the ladder's official one mixes its table sizes {', '.join(map(str, sizes))} by their weights"
-        )
-    )
-    try:
-        run_cmd.main(args=args, prog_name="referee run", standalone_mode=True)
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            raise
-    results = out or root / "final"
-    try:
-        standings = json.loads((results / "standings.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        fail("ladder final", f"cannot read the final's standings in {results}: {exc}")
-    for line in verdict_lines(standings, ranks):
-        click.echo(line)
+        closed = close_for_final(ladder, request)
+    play_final(closed, request)
 
 
 @ladder_group.command("status")

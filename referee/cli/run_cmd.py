@@ -6,7 +6,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -34,7 +34,7 @@ from referee.cli.results_folder import (
     tidy,
 )
 from referee.cli.results_folder import fail as _fail
-from referee.tournament.formats import FORMATS, format_options
+from referee.tournament.formats import FORMATS, format_of, format_options
 from referee.tournament.formats.gauntlet import CHALLENGERS
 from referee.tournament.options import FORMAT, MAX_GAMES, REPEATS, SEED, TABLE_SIZE, Option
 
@@ -213,11 +213,19 @@ def run_cmd(**options: Any) -> None:
     (as a BOT in quotes, or a manifest command) is a weaker copy, so copies with different P make a field of known
     order (examples/race/make_field.py writes one).
     """
+    run(RunOptions.of(options))
+
+
+def run(given: RunOptions, executor: Executor | None = None) -> None:
+    """Run the tournament ``given`` asks for, as ``referee run`` does (``ladder final`` builds its own options);
+    every problem is one line and an exit. ``executor``: play on it instead of the one the options make (the tests'
+    in-process fakes)."""
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        given = RunOptions.of(options)
         plan = _resolve(held, given)
+        if executor is not None:
+            plan = replace(plan, executor=executor)
         console = _console(stderr=given.as_json)
         played = _play(plan, console, json_events=given.as_json)
         _present(plan, played, console)
@@ -492,33 +500,9 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
                 ),
             )
         )
-    if outcome.race is not None and outcome.race.reason is not None:
-        console.print(literal(f"Race: {outcome.race.reason}; {outcome.race.games:,} games used"))
-        if outcome.race.within_margin:
-            pairs = ", ".join(f"{a} over {b}" for a, b in outcome.race.within_margin)
-            console.print(
-                literal(
-                    "Settled up to the tie margin (proven only that the second is not ahead of the first by the "
-                    f"margin or more; their exact order was not tested further): {pairs}"
-                )
-            )
-        for cycle in outcome.race.cycles:
-            console.print(
-                literal(
-                    f"Cycle: {', '.join(cycle)}: their head-to-head results go round, or disagree with their strength "
-                    "against the field (the race's order is the field's, as a round robin's)"
-                )
-            )
-    if standings.gauntlet is not None:  # --early-stop: each challenger's verdict against the field
-        g = standings.gauntlet
-        how = "every challenger decided" if g["decided"] else "not every challenger decided"
-        verdicts = ", ".join(
-            f"{c} {v['verdict']}" + ("" if v["share_vs_field"] is None else f" (share {v['share_vs_field']:.2f})")
-            for c, v in g["challengers"].items()
-        )
-        console.print(
-            literal(f"Gauntlet: {how} after {g['rounds']} repeat(s), at {g['confidence']:.0%} together: {verdicts}")
-        )
+    if standings.decided is not None:  # what the format decided: how a race ended, a gauntlet's verdicts
+        for line in standings.decided.lines():
+            console.print(literal(line))
     if played.lost:
         now = len(outcome.lost)
         tables = sum(len(t) for w in played.lost if isinstance(t := w.get("tables"), list))
@@ -550,14 +534,12 @@ def _present(plan: Plan, played: Played, console: Console) -> None:
     tidy(directory)
     if outcome.interrupted:
         done = outcome.done_before + outcome.played
-        of = "games of the race" if outcome.race is not None else f"of {outcome.total} games"  # a race has no total
+        of = "games of the race" if format_of(plan.params).adaptive else f"of {outcome.total} games"  # a race: no total
         resume_hint("run", f"{done} {of} (finished games are saved)", directory)
 
 
 def _describe(params: TournamentParams) -> str:
     """One line: the format, the entrants and the size of the schedule."""
-    from referee.tournament import format_of
-
     n, k = len(params.entrants), params.table_size
     names = ", ".join(params.names) if n <= 12 else f"{', '.join(params.names[:10])}, ..."
     return format_of(params).describe(params, f"{n} entrants ({names}), tables of {k}")

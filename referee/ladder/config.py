@@ -225,6 +225,19 @@ class ServeSection(_Section):
         return max(16, min(512, memory // (128 * 1024**2)))
 
 
+class HumanSection(_Section):
+    """[human]: people playing unranked games against ranked versions on the web site (docs/ladder.md)."""
+
+    at_once: int = Field(default=2, ge=0, description="human games played at once on the server (0: no human seats)")
+    per_person: int = Field(
+        default=1, ge=1, description="human games one person (or one signed-out address) plays at once"
+    )
+    anyone: bool = Field(default=False, description="people who are not signed in may play too")
+    idle: float = Field(
+        default=600.0, gt=0, description="seconds the game waits for a person's move; then it is abandoned, bots ended"
+    )
+
+
 class LadderConfig(_Section):
     """The whole of ``ladder.toml``; every section and key is optional (the defaults above)."""
 
@@ -237,6 +250,7 @@ class LadderConfig(_Section):
     submissions: SubmissionsSection = SubmissionsSection()
     epochs: EpochsSection = EpochsSection()
     serve: ServeSection = ServeSection()
+    human: HumanSection = HumanSection()
 
     @field_validator("rules")
     @classmethod
@@ -286,6 +300,7 @@ _SECTIONS: tuple[tuple[str, type[_Section]], ...] = (
     ("submissions", SubmissionsSection),
     ("epochs", EpochsSection),
     ("serve", ServeSection),
+    ("human", HumanSection),
 )
 
 

@@ -4,6 +4,7 @@ LadderError          referee.engine.RefereeError: a ladder folder or request tha
 ├── ConfigFileError  ladder.toml is unreadable or holds an impossible value (names the key)
 ├── IntakeError      a submitted bot (file, folder, archive, bot.toml) is refused (names the entry)
 ├── Refused          a request the ladder's rules refuse (daily cap, a gate already running, unknown name)
+│   └── SeatRefused  a human game that may not start now (too many at once, on the server or for one person)
 ├── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
 ├── LaneLost         a lane's worker (a process of ours, a Dask worker) ended while it played a block
 └── VersionShipError a version's files could not be fetched on a Dask worker, or did not match their digest
@@ -22,6 +23,7 @@ __all__ = [
     "LaneLost",
     "NotFound",
     "Refused",
+    "SeatRefused",
     "VersionShipError",
 ]
 
@@ -43,12 +45,27 @@ class Refused(LadderError):
     a build or gate of the entrant still running, a retired version."""
 
 
+class SeatRefused(Refused):
+    """A human game that may not start now: too many at once on the server, or for this person (``referee.web``'s
+    human seat); ``status`` is the HTTP status that says so (503 or 429)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 class NotFound(Refused):
     """No entrant, version, block, game or epoch of that name or number."""
 
 
 class LadderStoreError(LadderError):
-    """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable)."""
+    """The ladder's database cannot be used (not a ladder folder, a newer schema, unreadable), or a read or write of
+    it failed (a full or read-only disk, a lock held too long): ``reason`` is SQLite's own words (``"database or
+    disk is full"``), or the message when the store found the problem."""
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
 
 
 class LaneLost(LadderError):

@@ -9,10 +9,13 @@ The final is then a ``race`` (or ``balanced``) tournament run by ``referee run``
 fresh committed deal secret, so it has its usual standings, report and ``verify-deals``; its bots run with the
 ladder's move time, sandbox and limits, and it stops at ``--max-games`` (``DEFAULT_MAX_GAMES``) if it has not settled.
 
-The race's estimand is the ladder's official one at one table size: each version's expected matchpoints against the
-whole field at a table of k drawn as a round robin draws it. ``verdict_lines`` says what the final proved, and
-whether its order agrees with the ladder's official one (each place of its top K inside that version's joint 95% rank
-interval on the ladder).
+The race's estimand is the ladder's official one: each version's expected matchpoints against the whole field at a
+table whose size is drawn with the ladder's ``table_weights`` (``final_mix``: the sizes the field can fill, as the
+matchmaker opens them), the table drawn as a round robin draws it; the race draws each pass's table size from that
+mix (``--table-mix``). A final at one table size measures another quantity wherever a version's strength depends
+on the table size, and its order may then differ from the ladder's with both right. ``verdict_lines`` says what the
+final proved, and whether its order agrees with the ladder's official one (each place of its top K inside that
+version's joint 95% rank interval on the ladder).
 """
 
 from __future__ import annotations
@@ -24,13 +27,27 @@ from pathlib import Path
 from typing import Any
 
 from referee.ladder.botmanifest import BotManifest, version_spec
+from referee.ladder.config import LadderConfig
 from referee.ladder.errors import Refused
 from referee.ladder.model import BlockState, EntrantState, Epoch, Version
 from referee.ladder.service import Ladder
 from referee.ladder.store import now
 
-__all__ = ["DEFAULT_MAX_GAMES", "FinalPlan", "close_epochs", "prepare_final", "verdict_lines"]
+__all__ = [
+    "DEFAULT_MAX_GAMES",
+    "FinalPlan",
+    "close_epochs",
+    "estimand_line",
+    "final_folder",
+    "final_mix",
+    "mix_text",
+    "prepare_final",
+    "verdict_lines",
+]
 
+#: The ladder's meta key holding the final's results folder, once a final began: ``serve`` then plays no more blocks
+#: (the ladder's play ended with it) and the web shows the final (``final_folder``).
+FINAL_META = "final_results"
 MANIFEST = "final-bots.toml"
 RULES = "final-rules.json"
 #: The final's cap unless ``--max-games`` says otherwise: a bounded time (about half an hour at two tables at a time
@@ -48,13 +65,48 @@ class FinalPlan:
     revealed: tuple[Epoch, ...] = ()  # the epochs whose secret was revealed now
 
 
+def final_mix(config: LadderConfig, entrants: int) -> dict[int, float]:
+    """The ladder's table sizes a field of ``entrants`` versions can fill, with their weights (as the matchmaker
+    opens them, and as the official figure mixes them); a field too small for every size: one table of them all."""
+    g = config.games
+    mix = {k: w for k, w in zip(g.table_sizes, g.table_weights, strict=True) if k <= entrants and w > 0}
+    return mix or {min(max(g.table_sizes), entrants): 1.0}
+
+
+def mix_text(mix: Mapping[int, float]) -> str:
+    """A mix as ``--table-mix`` takes it: ``3:1,4:2``."""
+    return ",".join(f"{k}:{w:g}" for k, w in sorted(mix.items()))
+
+
+def estimand_line(played: Mapping[int, float], ladder: Mapping[int, float]) -> str:
+    """What the final ranks by, said against the ladder's official figure: ``played`` the table sizes (with their
+    weights) the final plays, ``ladder`` those of the ladder's field (``final_mix``)."""
+
+    def shares(mix: Mapping[int, float]) -> dict[int, float]:
+        return {k: round(w / sum(mix.values()), 9) for k, w in mix.items() if w > 0}
+
+    ks = [str(k) for k in sorted(played)]
+    sizes = ks[0] if len(ks) == 1 else f"{', '.join(ks[:-1])} and {ks[-1]}"
+    if len(played) == 1:
+        what = f"at tables of {sizes} (a round robin's)"
+    else:
+        what = f"at tables of {sizes} mixed {mix_text(played)} (each pass of the race draws its size)"
+    same = shares(played) == shares(ladder)
+    return f"ladder final: it ranks by expected matchpoints against the whole field {what}: " + (
+        "the ladder's official estimand"
+        if same
+        else f"the ladder's official one mixes its table sizes {mix_text(ladder)}: where a version's strength depends "
+        "on the table size, the two orders may differ"
+    )
+
+
 def _toml(text: str) -> str:
     return json.dumps(text)  # a JSON string is a TOML basic string (same escapes)
 
 
-def prepare_final(ladder: Ladder) -> FinalPlan:
-    """Close submissions and write the final's manifest and ruleset. Raises ``Refused`` with fewer than two active
-    versions."""
+def prepare_final(ladder: Ladder, results: Path | None = None) -> FinalPlan:
+    """Close submissions and write the final's manifest and ruleset; ``results``: the final's results folder, kept
+    in the ladder (``final_folder``). Raises ``Refused`` with fewer than two active versions."""
     playing = {e.id for e in ladder.entrants() if e.state == EntrantState.ACTIVE}
     versions = tuple(v for v in ladder.store.active_versions() if v.entrant_id in playing)
     if len(versions) < 2:
@@ -62,6 +114,8 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
     if ladder.store.meta("submissions_closed") is None:
         ladder.store.set_meta("submissions_closed", f"closed for the final at {now()}")
     revealed = close_epochs(ladder)
+    if results is not None:
+        ladder.store.set_meta(FINAL_META, str(results.resolve()))
     root = ladder.layout.root
     lines = ["# The ladder's final: its active versions (written by referee ladder final).\n"]
     for v in versions:
@@ -79,6 +133,12 @@ def prepare_final(ladder: Ladder) -> FinalPlan:
     rules = root / RULES
     rules.write_text(json.dumps(ladder.config.ruleset().to_dict(), indent=2) + "\n", encoding="utf-8")
     return FinalPlan(manifest, rules, versions, tuple(revealed))
+
+
+def final_folder(ladder: Ladder) -> Path | None:
+    """The results folder of the ladder's final, once one began (None: no final yet)."""
+    where = ladder.store.meta(FINAL_META)
+    return None if where is None else Path(where)
 
 
 def close_epochs(ladder: Ladder) -> list[Epoch]:
@@ -129,18 +189,30 @@ def verdict_lines(standings: Mapping[str, Any], ladder_ranks: Mapping[str, tuple
             "race's estimate"
         )
     lines = [f"ladder final: {head}"]
-    outside = []
+    places = _proved_places(rows, top, bool(race["settled"]))
+    outside, unproved = [], []
     for place, key in enumerate(order[:top], start=1):
         interval = ladder_ranks.get(key)
-        if interval is not None and not interval[0] <= place <= interval[1]:
-            outside.append(
-                f"{key} is {_ordinal(place)} in the final, outside its ladder rank interval {interval[0]}-{interval[1]}"
-            )
+        if interval is None or interval[0] <= place <= interval[1]:
+            continue
+        lo, hi = places[place - 1]
+        where = f"outside its ladder rank interval {interval[0]}-{interval[1]}"
+        if hi < interval[0] or lo > interval[1]:  # every place the final leaves it is outside: a real disagreement
+            said = _ordinal(lo) if lo == hi else f"{_ordinal(lo)} to {_ordinal(hi)}"
+            outside.append(f"{key} is {said} in the final, {where}")
+        else:
+            proved_at = f"it proved {_ordinal(lo)} to {_ordinal(hi)}"
+            unproved.append(f"{key} ({_ordinal(place)} by its estimate, {where}; {proved_at})")
     missing = [key for key in order[:top] if key not in ladder_ranks]
     if len(missing) == top:
         lines.append("ladder final: no version of its top has an official place on the ladder to compare with")
     elif outside:
         lines.append("ladder final: disagrees with the ladder's official standing: " + "; ".join(outside))
+    elif unproved:
+        lines.append(
+            "ladder final: no proven disagreement with the ladder's official standing, but the places it did not "
+            "prove could still differ: " + "; ".join(unproved)
+        )
     else:
         lines.append(
             f"ladder final: agrees with the ladder's official standing: each of its top {top} is placed within its "
@@ -148,6 +220,23 @@ def verdict_lines(standings: Mapping[str, Any], ladder_ranks: Mapping[str, tuple
             + (f" (no ladder place yet: {', '.join(missing)})" if missing else "")
         )
     return lines
+
+
+def _proved_places(rows: Sequence[Mapping[str, Any]], top: int, settled: bool) -> list[tuple[int, int]]:
+    """For each place of the final's order, the places it proved that version within: its own for a settled race's
+    top; otherwise 1 + the run of "proven ahead of the next" just above it, down to n - the run just below it
+    (proven "ahead" is transitive; nothing else is known from the order)."""
+    n = len(rows)
+    ahead = [bool(r.get("separated_from_next")) for r in rows]
+    out = []
+    for i in range(n):
+        if settled and i < top:
+            out.append((i + 1, i + 1))
+            continue
+        above = next((j for j in range(i - 1, -1, -1) if not ahead[j]), -1)  # the first break above i
+        below = next((j for j in range(i, n - 1) if not ahead[j]), n - 1)  # the first break from i down
+        out.append((i - above, n - (below - i)))
+    return out
 
 
 def _ordinal(n: int) -> str:

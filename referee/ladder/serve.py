@@ -39,6 +39,7 @@ from referee.ladder.botclock import BotClock
 from referee.ladder.epochs import EpochKeeper
 from referee.ladder.errors import ClusterGone, LadderError, Refused
 from referee.ladder.field import FieldTracker
+from referee.ladder.final import final_folder
 from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
 from referee.ladder.matchmaker import Matchmaker, charges
@@ -133,6 +134,10 @@ class LadderServer:
         resolve_mode(self.runner, quiet=True)  # a sandbox that cannot be made is refused now, in one line (a
         # missing bubblewrap under --sandbox auto is said when the first bot starts, as in referee run)
         self.recover()
+        if final_folder(self.ladder) is not None:  # the ladder's play ended with its final: its pages only
+            self.announce(f"the ladder's final was played ({final_folder(self.ladder)}): no more blocks")
+            task_status.started(self.ladder)
+            await trio.sleep_forever()
         self.announce(memory_line(self.runner.limits.ram))
         now = self.clock()
         self.field.load(now)

@@ -35,6 +35,10 @@ Schema (version 1)::
                                                 -- each game's rows and log digested and linked, in storage order;
                                                 -- meta chain_scheme, and each epoch's chain_head when it is revealed
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
+
+Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s: a ladder made by an older
+referee is brought up to date by the steps of ``SCHEMA`` (tables, columns and sums added since), once each, counted
+in SQLite's ``user_version``.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ from referee.ladder.model import (
 )
 from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums
 from referee.tournament.chain import CHAIN_SCHEME, NO_LOG, ChainAudit, ChainEntry, audit, genesis, link
+from referee.tournament.database import Database, Migration, Schema, create_tables
 from referee.tournament.store import log_digest, record_digest
 
 if TYPE_CHECKING:
@@ -142,6 +147,46 @@ CREATE TABLE IF NOT EXISTS voids(
     at TEXT NOT NULL);
 """
 
+_create = create_tables(_SCHEMA)
+
+
+def _new_tables(db: sqlite3.Connection) -> None:
+    _create(db)
+    for key, value in (("schema_version", SCHEMA_VERSION), ("created_at", now()), ("chain_scheme", CHAIN_SCHEME)):
+        db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, value))
+
+
+#: (table, column, its declaration): the columns added to a table after ladders were made with it.
+_ADDED_COLUMNS = (
+    ("epochs", "revealed_at", "TEXT"),
+    ("epochs", "rules", "TEXT NOT NULL DEFAULT '{}'"),
+    ("epochs", "chain_head", "TEXT"),
+)
+
+
+def _new_columns(db: sqlite3.Connection) -> None:
+    for table, column, declaration in _ADDED_COLUMNS:
+        if column not in {row[1] for row in db.execute(f"PRAGMA table_info({table})")}:
+            db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+
+
+def _sums(db: sqlite3.Connection) -> None:
+    if db.execute("SELECT 1 FROM meta WHERE key = 'sums'").fetchone() is None:
+        _rebuild_sums(db)
+
+
+#: The schema's history, applied in order when a ladder is opened (``Database.migrate``); a change adds a step.
+SCHEMA = Schema(
+    SCHEMA_VERSION,
+    (
+        # every table and index (a ladder made before one was added gets it), and the meta rows of a new ladder
+        Migration("tables", _new_tables),
+        Migration("epoch columns", _new_columns),  # revealed_at, rules and chain_head came after the first ladders
+        Migration("sums", _sums),  # the standing's sums and counters, for a ladder stored before them
+    ),
+)
+
+
 _VERSION_COLUMNS = (
     "v.id, v.entrant_id, e.name, v.number, v.digest, v.command, v.build, v.kind, v.files, v.size, v.submitted_at, "
     "v.state, v.reason, v.state_at, v.mu, v.sigma, v.blocks, v.games, v.forfeits, v.placement_left"
@@ -211,6 +256,30 @@ def _playable(db: sqlite3.Connection, seats: Sequence[int]) -> bool:
     return int(n) == len(ids)
 
 
+def _rebuild_sums(db: sqlite3.Connection) -> None:
+    """The standing's sums and the counters, computed anew from the stored blocks (in the caller's transaction)."""
+    rows = db.execute(
+        "SELECT s.block_id, s.version_id, s.matchpoints, s.relative FROM block_seats s "
+        "JOIN blocks b ON b.id = s.block_id WHERE b.state = 'done'"
+    ).fetchall()
+    sums = StandingSums.of((b, v, round(mp * MP_UNIT), round(rel * REL_UNIT)) for b, v, mp, rel in rows)
+    db.execute("DELETE FROM version_sums")
+    db.execute("DELETE FROM pair_sums")
+    db.executemany(
+        "INSERT INTO version_sums VALUES (?, ?, ?, ?, ?, ?)",
+        [(v, x.n, x.mp, x.mp2, x.rel, x.rel2) for v, x in sums.versions.items()],
+    )
+    db.executemany(
+        "INSERT INTO pair_sums VALUES (?, ?, ?, ?, ?, ?)",
+        [(a, b, p.n, p.ab, p.a, p.b) for (a, b), p in sums.pairs.items()],
+    )
+    blocks = db.execute("SELECT count(*) FROM blocks WHERE state = 'done'").fetchone()[0]
+    games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('blocks_done', ?)", (str(blocks),))
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('games_done', ?)", (str(games),))
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('sums', '1')")
+
+
 def _version(row: Sequence[Any]) -> Version:
     (vid, eid, name, number, digest, command, build, kind, files, size, submitted, state, reason, state_at, mu,
      sigma, blocks, games, forfeits, placement_left) = row  # fmt: skip
@@ -233,7 +302,9 @@ class LadderStore:
     """The ladder's database at ``path``. ``create=True`` makes a new one; otherwise it must exist and be a ladder.
 
     Raises ``LadderStoreError`` for a database that cannot be opened, is not a ladder, or has a newer schema.
-    Every method raises ``LadderStoreError`` when SQLite fails (a full disk, a damaged file).
+    Every method raises ``LadderStoreError`` when SQLite fails (a full disk, a damaged file): one line naming the
+    file and what to do, SQLite's words as its ``reason``, the ``sqlite3`` error as its cause; a write that fails
+    leaves nothing of itself behind.
     """
 
     def __init__(self, path: Path, *, create: bool = False) -> None:
@@ -245,44 +316,25 @@ class LadderStore:
             raise LadderStoreError(
                 f"{path.parent} is not a ladder folder ({path.name} not found): run referee ladder init"
             )
-        db = self._db()
+        self._database = Database(path, label="ladder database", error=LadderStoreError)
         try:
-            if create or self._tables_missing(db):
-                db.executescript(_SCHEMA)  # idempotent: a ladder made before a table was added gets it
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('created_at', ?)", (now(),))
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('chain_scheme', ?)", (CHAIN_SCHEME,))
-            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        except sqlite3.Error as exc:
+            db = self._db()
+            if not create and self._database.version(db) is None:
+                raise LadderStoreError(
+                    f"{path} is not a ladder database (it holds no schema version): give the folder of a ladder, "
+                    "or make one with referee ladder init"
+                )
+            self._database.migrate(db, SCHEMA)
+        except LadderStoreError:
             self.close()
-            raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
-        if row is not None and row[0] == SCHEMA_VERSION and self.meta("sums") is None:
-            self.rebuild_sums()  # a ladder stored before the sums were kept (or a new one: nothing to add up)
-        if row is None or row[0] != SCHEMA_VERSION:
-            self.close()
-            raise LadderStoreError(
-                f"{path} has ladder schema version {row[0] if row else 'none'}; this referee reads version "
-                f"{SCHEMA_VERSION}"
-            )
+            raise
 
     # ------------------------------------------------------------------------------------------ connections
-
-    @staticmethod
-    def _tables_missing(db: sqlite3.Connection) -> bool:
-        have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return "meta" in have and not {"version_sums", "pair_sums", "voids", "chain"} <= have
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            try:
-                db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-                db.execute("PRAGMA busy_timeout=10000")
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA foreign_keys=ON")
-            except sqlite3.Error as exc:
-                raise LadderStoreError(f"cannot open the ladder database {self.path}: {exc}") from None
+            db = self._database.connect(any_thread=True)
             self._local.db = db
             with self._lock:
                 self._all.append(db)
@@ -303,38 +355,20 @@ class LadderStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        db = self._db()
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be written: {exc}") from None
+    def _write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction on this thread's connection (``Database.transaction``)."""
+        return self._database.transaction(self._db())
+
+    def _guard(self, doing: str) -> contextlib.AbstractContextManager[None]:
+        """Every ``sqlite3`` error inside raised as a ``LadderStoreError`` naming the database and what failed."""
+        return self._database.guard(doing)
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
-        try:
-            return self._db().execute(sql, args).fetchall()
-        except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+        return self._database.rows(self._db(), sql, args)
 
-    @contextlib.contextmanager
-    def snapshot(self) -> Iterator[None]:
+    def snapshot(self) -> contextlib.AbstractContextManager[None]:
         """Reads inside see one state of the database (one read transaction) while ``serve`` goes on writing."""
-        db = self._db()
-        try:
-            db.execute("BEGIN")
-            try:
-                yield
-            finally:
-                db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+        return self._database.snapshot(self._db())
 
     def data_version(self) -> int:
         """A number that changes whenever another connection commits (``PRAGMA data_version``): cheap to poll."""
@@ -852,7 +886,7 @@ class LadderStore:
             first = self._genesis(db)
             row = db.execute("SELECT link FROM chain ORDER BY position DESC LIMIT 1").fetchone()
         except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+            raise self._database.failure("read", exc) from exc
         return None if first is None else (first if row is None else str(row[0]))
 
     def audit_chain(self, head: str | None = None) -> ChainAudit:
@@ -875,7 +909,7 @@ class LadderStore:
                     if gid not in seen:
                         entries.append(ChainEntry(gid, None, None, None, None, *self._now_digests(db, gid)))
         except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+            raise self._database.failure("read", exc) from exc
         return audit(first, entries, head, grows=True)  # a ladder plays on after an epoch publishes its head
 
     def _now_digests(self, db: sqlite3.Connection, game_id: str) -> tuple[str | None, str | None]:
@@ -1042,26 +1076,7 @@ class LadderStore:
     def rebuild_sums(self) -> None:
         """Recompute the standing's sums and the counters from the stored blocks (a database written before them)."""
         with self._write() as db:
-            rows = db.execute(
-                "SELECT s.block_id, s.version_id, s.matchpoints, s.relative FROM block_seats s "
-                "JOIN blocks b ON b.id = s.block_id WHERE b.state = 'done'"
-            ).fetchall()
-            sums = StandingSums.of((b, v, round(mp * MP_UNIT), round(rel * REL_UNIT)) for b, v, mp, rel in rows)
-            db.execute("DELETE FROM version_sums")
-            db.execute("DELETE FROM pair_sums")
-            db.executemany(
-                "INSERT INTO version_sums VALUES (?, ?, ?, ?, ?, ?)",
-                [(v, x.n, x.mp, x.mp2, x.rel, x.rel2) for v, x in sums.versions.items()],
-            )
-            db.executemany(
-                "INSERT INTO pair_sums VALUES (?, ?, ?, ?, ?, ?)",
-                [(a, b, p.n, p.ab, p.a, p.b) for (a, b), p in sums.pairs.items()],
-            )
-            blocks = db.execute("SELECT count(*) FROM blocks WHERE state = 'done'").fetchone()[0]
-            games = db.execute("SELECT count(*) FROM games").fetchone()[0]
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('blocks_done', ?)", (str(blocks),))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('games_done', ?)", (str(games),))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('sums', '1')")
+            _rebuild_sums(db)
 
     def game_seats(self) -> Iterator[tuple[int, int, int, int, int]]:
         """(block, rotation, version, score, forfeit) of every stored game's seats, by block, rotation and seat."""
@@ -1071,7 +1086,7 @@ class LadderStore:
                 "JOIN seats s ON s.game_id = g.id ORDER BY g.block_id, g.rotation, s.seat"
             )
         except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+            raise self._database.failure("read", exc) from exc
 
     def export_games(self) -> Iterator[dict[str, Any]]:
         """Every game of every done block, as JSON-ready objects in block order (for anyone to re-rate)."""
@@ -1101,4 +1116,4 @@ class LadderStore:
             if current is not None:
                 yield current
         except sqlite3.Error as exc:
-            raise LadderStoreError(f"the ladder database {self.path} cannot be read: {exc}") from None
+            raise self._database.failure("read", exc) from exc

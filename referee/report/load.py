@@ -120,7 +120,8 @@ def _planned(params: TournamentParams, tally: Tally) -> int | None:
         check_format(params)
     except ScheduleError:
         return None
-    return tally.race_games if format_of(params).adaptive or tally.race_games is not None else planned_games(params)
+    final = tally.decided.final_games if tally.decided is not None else None
+    return final if format_of(params).adaptive or final is not None else planned_games(params)
 
 
 def _with_replay(directory: Path, game: Game, log_path: str | None) -> Game:

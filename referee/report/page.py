@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from html import escape
-from typing import Any
 
 from referee.report.charts import heatmap, ratings_chart, scores_chart
 from referee.report.model import Tournament
@@ -71,7 +70,7 @@ def _page(t: Tournament, packed: Packed, when: str) -> str:
         '<a href="#scores">Scores</a><a href="#h2h">Head-to-head</a><a href="#faults">Faults</a>'
         '<a href="#games">Games</a><a href="#replay">Replay</a></nav></header><main>',
         '<section id="results"><h2>Results</h2>',
-        _race(t),
+        _decided(t),
         _results(t),
         "</section>",
         '<section id="standings"><h2>Standings: the statistics</h2>',
@@ -155,41 +154,12 @@ def _order_hint(t: Tournament) -> str:
     )
 
 
-def _race(t: Tournament) -> str:
-    race = t.standings.race
-    if race is None:
+def _decided(t: Tournament) -> str:
+    """What the format decided (a race's outcome, a gauntlet's verdicts), as it says it."""
+    decided = t.standings.decided
+    if decided is None or not (text := decided.banner()):
         return ""
-    settled = "settled" if race.get("settled") else "not settled"
-    top = ", ".join(escape(str(n)) for n in race.get("order", []))
-    return (
-        f'<p class="banner" id="race">Race for the top {race["top"]} at {race["confidence"]:.0%} confidence: '
-        f"{settled} ({top}); {race['games']:,} games used in {race['rounds']} rounds. Why it stopped: "
-        f"{escape(str(race['reason']))}.{_within_margin(race)}{_cycles(race)}</p>"
-    )
-
-
-def _cycles(race: dict[str, Any]) -> str:
-    """The groups whose head-to-head results go round (or disagree with their strength against the field)."""
-    cycles = race.get("cycles") or []
-    if not cycles:
-        return ""
-    shown = "; ".join(", ".join(escape(str(n)) for n in c) for c in cycles)
-    return (
-        f" Cycles (head-to-head results that go round, or disagree with strength against the field; the order is "
-        f"the field's): {shown}."
-    )
-
-
-def _within_margin(race: dict[str, Any]) -> str:
-    """The pairs a race with a tie margin reported without proving their order (each within the margin)."""
-    pairs = race.get("within_margin") or []
-    if not pairs:
-        return ""
-    shown = ", ".join(f"{escape(str(a))} over {escape(str(b))}" for a, b in pairs)
-    return (
-        f" Settled up to the tie margin of {race['tie_margin']:g} matchpoints (the second is proven not ahead of the "
-        f"first by the margin or more; the exact order was not tested further): {shown}."
-    )
+    return f'<p class="banner" id="{escape(decided.key)}">{escape(text, quote=False)}</p>'
 
 
 def _banner(t: Tournament) -> str:
@@ -308,10 +278,10 @@ def _gap_cell(e: EntrantStanding) -> list[str]:
 
 def _results(t: Tournament) -> str:
     """The participants' view: place, entrant, score (matchpoints as a share, with its 95% interval), games and
-    forfeits; a race adds why each entrant is where it is."""
-    race = t.standings.race
-    why = _race_reasons(t) if race is not None else {}
-    heads = ["place", "entrant", "score", "games", "forfeits", *(["why this place"] if race is not None else [])]
+    forfeits; a format that decides the order (a race) adds why each entrant is where it is."""
+    decided = t.standings.decided
+    why = decided.places([e.name for e in t.standings.entrants]) if decided is not None else {}
+    heads = ["place", "entrant", "score", "games", "forfeits", *(["why this place"] if why else [])]
     out = [
         '<p class="hint">The score is the share of the table an entrant beat on the same deals (matchpoints, '
         "shown as a percentage), with its 95% interval; the statistics below give every figure behind it.</p>",
@@ -327,38 +297,12 @@ def _results(t: Tournament) -> str:
             score += f' <span class="hint">± {50 * (ci[1] - ci[0]):.1f}</span>'
         cells = [str(place), f'<span class="name">{escape(e.name)}</span>', score, str(e.games)]
         cells.append(str(sum(e.forfeits.values())))
-        if race is not None:
+        if why:
             cells.append(escape(why.get(e.name, "")))
         row = "".join(f'<td class="opt">{c}</td>' if i == 3 else f"<td>{c}</td>" for i, c in enumerate(cells))
         out.append(f'<tr data-entrant="{escape(e.name)}">{row}</tr>')
     out.append("</tbody></table></div>")
     return "".join(out)
-
-
-def _race_reasons(t: Tournament) -> dict[str, str]:
-    """Why each entrant of a race holds its place: proven ahead of the next, left the race (after which round),
-    or still in it when the race stopped."""
-    race = t.standings.race or {}
-    top = int(race.get("top", 0))
-    settled = bool(race.get("settled"))
-    eliminated: dict[str, int] = race.get("eliminated_after_round") or {}
-    within = {(a, b) for a, b in race.get("within_margin") or []}
-    names = [e.name for e in t.standings.entrants]
-    out: dict[str, str] = {}
-    for place, name in enumerate(names, start=1):
-        if name in eliminated:
-            out[name] = f"left the race after round {eliminated[name]}: proven behind the entrants still in it"
-        elif place <= top and settled:
-            nxt = names[place] if place < len(names) else None
-            if nxt is not None and (name, nxt) in within:
-                out[name] = f"top {top}: within the tie margin of {nxt}, not behind it by the margin or more"
-            else:
-                out[name] = f"top {top}: proven ahead of every entrant below it"
-        elif place <= top:
-            out[name] = f"top {top} by estimate: the race stopped before it proved this order"
-        else:
-            out[name] = "still in the race when it stopped, behind the top places by estimate"
-    return out
 
 
 def _faults(t: Tournament) -> str:

@@ -11,17 +11,16 @@ from typing import TYPE_CHECKING
 from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from referee.runner.config import BotSettings, ClockMode, Limits, RunnerConfig, SandboxMode
+    from referee.runner.config import BotSettings, ClockMode, ConfigError, Limits, RunnerConfig, SandboxMode
     from referee.runner.errors import (
         BotCrashed,
         BotFault,
         BotSpecError,
         BotTimeout,
-        ConfigError,
         StartupFailed,
         UnsolicitedOutput,
     )
-    from referee.runner.faults import FAULT_KINDS, Fault
+    from referee.runner.faults import FAULT_KINDS, Fault, FaultKind
     from referee.runner.game import GameResult, Participant, play_game
     from referee.runner.game_ids import opaque_game_id
     from referee.runner.gamelog import read_log
@@ -44,8 +43,9 @@ _WHERE: dict[str, str] = {
     "BotSpecError": "referee.runner.errors",
     "BotTimeout": "referee.runner.errors",
     "ClockMode": "referee.runner.config",
-    "ConfigError": "referee.runner.errors",
+    "ConfigError": "referee.runner.config",
     "FAULT_KINDS": "referee.runner.faults",
+    "FaultKind": "referee.runner.faults",
     "Fault": "referee.runner.faults",
     "GameResult": "referee.runner.game",
     "HumanPlayer": "referee.runner.human",
@@ -72,36 +72,4 @@ _WHERE: dict[str, str] = {
 
 __getattr__, __dir__ = lazy_names("referee.runner", _WHERE, globals())
 
-__all__ = [
-    "FAULT_KINDS",
-    "BotCrashed",
-    "BotFault",
-    "BotSettings",
-    "BotSpec",
-    "BotSpecError",
-    "BotTimeout",
-    "ClockMode",
-    "ConfigError",
-    "Fault",
-    "GameResult",
-    "HumanPlayer",
-    "Limits",
-    "LogError",
-    "Participant",
-    "Player",
-    "RunnerConfig",
-    "SandboxMode",
-    "StartupFailed",
-    "Stopped",
-    "UnsolicitedOutput",
-    "Verdict",
-    "check_results_hidden",
-    "entrant_paths",
-    "opaque_game_id",
-    "parse_bot_spec",
-    "play_game",
-    "read_log",
-    "render_log",
-    "run_until_stopped",
-    "verify_log",
-]
+__all__ = sorted(_WHERE)

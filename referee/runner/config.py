@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.runner.errors import ConfigError
-from referee.settings import BotSettings, ClockMode, Limits, MiB, SandboxMode, settings_fields
+from referee.settings import BotSettings, ClockMode, ConfigError, Limits, MiB, SandboxMode, settings_fields
 
 __all__ = ["CPU_BACKSTOP", "BotSettings", "ClockMode", "ConfigError", "Limits", "RunnerConfig", "SandboxMode"]
 

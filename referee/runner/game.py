@@ -37,7 +37,7 @@ from referee.memo import Memo, Policy
 from referee.runner.common_random import deal_key, rng_seed
 from referee.runner.config import CPU_BACKSTOP
 from referee.runner.errors import BotCrashed, BotFault, BotTimeout, OutputCapped, shorten
-from referee.runner.faults import Fault
+from referee.runner.faults import Fault, FaultKind
 from referee.runner.gamelog import GameLogWriter, applied_events, json_text
 from referee.runner.logrecords import (
     FaultEvent,
@@ -303,7 +303,7 @@ class _Game:
             try:
                 self.state = apply(self.state, action)
             except IllegalMove as err:
-                await self._fault(seat, IllegalMove(err.detail, kind="illegal_discard", line=raw))
+                await self._fault(seat, IllegalMove(err.detail, kind=FaultKind.ILLEGAL_DISCARD, line=raw))
                 continue
             self.replay.step(self.state)
             self.log.discard(state.round + 1, seat, action.cards, "bot")
@@ -319,7 +319,7 @@ class _Game:
                 await self._fault(seat, exc)
             elif isinstance(reply, DiscardReply) and reply.cards:
                 wrong = f"a discard names exactly 0 cards, got {len(reply.cards)}"
-                await self._fault(seat, IllegalMove(wrong, kind="illegal_discard", line=raw))
+                await self._fault(seat, IllegalMove(wrong, kind=FaultKind.ILLEGAL_DISCARD, line=raw))
 
     async def _deal(self, seats: list[int]) -> dict[int, _Answer]:
         """Send this round's ``deal`` to ``seats`` at once; each seat's ``_request`` answer, in seat order."""

@@ -30,6 +30,7 @@ from referee.runner.human_moves import (
     HELP,
     Move,
     describe_since,
+    discard_problem,
     engine_reason,
     listed,
     move_table,
@@ -39,16 +40,46 @@ from referee.runner.human_moves import (
 from referee.runner.safe_text import visible
 
 
-class HumanPlayer:
+class PersonSeat:
+    """What every seat a person plays has in common, at the terminal (``HumanPlayer``) or in a browser
+    (``referee.web.human_seat``): a name, a hello that asks for the legal moves, no process, no time limit."""
+
+    move_time: float | None = None
+    time_bank: float | None = None
+    wants_legal_moves = True
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
+        self.startup_fault: BotFault | ProtocolViolation | None = None
+        self.players: list[str] = []
+        self.seat = 0
+        self.ruleset = Ruleset()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    async def ensure_started(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+    def exited(self) -> BotCrashed | None:
+        return None  # a person has no process to exit
+
+
+class HumanPlayer(PersonSeat):
     """A seat played by a person. ``ask`` reads one line (default ``input``); ``say`` prints (default ``print``).
     The person has no time limit; ``bots_move_time`` (seconds a reply), when given, is told as the bots' limit.
 
     End of input (Ctrl-D) ends the person's game like a crashed bot: it forfeits.
     """
-
-    move_time: float | None = None
-    time_bank: float | None = None
-    wants_legal_moves = True
 
     def __init__(
         self,
@@ -58,43 +89,21 @@ class HumanPlayer:
         say: Callable[[str], object] = print,
         bots_move_time: float | None = None,
     ) -> None:
-        self._name = name
+        super().__init__(name)
         self._bots_move_time = bots_move_time
         self._ask = ask
         self._print = say
-        self.hello: HelloReply | None = HelloReply(protocol=1, name=name, options=HelloOptions(legal_moves=True))
-        self.startup_fault: BotFault | ProtocolViolation | None = None
-        self.players: list[str] = []
-        self.seat = 0
-        self.ruleset = Ruleset()
         self._round = 0
         self._shown = 0  # history entries of this round already shown
-
-    @property
-    def name(self) -> str:
-        return self._name
 
     def _say(self, text: str) -> None:
         """Print ``text`` line by line; names the bots chose are shown literally (``visible``)."""
         for line in text.split("\n"):
             self._print(visible(line))
 
-    @property
-    def ready(self) -> bool:
-        return True
-
-    async def ensure_started(self) -> None:
-        return None
-
     async def end(self, message: str | None = None) -> None:
         if message:
             self._say(f"! {message}")
-
-    async def aclose(self) -> None:
-        return None
-
-    def exited(self) -> BotCrashed | None:
-        return None  # a person at the terminal has no process to exit
 
     async def notify(self, line: bytes, deadline: float) -> None:
         msg = parse_message(line)
@@ -157,7 +166,7 @@ class HumanPlayer:
             except ValueError:
                 self._say(f"  give {msg.discard} card values separated by spaces")
                 continue
-            problem = _discard_problem(msg.hand, cards, msg.discard)
+            problem = discard_problem(msg.hand, cards, msg.discard)
             if problem:
                 self._say(f"  {problem}")
                 continue
@@ -224,16 +233,3 @@ def _cards(hand: list[int]) -> str:
 def _example(msg: DealMessage) -> str:
     pool = [c for c in msg.hand if c != 1]
     return " ".join(str(c) for c in pool[len(pool) - msg.discard :])
-
-
-def _discard_problem(hand: list[int], cards: list[int], need: int) -> str | None:
-    if len(cards) != need:
-        return f"name exactly {need} cards, you named {len(cards)}"
-    if 1 in cards:
-        return "the 1 may not be discarded"
-    rest = list(hand)
-    for c in cards:
-        if c not in rest:
-            return f"you do not hold {'another ' if c in hand else ''}{c}"
-        rest.remove(c)
-    return None

@@ -192,3 +192,17 @@ def engine_reason(move: Move, turn: Turn, ruleset: Ruleset) -> str:
     except IllegalMove as exc:
         return str(exc)
     return "that move is not legal now"  # pragma: no cover - the referee's list holds every legal move
+
+
+def discard_problem(hand: Sequence[int], cards: Sequence[int], need: int) -> str | None:
+    """Why discarding ``cards`` from ``hand`` is refused when ``need`` cards are to be discarded, or None."""
+    if len(cards) != need:
+        return f"name exactly {need} cards, you named {len(cards)}"
+    if 1 in cards:
+        return "the 1 may not be discarded"
+    rest = list(hand)
+    for c in cards:
+        if c not in rest:
+            return f"you do not hold {'another ' if c in hand else ''}{c}"
+        rest.remove(c)
+    return None

@@ -13,8 +13,9 @@ from protocol.replies import Expect, HelloReply, Reply, read_reply
 from protocol.session import BYE_LINE, HELLO_LINE, error_line
 from referee.memo import Memo
 from referee.runner.config import RunnerConfig
-from referee.runner.errors import BotCrashed, BotFault, BotTimeout, StartupFailed, UnsolicitedOutput
-from referee.runner.process import BotProcess, LineTooLong
+from referee.runner.errors import BotCrashed, BotFault, BotTimeout, LineTooLong, StartupFailed, UnsolicitedOutput
+from referee.runner.faults import FaultKind
+from referee.runner.process import BotProcess
 from referee.runner.sandbox import resolve_mode
 from referee.runner.spec import BotSpec
 
@@ -147,7 +148,7 @@ class Player:
         try:
             reply, _ = await self.request(HELLO_LINE, Expect.HELLO, deadline)
         except ProtocolViolation as exc:
-            if exc.kind == "protocol_version":
+            if exc.kind == FaultKind.PROTOCOL_VERSION:
                 self.startup_fault = exc
             else:
                 self.startup_fault = StartupFailed(f"bad hello reply: {exc.detail}", line=exc.line)
@@ -179,7 +180,9 @@ class Player:
         try:
             raw = await proc.exchange(line, deadline)
         except LineTooLong as exc:
-            raise ProtocolViolation("line_too_long", f"a reply line over {MAX_LINE} bytes", line=exc.head) from None
+            raise ProtocolViolation(
+                FaultKind.LINE_TOO_LONG, f"a reply line over {MAX_LINE} bytes", line=exc.head
+            ) from None
         try:
             return _parse(raw, expect), raw
         except ProtocolViolation as exc:
@@ -251,7 +254,9 @@ class Player:
 _ASKED = {expect: (expect.prompt, True) for expect in Expect}
 
 #: Faults of a line that could be a bot's answer to a message that needs none, read in place of the real reply.
-_ANSWER_LIKE = frozenset({"wrong_type", "unknown_type", "bad_field", "not_object", "invalid_json"})
+_ANSWER_LIKE = frozenset(
+    {FaultKind.WRONG_TYPE, FaultKind.UNKNOWN_TYPE, FaultKind.BAD_FIELD, FaultKind.NOT_OBJECT, FaultKind.INVALID_JSON}
+)
 _TYPE_PREFIX = b'{"type":"'
 
 

@@ -14,84 +14,115 @@ import os
 import select
 import signal
 import subprocess
+from collections.abc import Mapping
+from enum import Enum
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 import trio
 
 from protocol import MAX_LINE
 from referee.runner import limits as limits_mod
 from referee.runner.config import Limits, RunnerConfig, SandboxMode
-from referee.runner.cpu_cgroup import CpuCgroup, make_cpu_cgroup
 from referee.runner.cputime import cpu_seconds
-from referee.runner.errors import BotCrashed, BotTimeout
+from referee.runner.errors import BotCrashed, BotTimeout, LineTooLong
 from referee.runner.exits import describe_exit, size_text
-from referee.runner.freezer import Freezer, make_freezer
-from referee.runner.memory_cgroup import MemoryCgroup, make_memory_cgroup
 from referee.runner.sandbox import bot_argv, bot_env, launcher_cwd, launcher_env, seccomp_usable
 from referee.runner.spec import BotSpec
+from referee.runner.start_cgroups import StartCgroups
 from referee.runner.starter import run_in_starter
 from referee.runner.syscall_filter import filter_fd
 
 _CHUNK = 65_536
 
 
-class LineTooLong(Exception):
-    """A bot sent more than ``MAX_LINE`` bytes without a newline; ``head`` is the start of it."""
+class ProcessState(Enum):
+    """Where a started bot process is in its life, as the referee drives it."""
 
-    def __init__(self, head: bytes) -> None:
-        super().__init__(f"a line over {MAX_LINE} bytes")
-        self.head = head
+    RUNNING = "running"  # started: it may be asked things
+    FROZEN = "frozen"  # stopped whole by its freezer while idle (``freeze``), until ``thaw``
+    EXITED = "exited"  # its process ended and was reaped (the exit watcher saw it)
+    CLOSED = "closed"  # released by ``terminate``: pipes closed, cgroups removed; for good
+
+
+_P = ProcessState
+#: The process lifecycle, whole: each state -> the states it may move to. ``running`` -> ``closed`` is a process
+#: the kernel did not end within 10 s of SIGKILL (released without its reap); ``frozen`` -> ``exited`` is one
+#: killed from outside while frozen (the watcher thaws what is left of it first). Every move is ``_become``.
+PROCESS_TRANSITIONS: Mapping[ProcessState, frozenset[ProcessState]] = {
+    _P.RUNNING: frozenset({_P.FROZEN, _P.EXITED, _P.CLOSED}),
+    _P.FROZEN: frozenset({_P.RUNNING, _P.EXITED}),
+    _P.EXITED: frozenset({_P.CLOSED}),
+    _P.CLOSED: frozenset(),
+}
+
+
+class _Wait(Enum):
+    """Where the read of a reply is: the exit watcher and the alarm wake the reader only while it waits."""
+
+    IDLE = "idle"  # no read waits on the pipe
+    WAITING = "waiting"  # a read waits on the pipe until its deadline
+    RUNG = "rung"  # the alarm found the waiting read past its deadline and woke it
+
+
+_IDLE, _WAITING, _RUNG = _Wait.IDLE, _Wait.WAITING, _Wait.RUNG
+_PRIVATE = object()  # the key to ``BotProcess.__init__``, which only ``BotProcess.start`` holds
 
 
 class BotProcess:
-    """A started bot program. Create with ``await BotProcess.start(spec, config, stderr_path, mode)``.
+    """A started bot program. Made only by ``await BotProcess.start(spec, config, stderr_path, mode)``.
 
     ``process`` is the ``subprocess.Popen`` of the program (bwrap's, when sandboxed); its ``returncode`` is set
-    once the process has exited and been reaped (which a watcher task does at once).
+    once the process has exited and been reaped (which a watcher task does at once). ``state`` is where it is in
+    its life (``PROCESS_TRANSITIONS``).
     """
 
     def __init__(
         self,
+        key: object,
         spec: BotSpec,
-        popen: subprocess.Popen[bytes],
-        cgroup: Path | None,
         mode: SandboxMode,
-        limits: Limits | None = None,
+        limits: Limits,
+        popen: subprocess.Popen[bytes],
+        pipes: tuple[trio.lowlevel.FdStream, trio.lowlevel.FdStream, trio.lowlevel.FdStream],
+        mark: str,
+        cgroups: StartCgroups,
+        removal: contextlib.AsyncExitStack,
     ) -> None:
+        """Private (``start`` is the way in): ``popen``, started with its ``pipes`` and ``cgroups``, which the new
+        object owns from here on (``removal`` removes the cgroups when it is released). Raises ``TypeError`` when
+        called from elsewhere."""
+        if key is not _PRIVATE:
+            raise TypeError("a BotProcess is made by `await BotProcess.start(...)`")
         self.spec = spec
-        self.limits = limits or Limits()
+        self.limits = limits
         self.process = popen
         self.pid = popen.pid
-        self.cgroup = cgroup
         self.mode = mode
+        self.mark = mark  # the REFEREE_BOT tag of this start's processes
+        self.cgroup = cgroups.pids  # the cgroup that caps its processes (on v2, its memory cgroup), where made
+        self.cpu_cgroup = cgroups.cpu  # --clock cpu: the cgroup of every process of this start
+        self.memory = cgroups.memory  # the memory cgroup of this start (Limits.ram), where there is one
+        self.freezer = cgroups.freezer  # what stops the whole bot while it is idle (``freeze``), where made
+        self._removal = removal
+        self._state = ProcessState.RUNNING
         self._buf = bytearray()
-        self._eof = False
+        self._eof = False  # its stdout ended
+        self._wait = _IDLE
+        self._read_deadline = math.inf
         self._drain_scope: trio.CancelScope | None = None
         self._alarm_scope: trio.CancelScope | None = None
         self._alarm_at = math.inf  # the alarm scope's deadline, as last set (reading the scope's property costs more)
         # trio's clock, read through its own object: ``trio.current_time`` wraps it in two more calls.
         self._now = trio.lowlevel.current_clock().current_time
-        self._reading = False
-        self._read_deadline = math.inf
-        self._timed_out = False
         self._exit = trio.Event()
         # The pipes, non-blocking and owned by trio streams; the hot path reads and writes the descriptors.
-        self._stdin = trio.lowlevel.FdStream(_take_fd(popen.stdin))
-        self._stdout = trio.lowlevel.FdStream(_take_fd(popen.stdout))
-        self._stderr = trio.lowlevel.FdStream(_take_fd(popen.stderr))
+        self._stdin, self._stdout, self._stderr = pipes
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
         self._poller.register(self._stdout_fd, select.POLLIN)
-        self.mark: str | None = None  # the REFEREE_BOT tag of this start's processes
-        self.cpu_cgroup: CpuCgroup | None = None  # --clock cpu: the cgroup of every process of this start
-        self.memory: MemoryCgroup | None = None  # the memory cgroup of this start (Limits.ram), where there is one
-        self.freezer: Freezer | None = None  # what stops the whole bot while it is idle (``freeze``), where made
-        self.frozen = False
         self._cpu_fd: int | None = None
-        self.exited = False
-        self.closed = False
 
     @classmethod
     async def start(
@@ -101,69 +132,60 @@ class BotProcess:
 
         The fork and exec happen on the starter thread (``referee.runner.starter``: one thread for the life of
         the process, which a bot's parent-death signal follows), so the other games go on meanwhile. Raises
-        ``BotCrashed`` when the program cannot be started at all.
+        ``BotCrashed`` when the program cannot be started at all, ``BotSpecError`` for ``--clock cpu`` where no CPU
+        cgroup can be made. What a failed start made (cgroups, descriptors, the process) is gone when it raises.
         """
         mark = limits_mod.new_mark()
         env = bot_env(spec)
         env[limits_mod.MARK_VARIABLE] = mark
-        cpu_cgroup = make_cpu_cgroup() if config.clock == "cpu" else None  # raises BotSpecError where there is none
-        seccomp = filter_fd() if mode == "bwrap" and seccomp_usable() else None
-        argv = bot_argv(
-            spec,
-            mode,
-            config.limits.tmp_size,
-            config.hidden,
-            entrants=config.entrants,
-            env=env,
-            seccomp_fd=seccomp,
-            writable=config.writable_folder,
-        )
-        ram, processes = config.limits.ram, config.limits.processes
-        memory = None if ram is None else make_memory_cgroup(ram, processes)
-        # On cgroup v2 a process is in one cgroup: the memory cgroup caps the processes too.
-        cgroup = memory.path if memory is not None and memory.v2 else limits_mod.make_cgroup(config.limits)
-        joins = () if cpu_cgroup is None else cpu_cgroup.joins
-        also: tuple[Path, ...] = (memory.path,) if memory is not None and not memory.v2 else ()
-        freezer = make_freezer(memory.path if memory is not None and memory.v2 else None) if config.freeze else None
-        also += (freezer.path,) if freezer is not None and not freezer.v2 else ()
-        preexec = limits_mod.preexec(config.limits, cgroup, nproc=mode == "bwrap", cpu_cgroups=joins, also=also)
+        # Each resource is pushed on a stack with what undoes it as soon as it is made; once all are made, the stacks
+        # are emptied (``pop_all``) and the new object owns them. A failure before that undoes what was made.
+        async with contextlib.AsyncExitStack() as made:
+            cgroups = StartCgroups.make(config, made)
+            with contextlib.ExitStack() as launch_only:  # what only the launch needs: closed once it is done
+                seccomp = filter_fd() if mode == "bwrap" and seccomp_usable() else None
+                if seccomp is not None:
+                    launch_only.callback(os.close, seccomp)
+                argv = bot_argv(
+                    spec,
+                    mode,
+                    config.limits.tmp_size,
+                    config.hidden,
+                    entrants=config.entrants,
+                    env=env,
+                    seccomp_fd=seccomp,
+                    writable=config.writable_folder,
+                )
+                preexec = cgroups.preexec(config.limits, nproc=mode == "bwrap")
 
-        def launch() -> subprocess.Popen[bytes]:
-            return subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=launcher_cwd(spec, mode),
-                env=launcher_env(mode, env),
-                start_new_session=True,
-                preexec_fn=preexec,
-                close_fds=True,
-                pass_fds=() if seccomp is None else (seccomp,),
-            )
+                def launch() -> subprocess.Popen[bytes]:
+                    return subprocess.Popen(
+                        argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        bufsize=0,
+                        cwd=launcher_cwd(spec, mode),
+                        env=launcher_env(mode, env),
+                        start_new_session=True,
+                        preexec_fn=preexec,
+                        close_fds=True,
+                        pass_fds=() if seccomp is None else (seccomp,),
+                    )
 
-        try:
-            popen = await run_in_starter(launch)
-        except (OSError, subprocess.SubprocessError) as exc:
-            if cgroup is not None:
-                limits_mod.remove_cgroup(cgroup)
-            if memory is not None:
-                memory.remove()
-            if freezer is not None:
-                freezer.remove()
-            if cpu_cgroup is not None:
-                cpu_cgroup.remove()
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
-        finally:
-            if seccomp is not None:
-                os.close(seccomp)
-        bot = cls(spec, popen, cgroup, mode, config.limits)
-        bot.mark = mark
-        bot.cpu_cgroup = cpu_cgroup
-        bot.memory = memory
-        bot.freezer = freezer
+                try:
+                    popen = await run_in_starter(launch)
+                except (OSError, subprocess.SubprocessError) as exc:
+                    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                    raise BotCrashed(f"cannot start {spec.argv[0]}: {reason}") from None
+            # The process and its pipes: once the object is made, ``terminate`` ends the one and closes the others.
+            async with contextlib.AsyncExitStack() as started:
+                started.push_async_callback(_kill_started, popen, mark if cgroups.pids is None else None)
+                started.callback(_close_pipes, popen)
+                pipes = (_stream(started, popen.stdin), _stream(started, popen.stdout), _stream(started, popen.stderr))
+                started.pop_all()
+            removal = made.pop_all()
+        bot = cls(_PRIVATE, spec, mode, config.limits, popen, pipes, mark, cgroups, removal)
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
@@ -172,10 +194,32 @@ class BotProcess:
         await trio.lowlevel.cancel_shielded_checkpoint()
         return bot
 
+    @property
+    def state(self) -> ProcessState:
+        """Where the process is in its life."""
+        return self._state
+
+    @property
+    def exited(self) -> bool:
+        """The process has exited and been reaped."""
+        return self._exit.is_set()
+
+    @property
+    def closed(self) -> bool:
+        """The process was released (``terminate``)."""
+        return self._state is _P.CLOSED
+
+    def _become(self, to: ProcessState) -> bool:
+        """Move to ``to`` if ``PROCESS_TRANSITIONS`` allows it from the state now; True when it did."""
+        if to not in PROCESS_TRANSITIONS[self._state]:
+            return False
+        self._state = to
+        return True
+
     def cpu_seconds(self) -> float:
         """CPU seconds the bot's processes have used so far: from its CPU cgroup (one read of an open file), else
         as ``referee.runner.cputime`` finds them (the cgroup gone, or no ``--clock cpu``)."""
-        if self.cpu_cgroup is not None and not self.closed:
+        if self.cpu_cgroup is not None and self._state is not _P.CLOSED:
             try:
                 if self._cpu_fd is None:
                     self._cpu_fd = os.open(self.cpu_cgroup.usage, os.O_RDONLY | os.O_CLOEXEC)
@@ -252,7 +296,7 @@ class BotProcess:
                 start = len(buf)
             if self._eof:
                 raise BotCrashed(await self._exit_detail_wait("closed its output"))
-            if self.exited:
+            if self._exit.is_set():
                 # Take what the dead process left in the pipe; without a whole line it crashed mid-reply.
                 if not self._read_available():
                     raise BotCrashed(self.exit_detail("exited"))
@@ -261,9 +305,8 @@ class BotProcess:
             # deadline, the exit watcher when the process exits (both by notify_closing on the descriptor).
             if self._now() >= deadline:
                 raise BotTimeout("no reply before the deadline")
-            self._timed_out = False
             self._read_deadline = deadline
-            self._reading = True
+            self._wait = _WAITING
             if deadline < self._alarm_at and self._alarm_scope is not None:
                 # Usually the alarm is still set for an earlier move's deadline: it will ring then, see this
                 # read's later deadline and re-arm itself, so most moves change no deadline at all.
@@ -273,10 +316,11 @@ class BotProcess:
             except trio.ClosedResourceError:
                 pass
             finally:
-                self._reading = False
-            if self.exited:
+                rung = self._wait is _RUNG
+                self._wait = _IDLE
+            if self._exit.is_set():
                 continue
-            if self._timed_out:
+            if rung:
                 raise BotTimeout("no reply before the deadline")
             try:
                 chunk = os.read(self._stdout_fd, _CHUNK)
@@ -330,9 +374,11 @@ class BotProcess:
                 os.close(pidfd)
         with contextlib.suppress(subprocess.TimeoutExpired, OSError):
             self.process.wait(timeout=1)
-        self.exited = True
+        if self._state is _P.FROZEN:
+            self.thaw()  # killed while frozen: what is left must take its SIGKILL (on cgroup v1 frozen ones do not)
+        self._become(_P.EXITED)  # a process released without its reap stays closed
         self._exit.set()
-        if self._reading:
+        if self._wait is not _IDLE:
             trio.lowlevel.notify_closing(self._stdout_fd)
 
     async def _alarm(self) -> None:
@@ -341,16 +387,15 @@ class BotProcess:
         One long-lived cancel scope is much cheaper per move than a fresh scope around every wait: the reader
         only moves its deadline when its own is earlier, and a ring for a finished read just re-arms.
         """
-        while not self.closed:
-            armed = self._reading and not self._timed_out
-            self._alarm_at = self._read_deadline if armed else math.inf
+        while self._state is not _P.CLOSED:
+            self._alarm_at = self._read_deadline if self._wait is _WAITING else math.inf
             with trio.CancelScope(deadline=self._alarm_at) as scope:
                 self._alarm_scope = scope
                 await trio.sleep_forever()
             self._alarm_scope = None
             self._alarm_at = math.inf
-            if self._reading and not self._timed_out and self._now() >= self._read_deadline:
-                self._timed_out = True
+            if self._wait is _WAITING and self._now() >= self._read_deadline:
+                self._wait = _RUNG
                 trio.lowlevel.notify_closing(self._stdout_fd)
             # Otherwise it rang for an earlier read (or was disarmed); the loop re-arms for the current one.
 
@@ -393,6 +438,7 @@ class BotProcess:
             except OSError:
                 pass
             finally:
+                stream.close()
                 if log is not None:
                     log.close()
 
@@ -401,14 +447,14 @@ class BotProcess:
     def freeze(self) -> None:
         """Stop every process of the bot until ``thaw`` (it is idle: nothing is asked of it); nothing where it has
         no freezer (``RunnerConfig.freeze`` off, or no cgroup for one here)."""
-        if self.freezer is not None and not self.frozen and not self.closed:
-            self.frozen = self.freezer.freeze()
+        if self.freezer is not None and self._state is _P.RUNNING and self.freezer.freeze():
+            self._become(_P.FROZEN)
 
     def thaw(self) -> None:
         """Let a frozen bot run again."""
-        if self.freezer is not None and self.frozen:
+        if self.freezer is not None and self._state is _P.FROZEN:
             self.freezer.thaw()
-            self.frozen = False
+            self._become(_P.RUNNING)
 
     # ------------------------------------------------------------------------------------------- ending
 
@@ -476,44 +522,20 @@ class BotProcess:
                 limits_mod.kill_marked(self.mark)
 
     async def _release(self) -> None:
-        if self.closed:
+        if not self._become(_P.CLOSED):  # released already (``terminate`` thaws a frozen one first)
             return
-        self.closed = True
         for stream in (self._stdin, self._stdout):
             with contextlib.suppress(Exception):
                 await stream.aclose()
         if self._alarm_scope is not None:
             self._alarm_scope.cancel()
         if self._drain_scope is not None:
-            # Let the drain copy what the dead process left in the pipe, then stop it.
+            # Let the drain copy what the dead process left in the pipe, then stop it (it closes the stream).
             self._drain_scope.deadline = trio.current_time() + 0.5
         if self._cpu_fd is not None:
             os.close(self._cpu_fd)
             self._cpu_fd = None
-        if self.cgroup is not None:
-            for _ in range(100):
-                limits_mod.kill_cgroup(self.cgroup)
-                if limits_mod.remove_cgroup(self.cgroup):
-                    break
-                await trio.sleep(0.02)
-        if self.memory is not None and not self.memory.v2:
-            for _ in range(100):
-                limits_mod.kill_cgroup(self.memory.path)
-                if self.memory.remove():
-                    break
-                await trio.sleep(0.02)
-        if self.freezer is not None:
-            self.freezer.thaw()
-            for _ in range(100):
-                if self.freezer.remove():
-                    break
-                await trio.sleep(0.02)
-        if self.cpu_cgroup is not None:
-            for _ in range(100):
-                self.cpu_cgroup.kill()
-                if self.cpu_cgroup.remove():
-                    break
-                await trio.sleep(0.02)
+        await self._removal.aclose()  # every cgroup of the start, each killed and removed
 
 
 def _append_capped(log: BinaryIO, data: bytes, cap: int) -> bool:
@@ -539,12 +561,39 @@ def _append_capped(log: BinaryIO, data: bytes, cap: int) -> bool:
         fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-def _take_fd(pipe: object) -> int:
-    """A duplicate of a Popen pipe's descriptor (for a trio stream to own); the pipe object is closed."""
+def _stream(stack: contextlib.AsyncExitStack, pipe: IO[bytes] | None) -> trio.lowlevel.FdStream:
+    """A trio stream owning a duplicate of a Popen pipe's descriptor, pushed on ``stack`` to be closed; the pipe
+    object is closed."""
     assert pipe is not None
-    fd = os.dup(pipe.fileno())  # type: ignore[attr-defined]
-    pipe.close()  # type: ignore[attr-defined]
-    return fd
+    fd = os.dup(pipe.fileno())
+    try:
+        stream = trio.lowlevel.FdStream(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    stack.callback(stream.close)
+    pipe.close()
+    return stream
+
+
+def _close_pipes(popen: subprocess.Popen[bytes]) -> None:
+    """Close the pipe objects of ``popen`` that are still open (a start undone before ``_stream`` took them)."""
+    for pipe in (popen.stdin, popen.stdout, popen.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+async def _kill_started(popen: subprocess.Popen[bytes], mark: str | None) -> None:
+    """Undo a launch (what came after it failed): SIGKILL to the process group, and to every process tagged
+    ``mark`` where no cgroup holds them (its cgroups are killed as they are removed), then reap it (up to 10 s)."""
+    with trio.CancelScope(shield=True):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(popen.pid, signal.SIGKILL)
+        if mark is not None:
+            limits_mod.kill_marked(mark)
+        with trio.move_on_after(10):
+            while popen.poll() is None:
+                await trio.sleep(0.01)
 
 
 def seconds_left(deadline: float) -> float:

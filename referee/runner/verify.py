@@ -30,6 +30,7 @@ from referee.engine import (
     new_game,
     seeded_deal,
 )
+from referee.runner.faults import FaultKind
 from referee.runner.gamelog import applied_events, read_log
 from referee.runner.logrecords import (
     ActionEvent,
@@ -211,13 +212,13 @@ class _Checker:
     def _fault(self, ev: FaultEvent) -> None:
         self.faults += 1
         kind, seat = ev.fault.kind, ev.fault.seat
-        if kind not in ("illegal_move", "illegal_discard"):
+        if kind not in (FaultKind.ILLEGAL_MOVE, FaultKind.ILLEGAL_DISCARD):
             return
         state = self._state()
         # The fault keeps only the start of the line; the recv event before it has the whole reply.
         line = self.last_line.pop(seat, None) or ev.fault.line or ""
         try:
-            reply = parse_reply(line.encode(), Expect.TURN if kind == "illegal_move" else Expect.DISCARD)
+            reply = parse_reply(line.encode(), Expect.TURN if kind == FaultKind.ILLEGAL_MOVE else Expect.DISCARD)
             if isinstance(reply, PlayReply | PassReply | DropReply):
                 action: Action = reply_to_action(reply)
                 if state.to_move != seat:

@@ -21,17 +21,69 @@ Pure: no I/O; ``GauntletStop`` is fed the rounds in order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from referee.tournament.confseq import MixtureTests
 
-__all__ = ["AHEAD", "BEHIND", "UNDECIDED", "GauntletStop"]
+__all__ = ["AHEAD", "BEHIND", "UNDECIDED", "GauntletOutcome", "GauntletStop", "Verdict"]
 
 AHEAD = "ahead of the field"
 BEHIND = "behind the field"
 UNDECIDED = "undecided"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A challenger's share against the field so far (None before its first round) and its verdict."""
+
+    challenger: str
+    share: float | None
+    verdict: str
+
+
+@dataclass(frozen=True, slots=True)
+class GauntletOutcome:
+    """Where a gauntlet with ``--early-stop`` stands (a ``formats.base.Outcome``): the ``rounds`` (repeats) counted,
+    the ``confidence``, whether every challenger is ``decided``, each one's ``Verdict``, and the games it played once
+    it stopped early (``final_games``; None before, or when it played every repeat)."""
+
+    rounds: int
+    confidence: float
+    decided: bool
+    verdicts: tuple[Verdict, ...]
+    final_games: int | None = None
+
+    #: Its key in standings.json; a gauntlet does not decide the order (the standings sort by matchpoints).
+    key = "gauntlet"
+    order = None
+    ahead_of_next = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rounds": self.rounds,
+            "confidence": self.confidence,
+            "decided": self.decided,
+            "challengers": {v.challenger: {"share_vs_field": v.share, "verdict": v.verdict} for v in self.verdicts},
+        }
+
+    def lines(self) -> list[str]:
+        return [self.banner()]
+
+    def banner(self) -> str:
+        """``Gauntlet: every challenger decided after 3 repeat(s), at 95% together: new ahead of the field (share
+        0.83), ...``: the line after the standings, and the report's banner."""
+        how = "every challenger decided" if self.decided else "not every challenger decided"
+        verdicts = ", ".join(
+            f"{v.challenger} {v.verdict}" + ("" if v.share is None else f" (share {v.share:.2f})")
+            for v in self.verdicts
+        )
+        return f"Gauntlet: {how} after {self.rounds} repeat(s), at {self.confidence:.0%} together: {verdicts}"
+
+    def places(self, names: Sequence[str]) -> dict[str, str]:
+        return {}
 
 
 class GauntletStop:
@@ -82,16 +134,20 @@ class GauntletStop:
         """Every challenger is proven ahead of or behind the field."""
         return bool(np.all(self._tests.above | self._tests.below))
 
-    def to_dict(self) -> dict[str, Any]:
+    def outcome(self, final_games: int | None = None) -> GauntletOutcome:
         """The rounds counted, the confidence, and each challenger's share against the field so far (the mean of
-        its rounds' observations) and verdict."""
+        its rounds' observations) and verdict; ``final_games``: the games played, once it stopped early."""
         share = self._tests.estimate
-        return {
-            "rounds": self.rounds,
-            "confidence": self.confidence,
-            "decided": self.decided,
-            "challengers": {
-                c: {"share_vs_field": float(share[i]) if self.rounds else None, "verdict": self.verdict(c)}
-                for c, i in self._index.items()
-            },
-        }
+        return GauntletOutcome(
+            self.rounds,
+            self.confidence,
+            self.decided,
+            tuple(
+                Verdict(c, float(share[i]) if self.rounds else None, self.verdict(c)) for c, i in self._index.items()
+            ),
+            final_games,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """``outcome().to_dict()``."""
+        return self.outcome().to_dict()

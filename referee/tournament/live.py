@@ -15,7 +15,8 @@ from typing import IO, TYPE_CHECKING, Any
 from rich.console import Console, Group
 
 from referee.tournament.display import standings_table
-from referee.tournament.run import Progress, RaceStatus
+from referee.tournament.formats import RoundStatus
+from referee.tournament.run import Progress
 
 if TYPE_CHECKING:
     import rich.progress
@@ -81,17 +82,6 @@ class Pace:
         }
 
 
-def race_text(status: RaceStatus) -> str:
-    """``round 12 (480 games), 9 entrants left, places 2, 3 of the top 3 open``."""
-    k = len(status.leaders)
-    if status.open:
-        places = ", ".join(map(str, status.open))
-        settled = f"place{'s' if len(status.open) > 1 else ''} {places} of the top {k} open"
-    else:
-        settled = f"the top {k} proven in order"
-    return f"round {status.round} ({status.round_games:,} games), {status.left} entrants left, {settled}"
-
-
 class LiveProgress(Progress):
     """A progress bar (games/s, elapsed, ETA) and the top of the standings, redrawn in place on a terminal.
 
@@ -119,7 +109,7 @@ class LiveProgress(Progress):
         self._printed = time.monotonic()
         self._pace = Pace(0, 0)
         self._step = 1
-        self._race: RaceStatus | None = None
+        self._race: RoundStatus | None = None  # the round a format that decides as it goes (a race) plays
         self._round_start = 0  # games played when the race's round began
 
     def start(self, total: int | None, done: int, tally: Tally) -> None:
@@ -155,12 +145,11 @@ class LiveProgress(Progress):
             standings_table(tally.standings(), top=self.top, title="Live standings", width=self.console.width),
         )
 
-    def race_round(self, status: RaceStatus) -> None:
+    def round_started(self, status: RoundStatus) -> None:
         before, self._race = self._race, status
         self._round_start = self._pace.done
         if self._live is None:
-            changed = before is None or before.left != status.left
-            if changed or status.round % self.RACE_LINE_EVERY == 1 or self._due():
+            if status.news(before) or status.round % self.RACE_LINE_EVERY == 1 or self._due():
                 self._print_race()
         else:
             assert self._bar is not None and self._task is not None
@@ -169,7 +158,7 @@ class LiveProgress(Progress):
     def _race_line(self) -> str:
         assert self._race is not None
         in_round = self._pace.done - self._round_start
-        return f"{race_text(self._race)}; {self._pace.done:,} games in all, {self._pace.line()}" + (
+        return f"{self._race.line()}; {self._pace.done:,} games in all, {self._pace.line()}" + (
             f", round ETA {_clock(left)}"
             if (left := self._pace.left(self._race.round_games - in_round)) is not None
             else ""
@@ -177,7 +166,8 @@ class LiveProgress(Progress):
 
     def _print_race(self) -> None:
         self._printed = time.monotonic()
-        self.console.print(f"Race: {self._race_line()}", highlight=False)
+        assert self._race is not None
+        self.console.print(f"{self._race.label}: {self._race_line()}", highlight=False)
 
     def _due(self) -> bool:
         return time.monotonic() - self._printed >= self.LINE_EVERY
@@ -211,7 +201,8 @@ class LiveProgress(Progress):
 class JsonProgress(Progress):
     """The progress as JSON events on ``out``, one object a line: ``{"event": "start", "total", "games"}``, then
     ``progress`` (games, total, rate in games/s, elapsed and eta in seconds) per tenth of the games and at least
-    every ``EVERY`` seconds, ``race_round`` (``RaceStatus.to_dict``) as each round of a race begins, and
+    every ``EVERY`` seconds, ``race_round`` (``RaceStatus.to_dict``: a ``RoundStatus``'s event) as each round of a
+    race begins, and
     ``worker_lost`` (``WorkerLost.to_dict``) when a worker ends while the run goes on, and ``stop``. A total or an eta
     is null where there is none (a race)."""
 
@@ -242,8 +233,8 @@ class JsonProgress(Progress):
             self._sent = now
             self.event("progress", **self._pace.to_dict())
 
-    def race_round(self, status: RaceStatus) -> None:
-        self.event("race_round", **{**self._pace.to_dict(), **status.to_dict()})
+    def round_started(self, status: RoundStatus) -> None:
+        self.event(status.event, **{**self._pace.to_dict(), **status.to_dict()})
 
     def worker_lost(self, lost: WorkerLost) -> None:
         self.event("worker_lost", **lost.to_dict(), left=lost.left)

@@ -68,6 +68,21 @@ margin step; the race settles once every entrant of its estimated top K is prove
 survivor ranked below it: with probability at least 1 − alpha no reported pair of the top K is out of order by E or
 more. ``within_margin`` lists the pairs settled only up to E.
 
+*A mix of table sizes* (``table_mix``: size -> weight w_k, as a ladder mixes its tables). Each pass draws its table
+size k (seeded, independent of the results), and the strength becomes the mix's: m = sum over k of w_k m_k, m_k the
+round robin's at tables of k. A field pass draws k with w_k and measures every survivor once, so its matchpoints
+have mean m and the sequences are unchanged. A pairwise pass observes a pair (a, b) unless both sit among its k - 1
+common opponents, which happens with probability (k - 1)(k - 2) / (N(N - 1)) (the pass's redraw when no contender
+is outside them never removes a pass that observes the pair); so it draws k with w_k / P(pair observed | k), and the
+sizes of the observations a pair gets come with w_k. A pair observation at size k has mean 1/2 + kappa_k (m_a,k -
+m_b,k), kappa_k falling as k grows: it is scaled towards 1/2 by kappa / kappa_k (kappa the smallest kappa_k, so it
+stays in [0, 1]), which gives every size the slope kappa and the pair's mean 1/2 + kappa (m_a - m_b): the tests and
+the tie margin hold as above. A contender's matchpoints at its own table (outside the common opponents: probability
+1 - (k - 1)/N) feed its sequence only with a seeded probability proportional to P(pair observed | k) / P(outside | k),
+so that they too come with w_k; its strength's estimate (which orders what is not proven) takes them all, each weighted
+by that probability. A duel mixes the head-to-head means of the sizes (weighted by how often a pass of
+each size seats the two). With one size nothing is drawn: the schedule is the one-size race's.
+
 The schedule is a pure function of the parameters and the results of the earlier rounds, so a resumed race plays
 exactly the games the interrupted one would have played.
 """
@@ -91,6 +106,8 @@ from referee.tournament.seating import games_per_block
 
 __all__ = ["Race", "RaceOutcome"]
 
+#: Why a race that is not over stopped, as standings.json and the report say it: it was interrupted.
+INTERRUPTED = "not finished: the race was interrupted; continue it with referee run --resume"
 #: The pairwise phase starts with the first round that has at most this many survivors.
 PAIRWISE_FROM = 32
 #: Passes in a round. Several, so that a bot process plays several deals before it meets one again, and the
@@ -132,12 +149,21 @@ class RaceOutcome:
     #: For each place of ``order`` but the last: whether the race proved it ahead of the next (the guarantee above).
     ahead_of_next: tuple[bool, ...] = ()
 
+    #: Its key in standings.json (``formats.base.Outcome``, which this is).
+    key = "race"
+
+    @property
+    def final_games(self) -> int | None:
+        """The games the race played once it is over (settled, or stopped at ``--max-games``); None while it runs."""
+        return None if self.reason is None else self.games
+
     def to_dict(self) -> dict[str, Any]:
+        """Its JSON form (standings.json's ``race``); a race not over says so as its ``reason``."""
         return {
             "top": self.top,
             "confidence": self.confidence,
             "settled": self.settled,
-            "reason": self.reason,
+            "reason": self.reason if self.reason is not None else INTERRUPTED,
             "games": self.games,
             "rounds": self.rounds,
             "order": list(self.order[: self.top]),
@@ -150,6 +176,69 @@ class RaceOutcome:
             "cycles": [list(c) for c in self.cycles],
         }
 
+    def lines(self) -> list[str]:
+        """How the race ended, for ``referee run`` (none while it runs): why it stopped, the pairs settled only up
+        to the tie margin, and the cycles."""
+        if self.reason is None:
+            return []
+        out = [f"Race: {self.reason}; {self.games:,} games used"]
+        if self.within_margin:
+            out.append(
+                "Settled up to the tie margin (proven only that the second is not ahead of the first by the margin or "
+                f"more; their exact order was not tested further): {_pairs(self.within_margin)}"
+            )
+        out.extend(
+            f"Cycle: {', '.join(cycle)}: their head-to-head results go round, or disagree with their strength against "
+            "the field (the race's order is the field's, as a round robin's)"
+            for cycle in self.cycles
+        )
+        return out
+
+    def banner(self) -> str:
+        """The report's paragraph: the race, whether it settled its top places, its games and why it stopped."""
+        reason = self.reason if self.reason is not None else INTERRUPTED
+        out = (
+            f"Race for the top {self.top} at {self.confidence:.0%} confidence: "
+            f"{'settled' if self.settled else 'not settled'} ({', '.join(self.order[: self.top])}); "
+            f"{self.games:,} games used in {self.rounds} rounds. Why it stopped: {reason}."
+        )
+        if self.within_margin:
+            out += (
+                f" Settled up to the tie margin of {self.tie_margin:g} matchpoints (the second is proven not ahead of "
+                "the first by the margin or more; the exact order was not tested further): "
+                f"{_pairs(self.within_margin)}."
+            )
+        if self.cycles:
+            out += (
+                " Cycles (head-to-head results that go round, or disagree with strength against the field; the order "
+                f"is the field's): {'; '.join(', '.join(c) for c in self.cycles)}."
+            )
+        return out
+
+    def places(self, names: Sequence[str]) -> dict[str, str]:
+        """Why each entrant of ``names`` (best first) holds its place: proven ahead of the next, left the race (after
+        which round), or still in it when the race stopped."""
+        top, within = self.top, set(self.within_margin)
+        out: dict[str, str] = {}
+        for place, name in enumerate(names, start=1):
+            if name in self.eliminated:
+                out[name] = f"left the race after round {self.eliminated[name]}: proven behind the entrants still in it"
+            elif place <= top and self.settled:
+                nxt = names[place] if place < len(names) else None
+                if nxt is not None and (name, nxt) in within:
+                    out[name] = f"top {top}: within the tie margin of {nxt}, not behind it by the margin or more"
+                else:
+                    out[name] = f"top {top}: proven ahead of every entrant below it"
+            elif place <= top:
+                out[name] = f"top {top} by estimate: the race stopped before it proved this order"
+            else:
+                out[name] = "still in the race when it stopped, behind the top places by estimate"
+        return out
+
+
+def _pairs(pairs: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(f"{a} over {b}" for a, b in pairs)
+
 
 @dataclass(frozen=True, slots=True)
 class _Table:
@@ -160,6 +249,9 @@ class _Table:
     counted: tuple[bool, ...]
     pass_no: int
     contender: int = -1
+    #: A pairwise table of a mix: the weight of the contender's matchpoints in its strength's estimate (every such
+    #: table counts there, weighted so that the sizes come with the mix's weights; ``counted`` thins the sequence's).
+    weight: float = 1.0
 
 
 class Race:
@@ -179,9 +271,13 @@ class Race:
         max_games: int,
         secret: DealSecret | None = None,
         tie_margin: float = 0.0,
+        table_mix: Mapping[int, float] | None = None,
     ) -> None:
         if not 0 <= tie_margin < 1:
             raise ValueError(f"tie_margin must be a matchpoint share from 0 up to 1, got {tie_margin}")
+        mix = {int(k): float(w) for k, w in (table_mix or {table_size: 1.0}).items() if w > 0}
+        if not mix or max(mix) != table_size or min(mix) < 2:
+            raise ValueError(f"table_mix must weigh sizes from 2 up to table_size {table_size}, got {table_mix}")
         self.names = tuple(names)
         self.secret = secret
         self.table_size = table_size
@@ -190,9 +286,20 @@ class Race:
         self.confidence = confidence
         self.max_games = max_games
         self.tie_margin = tie_margin
-        n, k = len(self.names), table_size
-        self._block_games = games_per_block(k)
-        self._kappa = (n - 1) / (2 * (n + k - 2))  # E[x] = 1/2 + kappa (m_a - m_b)
+        n = len(self.names)
+        #: Table size -> its share of the passes (one size unless ``table_mix`` mixes several).
+        self.table_mix = {k: w / sum(mix.values()) for k, w in sorted(mix.items())}
+        # E[x | k] = 1/2 + kappa_k (m_a,k - m_b,k); a pass at size k scales x - 1/2 by kappa / kappa_k (at most 1)
+        self._kappas = {k: (n - 1) / (2 * (n + k - 2)) for k in self.table_mix}
+        self._kappa = min(self._kappas.values())  # E[x] = 1/2 + kappa (m_a - m_b), m mixed over the sizes
+        # A pairwise pass observes a pair unless both sit among its k - 1 common opponents, and measures a contender
+        # at its own table unless it sits among them: drawn with w_k / P(pair observed | k), and a contender's own
+        # table counted with a probability proportional to P(pair observed | k) / P(contender outside | k), both
+        # kinds of observation come at the sizes' weights w_k (see the module).
+        pair_seen = {k: 1 - (k - 1) * (k - 2) / (n * (n - 1)) for k in self.table_mix}
+        self._pair_draw = {k: w / pair_seen[k] for k, w in self.table_mix.items()}
+        keep = {k: pair_seen[k] / (1 - (k - 1) / n) for k in self.table_mix}
+        self._keep_own = {k: v / max(keep.values()) for k, v in keep.items()}
         self.within_margin: tuple[tuple[str, str], ...] = ()
         self.cycles: tuple[tuple[str, ...], ...] = ()
         error = 1 - confidence
@@ -200,7 +307,8 @@ class Race:
         self.alpha = error / 2 / n
         self.pair_error = error / 2 if self.field_phase else error
         self.cs = BettingCSArray(n, self.alpha)  # each entrant's strength (decides only in a field phase)
-        self._mp_sum = np.zeros(n)  # Σ of the matchpoints that measure each entrant's strength
+        self._mp_sum = np.zeros(n)  # Σ of the (weighted) matchpoints that measure each entrant's strength
+        self._mp_w = np.zeros(n)  # Σ of their weights
         self._mp_n = np.zeros(n, dtype=np.int64)
         self.alive = np.ones(n, dtype=bool)
         self.survivors = list(self.names)
@@ -248,7 +356,7 @@ class Race:
             return self._pending
         rng = random.Random(f"referee-race/2/{self.seed}/{self.rounds}")
         tables = self._pairwise_tables(rng) if self.pool is not None else self._field_tables(rng)
-        if self.games + len(tables) * self._block_games > self.max_games:
+        if self.games + sum(games_per_block(len(t.seats)) for t in tables) > self.max_games:
             self.reason = (
                 f"stopped at --max-games {self.max_games:,}: the next round would pass it, and the order of the top "
                 f"{self.top} is not settled at {self.confidence:.0%}"
@@ -258,11 +366,13 @@ class Race:
         return tables
 
     def _field_tables(self, rng: random.Random) -> list[_Table]:
-        """Field phase: every pass a seeded random partition of the whole field, the last table completed with
-        random others (not counted there); only tables that measure a survivor."""
-        k, n = self.table_size, len(self.names)
+        """Field phase: every pass a seeded random partition of the whole field into tables of a size drawn from
+        the mix, the last table completed with random others (not counted there); only tables that measure a
+        survivor."""
+        n = len(self.names)
         tables: list[_Table] = []
         for p in range(BLOCKS_PER_ROUND):
+            k = self._pass_size(rng, self.table_mix)
             everyone = list(range(n))
             rng.shuffle(everyone)
             for i in range(0, n, k):
@@ -294,8 +404,8 @@ class Race:
 
     def _pairwise_tables(self, rng: random.Random) -> list[_Table]:
         """Pairwise phase: each pass draws k − 1 common opponents from the whole field; every contender outside them
-        plays a block with them."""
-        k, n = self.table_size, len(self.names)
+        plays a block with them (the pass's table size drawn from the mix)."""
+        n = len(self.names)
         contenders = self._contenders()
         tables: list[_Table] = []
         self._common = {}
@@ -304,6 +414,7 @@ class Race:
         p = draws = 0
         while p < passes and draws < passes * MAX_DRAWS:
             draws += 1
+            k = self._pass_size(rng, self._pair_draw)
             common = tuple(rng.sample(range(n), k - 1))
             playing = [c for c in contenders if c not in common]
             if not playing:
@@ -311,9 +422,17 @@ class Race:
             self._common[p] = common
             for c in playing:
                 seats = (c, *common)
-                tables.append(_Table(seats, (True,) + (False,) * (k - 1), p, c))
+                keep = self._keep_own[k]
+                own = keep == 1 or rng.random() < keep  # no draw with one size
+                tables.append(_Table(seats, (own,) + (False,) * (k - 1), p, c, keep))
             p += 1
         return tables
+
+    def _pass_size(self, rng: random.Random, weights: Mapping[int, float]) -> int:
+        """The table size of a pass, drawn with ``weights`` (no draw with one size, so a one-size race's schedule
+        is the one it always was)."""
+        sizes = list(weights)
+        return sizes[0] if len(sizes) == 1 else rng.choices(sizes, weights=list(weights.values()))[0]
 
     def _round_passes(self) -> int:
         """The passes of the next pairwise round: BLOCKS_PER_ROUND, or PASS_GROWTH of those played before."""
@@ -345,20 +464,33 @@ class Race:
             raise RuntimeError("record() without a round from next_tables()")
         if len(totals) != len(tables):
             raise ValueError(f"a round of {len(tables)} tables, got results of {len(totals)}")
-        seats = np.array([t.seats for t in tables], dtype=np.int64)
-        scores = np.array(
-            [[float(block[self.names[i]]) for i in t.seats] for t, block in zip(tables, totals, strict=True)]
+        seats = [np.array(t.seats, dtype=np.int64) for t in tables]
+        scores = [
+            np.array([float(block[self.names[i]]) for i in t.seats]) for t, block in zip(tables, totals, strict=True)
+        ]
+        shares = [_matchpoints(s) for s in scores]  # each seat's matchpoints at its table
+        counted = [np.array(t.counted, dtype=bool) & self.alive[e] for t, e in zip(tables, seats, strict=True)]
+        self.cs.update(
+            np.concatenate([e[c] for e, c in zip(seats, counted, strict=True)]),
+            np.concatenate([s[c] for s, c in zip(shares, counted, strict=True)]),
         )
-        k = self.table_size
-        below = (scores[:, :, None] < scores[:, None, :]).sum(-1)
-        ties = (scores[:, :, None] == scores[:, None, :]).sum(-1) - 1
-        shares = (below + 0.5 * ties) / (k - 1)  # each seat's matchpoints at its table
-        counted = np.array([t.counted for t in tables], dtype=bool) & self.alive[seats]
-        self._measure(seats[counted], shares[counted])
+        estimated = [  # a pairwise table's contender always, weighted
+            (np.array(t.counted, dtype=bool) | (np.arange(len(t.seats)) == 0) & (t.contender >= 0)) & self.alive[e]
+            for t, e in zip(tables, seats, strict=True)
+        ]
+        self._estimate(
+            np.concatenate([e[c] for e, c in zip(seats, estimated, strict=True)]),
+            np.concatenate([s[c] for s, c in zip(shares, estimated, strict=True)]),
+            np.concatenate([np.full(int(c.sum()), t.weight) for t, c in zip(tables, estimated, strict=True)]),
+        )
         if self.pool is not None:
-            self._record_pairs(tables, seats, scores, shares)
+            self._record_pairs(tables, shares)
+            for k in self.table_mix:  # the duels, a table size at a time
+                rows = [i for i, t in enumerate(tables) if len(t.seats) == k]
+                if rows:
+                    self._record_duels(np.stack([seats[i] for i in rows]), np.stack([scores[i] for i in rows]))
             self._pair_passes += len({t.pass_no for t in tables})
-        self.games += len(tables) * self._block_games
+        self.games += sum(games_per_block(len(t.seats)) for t in tables)
         self.batches += len(tables)
         self.rounds += 1
         self._pending = None
@@ -369,37 +501,42 @@ class Race:
         if self.pool is None and self.reason is None and len(self.survivors) <= PAIRWISE_FROM:
             self._start_pairwise()
 
-    def _measure(self, who: Ints, shares: Floats) -> None:
-        """Matchpoints that are unbiased observations of their entrant's strength: its estimate and sequence."""
-        np.add.at(self._mp_sum, who, shares)
+    def _estimate(self, who: Ints, shares: Floats, weights: Floats) -> None:
+        """Matchpoints that measure their entrant's strength, with their weights: its estimate."""
+        np.add.at(self._mp_sum, who, shares * weights)
+        np.add.at(self._mp_w, who, weights)
         np.add.at(self._mp_n, who, 1)
-        self.cs.update(who, shares)
 
-    def _record_pairs(self, tables: Sequence[_Table], seats: Ints, scores: Floats, shares: Floats) -> None:
-        """Pairwise phase: the pair observations of every pass (common opponents and direct tables), and the duels
-        of every two pool entrants at a table."""
+    def _record_pairs(self, tables: Sequence[_Table], shares: Sequence[Floats]) -> None:
+        """Pairwise phase: the pair observations of every pass (common opponents and direct tables), a pass at
+        table size k scaled towards 1/2 by kappa / kappa_k so that every size's observation has the same slope."""
         m = len(self.pool) if self.pool is not None else 0
         place = self._place
         cons = sorted(self._contending, key=lambda e: place[e])  # the round's contenders, in pool order
         col = {e: i for i, e in enumerate(cons)}
         passes = 1 + max(t.pass_no for t in tables)
+        scale = np.ones((passes, 1))  # [p]: kappa / kappa_k of pass p's table size k
         own = np.full((passes, len(cons)), np.nan)  # [p, a]: a's matchpoints at its own table of pass p
         at = np.full((passes, len(cons), len(cons)), np.nan)  # [p, a, b]: a's (one of the common) at b's table
         for row, t in enumerate(tables):
             b = col[t.contender]
-            own[t.pass_no, b] = shares[row, 0]
+            scale[t.pass_no] = self._kappa / self._kappas[len(t.seats)]
+            own[t.pass_no, b] = shares[row][0]
             for seat in range(1, len(t.seats)):
                 a = col.get(t.seats[seat])
                 if a is not None:
-                    at[t.pass_no, a, b] = shares[row, seat]
+                    at[t.pass_no, a, b] = shares[row][seat]
         i, j = np.triu_indices(len(cons), 1)
         pair = np.broadcast_to(
             place[np.array(cons, dtype=np.int64)][i] * m + place[np.array(cons, dtype=np.int64)][j], (passes, len(i))
         )
         observed = [
-            (own[:, i] - own[:, j] + 1) / 2,  # both at their own tables: the same common opponents
-            0.5 + (at[:, i, j] - own[:, j]) / 4,  # a among the common opponents, at b's table: a direct table
-            0.5 + (own[:, i] - at[:, j, i]) / 4,  # b among them, at a's table
+            0.5 + scale * x
+            for x in (
+                (own[:, i] - own[:, j]) / 2,  # both at their own tables: the same common opponents
+                (at[:, i, j] - own[:, j]) / 4,  # a among the common opponents, at b's table: a direct table
+                (own[:, i] - at[:, j, i]) / 4,  # b among them, at a's table
+            )
         ]
         idx = np.concatenate([pair[~np.isnan(x)] for x in observed])
         x = np.concatenate([x[~np.isnan(x)] for x in observed])
@@ -409,7 +546,6 @@ class Race:
                 shift = 2 * self._kappa * self.tie_margin
                 self._plus.update(idx, (x + shift) / (1 + shift))
                 self._minus.update(idx, x / (1 + shift))
-        self._record_duels(seats, scores)
 
     def _record_duels(self, seats: Ints, scores: Floats) -> None:
         """The contender of each table against every pool entrant among the pass's common opponents: "a beat b on the
@@ -418,7 +554,7 @@ class Race:
         round robin's head-to-head mean. Two common opponents are not compared: their table's remaining seat is a
         contender, and contenders are the strong (over-represented against the round robin)."""
         m = len(self.pool) if self.pool is not None else 0
-        k = self.table_size
+        k = seats.shape[1]
         second = np.arange(1, k)
         place = self._place[seats]
         both = (place[:, :1] >= 0) & (place[:, second] >= 0)
@@ -554,7 +690,7 @@ class Race:
 
     def strength(self) -> Floats:
         """Each entrant's estimated strength: the mean of its matchpoints that measure it (1/2 before any)."""
-        mean: Floats = np.where(self._mp_n > 0, self._mp_sum / np.maximum(self._mp_n, 1), 0.5)
+        mean: Floats = np.where(self._mp_w > 0, self._mp_sum / np.where(self._mp_w > 0, self._mp_w, 1), 0.5)
         return mean
 
     def _ranked(self) -> list[int]:
@@ -607,6 +743,15 @@ class Race:
             strength={n: round(float(estimate[i]), 6) for i, n in enumerate(self.names) if self._mp_n[i]},
             ahead_of_next=tuple(self.ahead(a, b) for a, b in itertools.pairwise(order)),
         )
+
+
+def _matchpoints(scores: Floats) -> Floats:
+    """Each seat's matchpoints at its table: the share of the other seats whose block total it beats (lower), ties
+    half."""
+    below = (scores[:, None] < scores[None, :]).sum(-1)
+    ties = (scores[:, None] == scores[None, :]).sum(-1) - 1
+    out: Floats = (below + 0.5 * ties) / (len(scores) - 1)
+    return out
 
 
 def _closed(ahead: Bools) -> Bools:

@@ -1,4 +1,5 @@
-"""Where a race stands as a round begins, as its progress shows it (light: no numpy, no race machinery)."""
+"""Where a race stands as a round begins, as its progress shows it (light: no numpy, no race machinery): a
+``formats.base.RoundStatus``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,24 @@ class RaceStatus:
     left: int
     leaders: tuple[str, ...]
     open: tuple[int, ...]
+
+    #: The ``--progress json`` event, and the word a printed progress line starts with.
+    event = "race_round"
+    label = "Race"
+
+    def line(self) -> str:
+        """``round 12 (480 games), 9 entrants left, places 2, 3 of the top 3 open``."""
+        k = len(self.leaders)
+        if self.open:
+            places = ", ".join(map(str, self.open))
+            settled = f"place{'s' if len(self.open) > 1 else ''} {places} of the top {k} open"
+        else:
+            settled = f"the top {k} proven in order"
+        return f"round {self.round} ({self.round_games:,} games), {self.left} entrants left, {settled}"
+
+    def news(self, before: object) -> bool:
+        """Whether an entrant left the race since ``before`` (the status of an earlier round; None: the first)."""
+        return not isinstance(before, RaceStatus) or before.left != self.left
 
     def to_dict(self) -> dict[str, object]:
         return {

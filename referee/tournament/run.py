@@ -11,23 +11,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from referee.runner import Stopped
 from referee.runner.logfile import LogLevel
 from referee.tournament.execute import Executor, PlayedGame, PlaySetup
-from referee.tournament.formats import Results, Schedule, format_of, schedule_of
+from referee.tournament.formats import Outcome, Results, RoundStatus, Schedule, format_of, schedule_of
 from referee.tournament.params import TournamentParams
-from referee.tournament.race_status import RaceStatus
 from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
 from referee.tournament.workers_lost import LOST_KEY, WorkerLost, lost_workers
 
-if TYPE_CHECKING:
-    from referee.tournament.race import RaceOutcome
-
-__all__ = ["Progress", "RaceStatus", "RunOutcome", "run_tournament"]
+__all__ = ["Progress", "RunOutcome", "run_tournament"]
 
 
 
@@ -37,7 +32,8 @@ class RunOutcome:
     done_before: int
     played: int
     interrupted: bool
-    race: RaceOutcome | None = None
+    #: Where a format that decides as it goes stood as the run ended (``Schedule.outcome``: a race's outcome).
+    decided: Outcome | None = None
     #: The workers lost during this session (``WorkerLost``), in order.
     lost: tuple[WorkerLost, ...] = ()
 
@@ -52,8 +48,9 @@ class Progress:
     def game_done(self, played: PlayedGame, tally: Tally) -> None:
         pass
 
-    def race_round(self, status: RaceStatus) -> None:
-        """A race begins a round (``status``: the round, its games, where the race stands)."""
+    def round_started(self, status: RoundStatus) -> None:
+        """A format that decides as it goes begins a round (``status``: for a race, the round, its games, where the
+        race stands)."""
 
     def worker_lost(self, lost: WorkerLost) -> None:
         """A worker ended while the run goes on (its tables are played again by the others)."""
@@ -123,7 +120,11 @@ def run_tournament(
         """The batches of the next round with a game to play: the first (replayed from the store), then the ones
         the schedule decides from the results (a fixed schedule has no more)."""
         round_ = rounds.pop() if rounds else schedule.next_round(known)
-        schedule.round_started(tally, progress)
+        now = schedule.round_started()
+        if now.outcome is not None:
+            tally.decided = now.outcome
+        if now.status is not None:
+            progress.round_started(now.status)
         return [b for b in round_ if any(g.game_id not in finished for g in b.games)]
 
     done_before = len(finished)

@@ -20,7 +20,7 @@ from openskill.models import PlackettLuce
 
 from referee.tournament.counting import counted_scores
 from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
-from referee.tournament.formats import DEFAULT_FORMAT, format_of
+from referee.tournament.formats import DEFAULT_FORMAT, Outcome, format_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.store import ResultsStore, SeatRow
 
@@ -94,8 +94,9 @@ class Standings:
     """Entrants best first (by matchpoints over complete deals, then rating, wins and name; a race by its own
     order); ``head_to_head[a][b]`` is the share of the games a and b shared in which a placed ahead of b (None when
     they never met); ``met[a][b]`` counts those games; ``paired[a][b]`` is a's score difference with b over the
-    deals (blocks) they shared, for the pairs that shared one. ``format`` is the schedule's format and ``race`` the
-    race's outcome for ``race``."""
+    deals (blocks) they shared, for the pairs that shared one. ``format`` is the schedule's format and ``decided``
+    what it decided (``Format.decide``: a race's outcome, a gauntlet's verdicts with ``--early-stop``; None for a
+    format that decides nothing)."""
 
     games: int
     entrants: tuple[EntrantStanding, ...]
@@ -104,9 +105,7 @@ class Standings:
     paired: dict[str, dict[str, PairDeals]] = field(default_factory=dict)
     deals: int = 0
     format: str = DEFAULT_FORMAT
-    race: dict[str, Any] | None = None
-    #: A gauntlet with ``--early-stop``: its rounds and each challenger's verdict against the field.
-    gauntlet: dict[str, Any] | None = None
+    decided: Outcome | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -120,10 +119,8 @@ class Standings:
                 a: {b: p.to_dict() for b, p in row.items()} for a, row in self.paired.items() if row
             },
         }
-        if self.race is not None:
-            out["race"] = self.race
-        if self.gauntlet is not None:
-            out["gauntlet"] = self.gauntlet
+        if self.decided is not None:
+            out[self.decided.key] = self.decided.to_dict()
         return out
 
     def to_csv(self) -> str:
@@ -197,16 +194,9 @@ class Tally:
         report's chart): (games counted so far, ordinal), from (0, the starting ordinal)."""
         self.names = tuple(names)
         self.format = format
-        self.race: dict[str, Any] | None = None
-        #: A gauntlet with ``--early-stop``: ``GauntletStop.to_dict()``.
-        self.gauntlet: dict[str, Any] | None = None
-        #: How many games a race played once it has ended (settled, or stopped at --max-games), or a gauntlet that
-        #: stopped early; None before (and for the other formats).
-        self.race_games: int | None = None
-        #: Entrant names best first, when the format decides the order (a race); else by matchpoints.
-        self.order: Sequence[str] | None = None
-        #: A race's proof, for each place of ``order`` but the last, that it is ahead of the next (None: not a race).
-        self.race_ahead: Sequence[bool] | None = None
+        #: What the format decides (``Format.decide``, or a schedule's ``round_started`` as a run goes): the
+        #: standings take its order, when it decides one (a race), else sort by matchpoints.
+        self.decided: Outcome | None = None
         self.deal_tally = DealTally()
         self.declared: dict[str, str | None] = dict(declared or {})
         self.games = 0
@@ -273,12 +263,13 @@ class Tally:
         self._rate()
         rows = [self._entrant(n) for n in self.names]
         rows.sort(key=_best_first)
-        if self.order is not None:
-            place = {n: i for i, n in enumerate(self.order)}
+        decided = self.decided
+        if decided is not None and decided.order is not None:
+            place = {n: i for i, n in enumerate(decided.order)}
             rows.sort(key=lambda e: place.get(e.name, len(place)))
         separation = self.deal_tally.separation([e.name for e in rows])
-        if self.race_ahead is not None:  # a race's "vs next" is its own proof (anytime-valid), no p-value
-            separation = [(proven, None) for proven in self.race_ahead]
+        if decided is not None and decided.ahead_of_next is not None:  # a race's "vs next" is its own proof, no p
+            separation = [(proven, None) for proven in decided.ahead_of_next]
         rows = [
             replace(e, separated=sep, separation_p=p)
             for e, (sep, p) in zip(rows, [*separation, (None, None)], strict=True)
@@ -297,8 +288,7 @@ class Tally:
             paired,
             self.deal_tally.blocks,
             format=self.format,
-            race=self.race,
-            gauntlet=self.gauntlet,
+            decided=self.decided,
         )
 
     def _entrant(self, name: str) -> EntrantStanding:
@@ -349,7 +339,7 @@ def with_format(tally: Tally, params: TournamentParams, results: Mapping[str, Se
     """Give ``tally`` what its format decides (``Format.decide``: for a race, the race's order and outcome,
     replayed from ``results``, game id → seats)."""
     tally.format = params.format
-    format_of(params).decide(tally, params, results)
+    tally.decided = format_of(params).decide(params, results)
 
 
 def standings_from_store(store: ResultsStore) -> Standings:

@@ -59,6 +59,9 @@ Schema (version 1)::
 it (or a game without a row, stored by an older referee) has its replays re-run from the game logs by the report.
 So did ``chain`` (with the meta keys ``chain_scheme``, and ``chain_head`` once revealed): a tournament begun by an
 older referee has none, and ``referee audit`` says so.
+
+Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s; ``SCHEMA`` declares the
+migrations (one so far: every table), applied when the database is opened to write, counted in ``user_version``.
 """
 
 from __future__ import annotations
@@ -72,7 +75,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import quote
 
 from referee.engine import RefereeError
 from referee.runner.layout import DB_NAME
@@ -87,6 +89,7 @@ from referee.tournament.chain import (
     genesis,
     link,
 )
+from referee.tournament.database import Database, Migration, Schema, create_tables
 from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
 from referee.tournament.params import TournamentParams
 from referee.tournament.schedule import ScheduledGame
@@ -112,7 +115,6 @@ __all__ = [
 
 SCHEMA_VERSION = "1"
 
-_VERSION = "SELECT value FROM meta WHERE key='schema_version'"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entrants(
@@ -136,6 +138,10 @@ CREATE TABLE IF NOT EXISTS chain(
     position INTEGER PRIMARY KEY, game_id TEXT UNIQUE NOT NULL, record TEXT NOT NULL, log TEXT NOT NULL,
     link TEXT NOT NULL);
 """
+
+#: The schema's history (``Database.migrate``): one step so far, every table (``replays`` and ``chain`` came after
+#: the first tournaments, which get them when opened to write).
+SCHEMA = Schema(SCHEMA_VERSION, (Migration("tables", create_tables(_SCHEMA)),))
 
 
 class StoreError(RefereeError):
@@ -314,40 +320,28 @@ class ResultsStore:
         self.read_only = read_only
         if (read_only or not create) and not self.path.exists():
             raise StoreError(f"{self.directory} holds no tournament ({DB_NAME} not found)")
-        try:
-            if read_only:
-                self._db = sqlite3.connect(
-                    f"file:{quote(str(self.path.resolve()))}?mode=ro", uri=True, isolation_level=None
-                )
-                self._db.execute("PRAGMA busy_timeout=10000")
-                tables = self._tables()
-                self._empty = not {"meta", "entrants", "games", "seats", "faults"} <= tables
-                row = None if self._empty else self._db.execute(_VERSION).fetchone()
-            else:
+        self._database = Database(self.path, label="results database", error=StoreError, read_only=read_only)
+        if not read_only:
+            try:
                 self.directory.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(self.path, isolation_level=None)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute("PRAGMA foreign_keys=ON")
-                self._db.execute("PRAGMA busy_timeout=10000")
-                self._db.executescript(_SCHEMA)
-                self._empty = False
-                row = self._db.execute(_VERSION).fetchone()
-        except (sqlite3.Error, OSError) as e:
-            raise StoreError(f"cannot {'read' if read_only else 'open'} the results database {self.path}: {e}") from e
-        if row is not None and row[0] != SCHEMA_VERSION:
+            except OSError as e:
+                raise self._database.failure("open", e) from e
+        self._db = self._database.connect()
+        try:
+            self._empty = read_only and not {"meta", "entrants", "games", "seats", "faults"} <= self._tables()
+            if read_only and not self._empty:
+                self._database.check(self._db, SCHEMA)
+            elif not read_only:
+                self._database.migrate(self._db, SCHEMA)
+        except StoreError:
             self._db.close()
-            raise StoreError(f"{self.path} has schema version {row[0]}; this referee reads version {SCHEMA_VERSION}")
+            raise
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
         """Reads inside see one state of the database (one read transaction), while a run may go on writing."""
-        with self._guard("read"):
-            self._db.execute("BEGIN")
-            try:
-                yield
-            finally:
-                self._db.execute("COMMIT")
+        with self._database.snapshot(self._db):
+            yield
 
     def __enter__(self) -> ResultsStore:
         return self
@@ -359,32 +353,18 @@ class ResultsStore:
         with self._guard("close"):
             self._db.close()
 
-    @contextlib.contextmanager
-    def _guard(self, doing: str) -> Iterator[None]:
+    def _guard(self, doing: str) -> contextlib.AbstractContextManager[None]:
         """Every ``sqlite3`` error inside raised as a ``StoreError`` naming the database and what failed."""
-        try:
-            yield
-        except sqlite3.Error as e:
-            raise StoreError(f"cannot {doing} the results database {self.path}: {e}", reason=str(e)) from e
+        return self._database.guard(doing)
 
     def _rows(self, sql: str) -> list[Any]:
         """Every row of a query (``StoreError`` when it fails)."""
-        with self._guard("read"):
-            return self._db.execute(sql).fetchall()
+        return self._database.rows(self._db, sql)
 
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+    def _transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an exception, unless SQLite already rolled back);
         a failure of the database is a ``StoreError``."""
-        with self._guard("write"):
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        return self._database.transaction(self._db)
 
     # ------------------------------------------------------------------------------------------ parameters
 
@@ -654,6 +634,14 @@ class ResultsStore:
         if "replays" not in self._tables():
             return {}
         return dict(self._rows("SELECT game_id, replay FROM replays"))
+
+    def replay(self, game_id: str) -> str | None:
+        """The stored replay (JSON text) of one game; None when it has none."""
+        if "replays" not in self._tables():
+            return None
+        with self._guard("read"):
+            row = self._db.execute("SELECT replay FROM replays WHERE game_id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])
 
     def _tables(self) -> set[str]:
         return {r[0] for r in self._rows("SELECT name FROM sqlite_master WHERE type='table'")}

@@ -15,26 +15,15 @@ if TYPE_CHECKING:
     from referee.web.reads import LadderAccess
     from referee.web.server import serve_ladder, serve_web, serve_with_web
 
-__all__ = [
-    "DEFAULT_LISTEN",
-    "LadderAccess",
-    "ListenError",
-    "WebSettings",
-    "create_app",
-    "parse_listen",
-    "serve_ladder",
-    "serve_web",
-    "serve_with_web",
-]
+#: Where each lazy name lives, imported on first use (PEP 562).
+_WHERE: dict[str, str] = {
+    "create_app": "referee.web.app",
+    "LadderAccess": "referee.web.reads",
+    "serve_ladder": "referee.web.server",
+    "serve_web": "referee.web.server",
+    "serve_with_web": "referee.web.server",
+}
 
-__getattr__, __dir__ = lazy_names(
-    __name__,
-    {
-        "create_app": "referee.web.app",
-        "LadderAccess": "referee.web.reads",
-        "serve_ladder": "referee.web.server",
-        "serve_web": "referee.web.server",
-        "serve_with_web": "referee.web.server",
-    },
-    globals(),
-)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, globals())
+
+__all__ = sorted([*_WHERE, "DEFAULT_LISTEN", "ListenError", "WebSettings", "parse_listen"])

@@ -27,7 +27,7 @@ from referee.web.models import (
     Me,
     VersionBody,
 )
-from referee.web.reads import LOGS_SHARE
+from referee.web.reads import LOGS_SHARE, LadderAccess
 from referee.web.uploads import UploadRefused, received_upload
 
 __all__ = ["NUMBER_MAX", "Before", "Number", "router", "submit_upload"]
@@ -56,8 +56,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 router = APIRouter(prefix="/api", responses=ERRORS)
 
 
-def _ladder(request: Request) -> Any:
-    return request.app.state.web.ladder
+def _ladder(request: Request) -> LadderAccess:
+    access: LadderAccess = request.app.state.web.ladder
+    return access
 
 
 @router.get("/me", response_model=Me, tags=["entrants"])

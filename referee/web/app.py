@@ -26,6 +26,7 @@ from referee.web.board import Board
 from referee.web.bodies import SmallBodies
 from referee.web.errors import install_error_handlers
 from referee.web.headers import SecurityHeaders
+from referee.web.human_games import HumanGames
 from referee.web.intake import OnePerKey
 from referee.web.models import LeaderboardBody
 from referee.web.openapi import declare_bearer_scheme
@@ -63,6 +64,7 @@ class Web:
     exports: Slots = field(default_factory=lambda: Slots(EXPORTS, 1))
     logs: Slots = field(default_factory=lambda: Slots(LOGS, 1, LOGS_RETRY))
     intakes: OnePerKey = field(default_factory=OnePerKey)
+    humans: HumanGames = field(init=False)  # the human seats' games (human_games.py)
     _tables: tuple[LeaderboardBody, dict[str, Markup]] | None = field(init=False, default=None)
     _json: tuple[LeaderboardBody, bytes] | None = field(init=False, default=None)
 
@@ -71,6 +73,7 @@ class Web:
         self.rate = RateLimit(self.settings.rate)
         self.checks = RateLimit(max(1, self.settings.rate // 10))
         self.board = Board(self.ladder, self.settings.poll_seconds)
+        self.humans = HumanGames(self.ladder.ladder)
 
     async def leaderboard(self) -> LeaderboardBody:
         """The latest computed leaderboard (``board.py``)."""
@@ -112,7 +115,7 @@ def _swagger_assets() -> Path:
 def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> FastAPI:
     """The web app of ``ladder`` with ``settings`` (defaults: ``WebSettings()``). While it runs (its lifespan), a
     task keeps the leaderboard current."""
-    from referee.web import api, pages
+    from referee.web import api, final, human, pages
 
     settings = settings or WebSettings()
     web = Web(settings, ladder)
@@ -121,6 +124,7 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(web.board.run)
+            await nursery.start(web.humans.run)
             yield
             nursery.cancel_scope.cancel()
 
@@ -139,6 +143,9 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     install_error_handlers(app)
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(human.router)
+    app.include_router(final.api_router)
+    app.include_router(final.page_router)
     app.mount("/static/viewer", StaticFiles(directory=VIEWER_ASSETS), name="viewer")
     app.mount("/static/swagger", StaticFiles(directory=_swagger_assets()), name="swagger")
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

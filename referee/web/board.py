@@ -10,12 +10,15 @@ never takes more than a sixth of a core from the scheduler; ``computed_at`` says
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 
 from referee.web import views
 from referee.web.models import LeaderboardBody
+
+if TYPE_CHECKING:
+    from referee.ladder import Ladder
 
 __all__ = ["PAUSE", "Board", "fingerprint"]
 
@@ -23,7 +26,7 @@ __all__ = ["PAUSE", "Board", "fingerprint"]
 PAUSE = 5.0
 
 
-def fingerprint(ladder: Any) -> tuple[Any, ...]:
+def fingerprint(ladder: Ladder) -> tuple[Any, ...]:
     """What the leaderboard is computed from, in short: the blocks done, and each active version with the time of
     its last change of state (a version that passed its gate, finished its placement, was suspended or retired)."""
     store = ladder.store

@@ -7,7 +7,7 @@ refused before it gets here (``origin.SameOrigin``).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -22,13 +22,18 @@ from referee.web.auth import cookie_name
 from referee.web.errors import LADDER_STATUS
 from referee.web.uploads import UploadRefused
 
+if TYPE_CHECKING:
+    from referee.ladder import Ladder
+    from referee.web.app import Web
+
 router = APIRouter(include_in_schema=False)
 
 Caller = Annotated[Any, Depends(caller)]
 
 
-def _web(request: Request) -> Any:
-    return request.app.state.web
+def _web(request: Request) -> Web:
+    web: Web = request.app.state.web
+    return web
 
 
 def render(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -104,7 +109,7 @@ async def entrant_page(request: Request, who: Caller, name: str) -> Response:
     )  # fmt: skip
 
 
-def _entrant_extras(ladder: Any, name: str, numbers: list[int]) -> tuple[str, list[Any], list[Any]]:
+def _entrant_extras(ladder: Ladder, name: str, numbers: list[int]) -> tuple[str, list[Any], list[Any]]:
     """The entrant page's rating chart (SVG), head-to-head rows and recent blocks (of the version it follows:
     ``views.followed_version``)."""
     history = {n: views.rating_history(ladder, name, n) for n in numbers}

@@ -22,9 +22,12 @@ import queue
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
+
+if TYPE_CHECKING:
+    from referee.ladder import Ladder
 
 __all__ = ["FREE", "LOGS_SHARE", "SHARE", "LadderAccess", "Pace"]
 
@@ -65,7 +68,7 @@ class Pace:
 class LadderAccess:
     """The ladder (``referee.ladder.Ladder``) as the web uses it."""
 
-    def __init__(self, ladder: Any, *, threads: int = 4, inline: bool = False) -> None:
+    def __init__(self, ladder: Ladder, *, threads: int = 4, inline: bool = False) -> None:
         self.ladder = ladder
         self.inline = inline
         self._limiter = trio.CapacityLimiter(threads)
@@ -86,7 +89,7 @@ class LadderAccess:
         """``fn(ladder, *args)`` in a worker thread, answered once that thread's CPU time is within ``share`` of the
         time since it started (a long read: a game's replay)."""
 
-        def timed(ladder: Any) -> tuple[T, float]:
+        def timed(ladder: Ladder) -> tuple[T, float]:
             pace = Pace(share)
             return fn(ladder, *args), pace.ahead()
 

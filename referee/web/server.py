@@ -12,7 +12,7 @@ import logging
 import threading
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import trio
 from hypercorn.config import Config
@@ -21,6 +21,9 @@ from hypercorn.trio import serve
 
 from referee.web.contained import Contained
 from referee.web.settings import DEFAULT_LISTEN, ListenError, WebSettings, parse_listen
+
+if TYPE_CHECKING:
+    from referee.ladder import Ladder
 
 __all__ = ["WebThread", "hypercorn_config", "serve_ladder", "serve_web", "serve_with_web"]
 
@@ -68,7 +71,7 @@ async def serve_web(app: Any, settings: WebSettings, *, task_status: Any = trio.
 
 
 async def serve_ladder(
-    ladder: Any,
+    ladder: Ladder,
     listen: str = DEFAULT_LISTEN,
     *,
     settings: WebSettings | None = None,

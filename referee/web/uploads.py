@@ -24,6 +24,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 
+from referee.engine.errors import RefereeError
 from referee.web.bodies import bounded
 from referee.web.settings import WebSettings
 
@@ -35,7 +36,7 @@ _NAME = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]{0,99}")
 _FRAMING = 16 * 1024
 
 
-class UploadRefused(Exception):
+class UploadRefused(RefereeError):
     """An upload refused before it was stored: an HTTP status and a one-line message saying what to do."""
 
     def __init__(self, status: int, message: str) -> None:

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.ladder import BlockState
 from referee.ladder.model import ACTIVE_STATES
@@ -33,6 +33,9 @@ from referee.web.models import (
     LogFile,
     VersionBody,
 )
+
+if TYPE_CHECKING:
+    from referee.ladder import Ladder
 
 __all__ = [
     "block",
@@ -67,7 +70,7 @@ def _may_see(principal: Any, entrant: str) -> bool:
     return principal is not None and (principal.admin or principal.name == entrant)
 
 
-def leaderboard(ladder: Any) -> LeaderboardBody:
+def leaderboard(ladder: Ladder) -> LeaderboardBody:
     """The official standing and the live ratings, as of the last committed block."""
     board = ladder.leaderboard().to_dict()
     return LeaderboardBody.model_validate({**board, "computed_at": _now()})
@@ -77,7 +80,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _version_body(ladder: Any, v: Any, principal: Any, status: Any = None) -> VersionBody:
+def _version_body(ladder: Ladder, v: Any, principal: Any, status: Any = None) -> VersionBody:
     data = (status or ladder.version_status(v.entrant, v.number)).to_dict()
     data["fault_kinds"] = ladder.fault_kinds(v.entrant, v.number)
     if not _may_see(principal, v.entrant):
@@ -88,13 +91,13 @@ def _version_body(ladder: Any, v: Any, principal: Any, status: Any = None) -> Ve
     return VersionBody.model_validate(data)
 
 
-def version(ladder: Any, principal: Any, name: str, number: int) -> VersionBody:
+def version(ladder: Ladder, principal: Any, name: str, number: int) -> VersionBody:
     """A version's status (its private parts for its author). Raises the ladder's ``Refused`` for unknown ones."""
     v = ladder.version(name, number)
     return _version_body(ladder, v, principal)
 
 
-def entrant(ladder: Any, principal: Any, name: str) -> EntrantBody:
+def entrant(ladder: Ladder, principal: Any, name: str) -> EntrantBody:
     """An entrant and its versions, newest first."""
     e = ladder.entrant(name)
     versions = sorted(ladder.versions(name), key=lambda v: -v.number)
@@ -107,7 +110,7 @@ def entrant(ladder: Any, principal: Any, name: str) -> EntrantBody:
     )
 
 
-def _keys(ladder: Any, ids: Any) -> dict[int, str]:
+def _keys(ladder: Ladder, ids: Any) -> dict[int, str]:
     out: dict[int, str] = {}
     for vid in ids:
         if vid not in out:
@@ -155,7 +158,7 @@ def _block_body(b: Any, games: list[GameBody] | None = None, results: Any = None
 
 
 def blocks(
-    ladder: Any, *, before: int | None = None, limit: int = 50, name: str | None = None, number: int | None = None
+    ladder: Ladder, *, before: int | None = None, limit: int = 50, name: str | None = None, number: int | None = None
 ) -> list[BlockBody]:
     """Blocks newest first, with their results (of one version when ``name`` and ``number`` are given)."""
     found = ladder.blocks(name=name, number=number, before=before, limit=limit)
@@ -163,7 +166,7 @@ def blocks(
     return [_block_body(b, results=results.get(b.id, ())) for b in found]
 
 
-def block(ladder: Any, block_id: int) -> BlockBody:
+def block(ladder: Ladder, block_id: int) -> BlockBody:
     """A block with its results and its games."""
     b = ladder.block(block_id)
     games = ladder.games(block_id)
@@ -171,12 +174,12 @@ def block(ladder: Any, block_id: int) -> BlockBody:
     return _block_body(b, [_game_body(g, keys) for g in games])
 
 
-def game(ladder: Any, game_id: str) -> GameBody:
+def game(ladder: Ladder, game_id: str) -> GameBody:
     g = ladder.game(game_id)
     return _game_body(g, _keys(ladder, g.seats))
 
 
-def public_log(ladder: Any, game_id: str) -> Iterator[str]:
+def public_log(ladder: Ladder, game_id: str) -> Iterator[str]:
     """The game's public log as JSON lines: its header, discards, actions, forfeits, round ends and result (its
     faults with seat, kind and when, their detail and line blanked); no wire lines, no fault events. The lines
     kept are passed on as the log has them. The wire lines (most of a log's bytes; all of a flooding bot's) are
@@ -200,7 +203,7 @@ def public_log(ladder: Any, game_id: str) -> Iterator[str]:
         yield line.rstrip("\n") + "\n"
 
 
-def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
+def replay(ladder: Ladder, principal: Any, game_id: str) -> dict[str, Any]:
     """What the replay viewer needs for one game: the game (as the report's index has it), the seats' names, the
     compact replay, and its faults (details only of the caller's own seats). Raises ``Refused`` or ``ReplayError``."""
     g = ladder.game(game_id)
@@ -230,12 +233,12 @@ def replay(ladder: Any, principal: Any, game_id: str) -> dict[str, Any]:
     }
 
 
-def faults(ladder: Any, name: str, number: int, limit: int = 200) -> list[FaultBody]:
+def faults(ladder: Ladder, name: str, number: int, limit: int = 200) -> list[FaultBody]:
     """A version's latest faults, newest first (the caller checked that it may see them)."""
     return [FaultBody.model_validate(f) for f in ladder.faults(name, number, limit)]
 
 
-def stderr(ladder: Any, name: str, number: int) -> list[LogFile]:
+def stderr(ladder: Ladder, name: str, number: int) -> list[LogFile]:
     """A version's newest ``STDERR_FILES`` stderr files (a bot that keeps crashing leaves one a start), each its
     last ``STDERR_TAIL`` bytes from the start of a line, and whether ranked play or the gate wrote it (the caller
     checked that it may see them)."""
@@ -271,12 +274,12 @@ def _tail(path: Path, source: str) -> LogFile:
     return LogFile(name=path.name, size=size, text=text, truncated=truncated, source=source)
 
 
-def export_lines(ladder: Any) -> Iterator[str]:
+def export_lines(ladder: Ladder) -> Iterator[str]:
     """Every finished game as one JSON line (the ladder's export)."""
     yield from ladder.export_games()
 
 
-def epochs(ladder: Any) -> list[EpochBody]:
+def epochs(ladder: Ladder) -> list[EpochBody]:
     """Every epoch, newest first: its commitment, and its secret once revealed (the ladder gives it only then)."""
     return [
         EpochBody(
@@ -287,7 +290,7 @@ def epochs(ladder: Any) -> list[EpochBody]:
     ]  # fmt: skip
 
 
-def followed_version(ladder: Any, name: str) -> int | None:
+def followed_version(ladder: Ladder, name: str) -> int | None:
     """The version an entrant's page follows: its newest one playing (ranked or in placement), else its newest that
     played any block, else its newest (so a newer version that failed its gate or waits for it does not hide the
     one that plays). None for an entrant with no version."""
@@ -295,17 +298,17 @@ def followed_version(ladder: Any, name: str) -> int | None:
     versions = sorted(ladder.store.versions(entrant_id=entrant.id), key=lambda v: -v.number)
     playing = [v for v in versions if v.state in ACTIVE_STATES]
     played = [v for v in versions if v.blocks > 0]
-    chosen = (playing or played or versions or [None])[0]
+    chosen = next(iter(playing or played or versions), None)
     return None if chosen is None else int(chosen.number)
 
 
-def rating_history(ladder: Any, name: str, number: int) -> list[tuple[int, float, float]]:
+def rating_history(ladder: Ladder, name: str, number: int) -> list[tuple[int, float, float]]:
     """(block, mu, sigma): a version's live rating after each of its blocks, in block order."""
     history: list[tuple[int, float, float]] = ladder.rating_history(name, number)
     return history
 
 
-def head_to_head(ladder: Any, name: str, number: int, *, recent: int = H2H_BLOCKS) -> list[HeadToHead]:
+def head_to_head(ladder: Ladder, name: str, number: int, *, recent: int = H2H_BLOCKS) -> list[HeadToHead]:
     """A version against each opponent it met in its latest ``recent`` blocks: the blocks they shared, and its share
     of the pairwise comparisons with that opponent on them (ahead on the block's total: 1, level: a half; a forfeit
     ranks below any score, as in matchpoints), most met first."""

@@ -2,10 +2,11 @@
 passes or fails by name. They let ``serve`` run for hundreds of blocks in a few seconds, without processes.
 
 A fake version's strength is read from its bot file: ``STRENGTH = 3.0`` (lower scores are better, so a higher
-strength takes points off its scores); ``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails
-the gate; ``THINK = 0.02`` makes it take that many seconds to reply, once a game (through the player's ``request``,
-where the bot clock times it). Scores are drawn from the deal seed and the seat, so a block's rotations share the
-luck of the deal.
+strength takes points off its scores), ``STRENGTH4 = -2.0`` its strength at tables of 4 (of any size, likewise);
+``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails the gate; ``THINK = 0.02`` makes it take
+that many seconds to reply, once a game (through the player's ``request``, where the bot clock times it). Scores are
+drawn from the deal seed and the seat, so a block's rotations share the luck of the deal. They play a tournament's
+games too (``ladder final``), with a ``LocalExecutor`` given their ``play`` and ``factory``.
 """
 
 from __future__ import annotations
@@ -22,12 +23,22 @@ from referee.engine import seeded_deal
 from referee.runner.gamelog import GameLogWriter
 from referee.runner.logrecords import LogHeader
 
-_VALUE = re.compile(r"^(STRENGTH|FAULT|FAILGATE|THINK)\s*=\s*(\S+)", re.MULTILINE)
+_VALUE = re.compile(r"^(STRENGTH[2-4]?|FAULT|FAILGATE|THINK)\s*=\s*(\S+)", re.MULTILINE)
 
 
-def bot_text(strength: float, fault: float = 0.0, failgate: bool = False, tag: str = "", think: float = 0.0) -> str:
+def bot_text(
+    strength: float,
+    fault: float = 0.0,
+    failgate: bool = False,
+    tag: str = "",
+    at: dict[int, float] | None = None,
+    think: float = 0.0,
+) -> str:
+    """A fake bot file; ``at``: its strength at tables of some sizes (table size -> strength); ``think``: the
+    seconds it takes to reply, once a game."""
+    sizes = "".join(f"STRENGTH{k} = {v}\n" for k, v in (at or {}).items())
     slow = f"THINK = {think}\n" if think else ""
-    return f"STRENGTH = {strength}\nFAULT = {fault}\nFAILGATE = {failgate}\n{slow}# {tag}\nprint('fake')\n"
+    return f"STRENGTH = {strength}\n{sizes}FAULT = {fault}\nFAILGATE = {failgate}\n{slow}# {tag}\nprint('fake')\n"
 
 
 def traits(spec: Any) -> dict[str, str]:
@@ -52,6 +63,7 @@ class FakePlayer:
     name: str
     strength: float
     fault: float
+    strength_at: dict[int, float] = field(default_factory=dict)  # table size -> strength there
     think: float = 0.0
     hello: FakeHello = field(default_factory=lambda: FakeHello("fake"))
     deals: list[int] = field(default_factory=list)
@@ -86,6 +98,7 @@ class FakeResult:
     faults: tuple[FakeFault, ...]
     log_path: Path | None
     seed: int
+    replay: dict[str, Any] | None = None  # the tournament store keeps one when a game has it
 
 
 class Fakes:
@@ -98,7 +111,9 @@ class Fakes:
 
     def factory(self, spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
         t = traits(spec)
-        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)), float(t.get("THINK", 0)))
+        at = {int(key[-1]): float(v) for key, v in t.items() if key[-1].isdigit()}
+        think = float(t.get("THINK", 0))
+        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)), at, think)
         self.players.append(player)
         return player
 
@@ -115,7 +130,8 @@ class Fakes:
         self.games += 1
         luck = random.Random(seed)
         cards_luck = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards
-        rotation = int(game_id.rsplit(".", 1)[1])
+        # a ladder game's id ends in its rotation; a tournament's (ladder final) does not: the luck stays by seat
+        rotation = int(game_id.rsplit(".", 1)[1]) if "." in game_id else 0
         n = len(players)
         noise = random.Random(f"{seed}/{game_id}")
         forfeits, faults, scores = [], [], []
@@ -124,7 +140,7 @@ class Fakes:
                 raise AssertionError(f"a process of {p.name} was dealt deal {seed} twice")
             p.deals.append(seed)
             cards = cards_luck[(seat + rotation) % n]
-            score = round(20 + cards - p.strength + noise.gauss(0, 3))
+            score = round(20 + cards - p.strength_at.get(n, p.strength) + noise.gauss(0, 3))
             if noise.random() < p.fault:
                 forfeits.append(seat)
                 faults.append(FakeFault(seat))
@@ -162,3 +178,23 @@ class FakeReport:
     def to_dict(self) -> dict[str, Any]:
         outcome = "passed" if self.passed else "failed"
         return {"passed": self.passed, "checks": [{"name": "fake_check", "outcome": outcome, "summary": "scripted"}]}
+
+
+def serve_blocks(directory: Path, fakes: Fakes, blocks: int, seed: int | None = None) -> None:
+    """Run ``serve`` on the ladder in ``directory`` with ``fakes`` until it holds ``blocks`` blocks, then stop it."""
+    from referee.ladder.serve import ServeOptions, serve
+
+    options = ServeOptions(
+        announce=lambda line: None, poll=0.01, play=fakes.play, factory=fakes.factory, check=fakes.check,
+        **({} if seed is None else {"seed": seed}),
+    )  # fmt: skip
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            ladder = await nursery.start(serve, directory, options)
+            with trio.fail_after(60):
+                while ladder.store.block_count() < blocks:
+                    await trio.sleep(0.01)
+            nursery.cancel_scope.cancel()
+
+    trio.run(run)

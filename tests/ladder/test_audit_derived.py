@@ -8,13 +8,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-import trio
 from click.testing import CliRunner
 
 from referee.cli.app import main
 from referee.ladder import Ladder
-from referee.ladder.serve import ServeOptions, serve
-from tests.ladder.fakes import Fakes, bot_text
+from tests.ladder.fakes import Fakes, bot_text, serve_blocks
 
 
 @pytest.fixture(scope="module")
@@ -29,19 +27,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
         source.write_text(bot_text(strength=float(i)))
         made.submit(name, source)
     made.close()
-    fakes = Fakes()
-
-    async def run() -> None:
-        options = ServeOptions(announce=lambda line: None, poll=0.01, play=fakes.play, factory=fakes.factory,
-                               check=fakes.check)  # fmt: skip
-        async with trio.open_nursery() as nursery:
-            ladder = await nursery.start(serve, tmp / "lad", options)
-            with trio.fail_after(60):
-                while ladder.store.block_count() < 12:
-                    await trio.sleep(0.01)
-            nursery.cancel_scope.cancel()
-
-    trio.run(run)
+    serve_blocks(tmp / "lad", Fakes(), 12)
     return tmp / "lad"
 
 

@@ -87,9 +87,17 @@ def test_the_final_says_where_its_order_leaves_the_ladder_rank_intervals() -> No
     assert (
         "not settled: stopped at --max-games 100; proved at 95%: a#1 ahead of b#1; not proved: b#1 vs c#2" in lines[0]
     )
-    assert lines[1].endswith(
+    assert lines[1] == (  # b#1 is proven behind a#1, not ahead of c#2: 2nd or 3rd, and the ladder says 3rd
+        "ladder final: no proven disagreement with the ladder's official standing, but the places it did not prove "
+        "could still differ: b#1 (2nd by its estimate, outside its ladder rank interval 3-3; it proved 2nd to 3rd)"
+    )
+    settled = verdict_lines({"race": race | {"settled": True}, "entrants": rows}, {"b#1": (3, 3)})
+    assert settled[1].endswith(
         "disagrees with the ladder's official standing: b#1 is 2nd in the final, outside its ladder rank interval 3-3"
     )
+    unsettled = [{"name": n, "separated_from_next": s} for n, s in (("a#1", True), ("b#1", True), ("c#2", None))]
+    proven = verdict_lines({"race": race, "entrants": unsettled}, {"b#1": (3, 3)})
+    assert proven[1].endswith("b#1 is 2nd in the final, outside its ladder rank interval 3-3")  # a > b > c proved
     agreeing = verdict_lines({"race": race | {"settled": True}, "entrants": rows}, {"a#1": (1, 2), "b#1": (1, 3)})
     assert agreeing[0].startswith("ladder final: settled: a#1 > b#1;") and "agrees with" in agreeing[1]
     assert DEFAULT_FINAL_GAMES == DEFAULT_MAX_GAMES

@@ -35,7 +35,11 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
         raise OSError(errno.ENOSPC, "No space left on device")  # a game log cannot be written
 
     def cannot_void(self: LadderStore, block_id: int, reason: str) -> None:
-        raise LadderStoreError(f"the ladder database {self.path} cannot be written: database or disk is full")
+        raise LadderStoreError(  # as the store words it (tournament/database.py)
+            f"cannot write the ladder database {self.path}: database or disk is full; make room on its disk, then "
+            "try again",
+            reason="database or disk is full",
+        )
 
     monkeypatch.setattr("referee.ladder.lanes.play_batch", full)
     monkeypatch.setattr(LadderStore, "void_block", cannot_void)
@@ -43,7 +47,11 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
     lines = [line for line in out.output.splitlines() if " ladder: " not in f" {line}"]  # serve's own lines aside
     assert out.exit_code == 1, out.output
     assert len(lines) == 1, (out.output, out.exception)
-    assert lines[0].startswith("referee ladder serve: error: the ladder database") and "disk is full" in lines[0]
+    assert (
+        lines[0].startswith("referee ladder serve: error: cannot write the ladder database")
+        and "disk is full" in lines[0]
+    )
+    assert lines[0].count("make room") == 1, lines  # the store's advice and serve's are not both said
     assert "the blocks in play are played again at the next start" in lines[0], lines
     assert "Traceback" not in out.output
     monkeypatch.undo()

@@ -94,5 +94,6 @@ def test_title_option_and_a_race_says_why_each_place(tmp_path: Path) -> None:
     html = (folder / "report.html").read_text()
     assert "<h1>Race &lt;night&gt;</h1>" in html and "<title>Race &lt;night&gt; · referee report</title>" in html
     assert "<th>why this place</th>" in html
+    assert '<p class="banner" id="race">Race for the top 2 at 95% confidence' in html
     reasons = html.count("left the race after round") + html.count("top 2") + html.count("still in the race")
     assert reasons >= len(NAMES)

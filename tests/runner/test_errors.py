@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import referee.errors as errors
+from protocol.errors import ViolationKind
 from referee.runner import FAULT_KINDS
+from referee.runner.faults import Fault, FaultKind
 from referee.runner.safe_text import line_text
 
 
@@ -46,3 +51,19 @@ def test_line_text_cuts_and_decodes_an_offending_line_once() -> None:
     assert line_text(b"ab\xffc\n", bare=True) == "ab\ufffdc" and line_text("a\n") == "a\n"
     assert line_text("x" * 10, 4, mark="…") == "xxxx…"
     assert line_text(b"x" * 4, 4, mark="…") == "xxxx"
+
+
+def test_fault_kinds_keep_the_strings_logs_and_databases_hold() -> None:
+    """``FaultKind`` is a ``StrEnum``: what a game writes (JSON, SQLite, text) is the same string as before it was
+    one, and every protocol violation kind is a fault kind with the same string."""
+    assert FAULT_KINDS == set(FaultKind) == {
+        "timeout", "crash", "unsolicited", "output_cap", "startup", "illegal_move", "illegal_discard",
+        "line_too_long", "invalid_json", "not_object", "unknown_type", "wrong_type", "bad_field", "protocol_version",
+    }  # fmt: skip
+    assert {FaultKind(k) for k in ViolationKind} <= FAULT_KINDS
+    fault = Fault(seat=1, kind=errors.BotTimeout("late").kind, round=2, turn=3, detail="late")
+    assert json.loads(json.dumps(fault.to_dict()))["kind"] == "timeout"
+    assert Fault.from_dict(fault.to_dict()) == fault
+    db = sqlite3.connect(":memory:")
+    assert db.execute("SELECT ?, typeof(?)", (fault.kind, fault.kind)).fetchone() == ("timeout", "text")
+    assert fault.describe() == "seat 1: timeout (round 2, turn 3): late"

@@ -7,12 +7,12 @@ import re
 
 from protocol import DropEntry, DropReply, PassEntry, PassReply, PlayEntry, PlayerEntry, PlayReply, Turn
 from referee.engine import Ruleset
-from referee.runner.human import _discard_problem
 from referee.runner.human_moves import (
     SHORTLIST,
     Move,
     describe_entry,
     describe_since,
+    discard_problem,
     dominated,
     engine_reason,
     listed,
@@ -184,10 +184,10 @@ def test_the_others_actions_in_words() -> None:
 
 def test_discard_problems() -> None:
     hand = [1, 3, 3, 9]
-    assert _discard_problem(hand, [3, 3, 9], 3) is None
-    assert _discard_problem(hand, [1, 3, 9], 3) == "the 1 may not be discarded"
-    assert _discard_problem(hand, [3, 3, 3], 3) == "you do not hold another 3"
-    assert _discard_problem(hand, [3], 3) == "name exactly 3 cards, you named 1"
+    assert discard_problem(hand, [3, 3, 9], 3) is None
+    assert discard_problem(hand, [1, 3, 9], 3) == "the 1 may not be discarded"
+    assert discard_problem(hand, [3, 3, 3], 3) == "you do not hold another 3"
+    assert discard_problem(hand, [3], 3) == "name exactly 3 cards, you named 1"
 
 
 def test_the_seat_says_it_has_no_time_limit_numbers_every_move_on_all_and_takes_a_move_not_listed() -> None:

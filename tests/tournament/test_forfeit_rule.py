@@ -80,7 +80,7 @@ def test_a_race_never_puts_a_forfeiter_first(tmp_path: Path) -> None:
     points."""
     params = _params(["crash", "new", "b", "c"], table_size=2, format="race", top=1, max_games=3000)
     store = _run(tmp_path, params, known_difference(6.0, crash=frozenset({"crash"}), forfeit_cost=-25.0))
-    race = standings_from_store(store).race
+    race = standings_from_store(store).to_dict().get("race")
     assert race is not None and race["settled"] and race["order"] == ["new"]
     assert "crash" in race["eliminated_after_round"]
 

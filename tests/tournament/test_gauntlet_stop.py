@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.report.load import load_tournament
+from referee.report.page import render
 from referee.tournament import (
     DealSecret,
     EntrantInfo,
@@ -123,6 +125,10 @@ def test_an_early_stopping_gauntlet_plays_whole_repeats_and_reports_its_verdicts
     gauntlet = standings_from_store(store).to_dict()["gauntlet"]
     assert gauntlet["decided"] and gauntlet["rounds"] == played // per_repeat
     assert gauntlet["challengers"]["new"]["verdict"] == AHEAD and gauntlet["challengers"]["crash"]["verdict"] == BEHIND
+    said = f"Gauntlet: every challenger decided after {gauntlet['rounds']} repeat(s), at 95% together: new {AHEAD}"
+    assert said in " ".join(standings_from_store(store).decided.lines())  # type: ignore[union-attr]
+    html, _ = render(load_tournament(tmp_path, replays=False))
+    assert f'<p class="banner" id="gauntlet">{said}' in html, "the report shows the verdicts"
     results = {g.game_id: g.seats for g in store.games()}
     listed = {g.game_id for b in schedule_of(params, SECRET).blocks(results) for g in b.games}
     assert listed == set(results), "verify-deals lists exactly the rounds played"

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import trio
 
-from referee.tournament import LaneError, LocalExecutor, ResultsStore, run_tournament
+from referee.tournament import LaneError, LocalExecutor, RaceOutcome, ResultsStore, run_tournament
 from referee.tournament.lane_workers import workers_cpu_seconds
 
 from .fakes import FakePlayer, FakeResult, fake_play
@@ -128,8 +128,8 @@ def test_a_race_in_worker_lanes_keeps_its_bots_across_rounds(tmp_path: Path, liv
     traced = Traced()
     executor = LocalExecutor(2, play=traced_play, factory=traced_factory, workers=True)
     outcome = run_tournament(there, params, executor, on_committed=traced)  # type: ignore[arg-type]
-    assert outcome.race is not None and first.race is not None and outcome.race.rounds >= 3
-    assert outcome.race == first.race
+    assert isinstance(outcome.decided, RaceOutcome) and first.decided is not None and outcome.decided.rounds >= 3
+    assert outcome.decided == first.decided
     assert stored(there) == stored(here)
     processes = traced.processes()
     assert all(len(set(deals)) == len(deals) for deals in processes.values())

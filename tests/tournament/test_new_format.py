@@ -15,6 +15,7 @@ from referee.tournament import (
     DealSecret,
     EntrantInfo,
     Format,
+    FormatParams,
     LocalExecutor,
     Option,
     ParamsError,
@@ -49,19 +50,19 @@ class Ring(Format):
     options = (LAPS,)
     deals_per_table = False
 
-    def check(self, params: TournamentParams) -> None:
+    def check(self, params: FormatParams) -> None:
         if LAPS.of(params) < 1:
             raise ScheduleError(f"--laps must be at least 1, got {LAPS.of(params)}")
 
-    def planned_games(self, params: TournamentParams) -> int:
-        return len(params.entrants) * LAPS.of(params) * params.table_size
+    def planned_games(self, params: FormatParams) -> int:
+        return len(params.names) * LAPS.of(params) * params.table_size
 
-    def batches(self, params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
+    def batches(self, params: FormatParams, secret: DealSecret) -> list[TableBatch]:
         names, k, laps = params.names, params.table_size, LAPS.of(params)
         ring = [tuple(names[(i + j) % len(names)] for j in range(k)) for i in range(len(names))]
         return table_batches([(lap, table) for lap in range(laps) for table in ring], params.seed, secret)
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         return f"ring: {entrants}, {LAPS.of(params)} laps, {self.planned_games(params):,} games"
 
 

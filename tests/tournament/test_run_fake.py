@@ -14,6 +14,7 @@ from referee.tournament import (
     DealSecret,
     EntrantInfo,
     LocalExecutor,
+    RaceOutcome,
     Requested,
     ResultsStore,
     resolve_params,
@@ -254,8 +255,9 @@ def test_a_race_keeps_its_bots_up_across_rounds_and_never_deals_a_process_a_deal
     names = ["a", "b", "c", "d", "e", "zed"]
     store, params = start(tmp_path, names, table_size=3, format="race", top=2, max_games=240)
     outcome = run_tournament(store, params, LocalExecutor(jobs, play=fake_play, factory=make_factory(created)))  # type: ignore[arg-type]
-    assert outcome.race is not None and outcome.race.rounds >= 3
-    games = outcome.race.games
+    race = outcome.decided
+    assert isinstance(race, RaceOutcome) and race.rounds >= 3
+    games = race.games
     assert outcome.played == store.game_count() == games
     assert all(len(set(p.deals)) == len(p.deals) for p in created), "a process never plays a deal twice"
     assert all(p.closed for p in created)
@@ -326,8 +328,9 @@ def test_a_races_progress_shows_its_rounds_entrants_left_and_open_places_not_the
     progress = LiveProgress(console, refresh=0.0)
     executor = LocalExecutor(2, play=fake_play, factory=make_factory([]))
     outcome = run_tournament(store, params, executor, progress=progress)  # type: ignore[arg-type]
-    assert outcome.race is not None and outcome.race.rounds >= 2
-    rounds, games = outcome.race.rounds, outcome.race.games
+    race = outcome.decided
+    assert isinstance(race, RaceOutcome) and race.rounds >= 2
+    rounds, games = race.rounds, race.games
     text = out.getvalue()
     assert "/200" not in text and "200 games to play" not in text and "ETA" not in text.replace("round ETA", "")
     shown = [
@@ -371,7 +374,7 @@ def test_a_lane_holds_at_most_one_process_per_entrant_or_max_live(tmp_path: Path
     names = ["a", "b", "c", "d", "e", "zed"]
     store, params = start(tmp_path, names, table_size=3, format="race", top=2, max_games=200)
     outcome = run_tournament(store, params, LocalExecutor(1, play=counting_play, factory=make_factory(created)))  # type: ignore[arg-type]
-    assert outcome.race is not None and outcome.race.games > 100
+    assert isinstance(outcome.decided, RaceOutcome) and outcome.decided.games > 100
     assert most == 8, "one lane: at most max(6 entrants, 8) live processes, and the cap is reached"
     assert len(created) > 3 * len(names), "so some are restarted"
     assert all(len(set(p.deals)) == len(p.deals) for p in created) and all(p.closed for p in created)

@@ -192,3 +192,29 @@ def test_every_failure_of_the_database_is_a_store_error_naming_it(tmp_path: Path
             list(store.games())
         with pytest.raises(StoreError, match="no such table: faults"):
             store.faults()
+
+
+def test_a_refused_commit_is_rolled_back_and_leaves_the_database_free(tmp_path: Path) -> None:
+    """A COMMIT that SQLite refuses (a deferred constraint, checked only then; an I/O error at commit does the same)
+    raises a ``StoreError`` naming the database, with SQLite's words and the ``sqlite3`` error as its cause; the game
+    is not stored, and no transaction is left open holding the write lock: another process writes at once, and the
+    game is stored when played again."""
+    p = params()
+    with ResultsStore(tmp_path) as store:
+        store.initialise(p, DealSecret.new())  # type: ignore[arg-type]
+        game = next(g for b in schedule_for(p, store.deal_secret()) for g in b.games)  # type: ignore[arg-type]
+        with sqlite3.connect(tmp_path / "results.sqlite") as db:  # a constraint checked at COMMIT, tripped by a game
+            db.execute("CREATE TABLE probe(e TEXT REFERENCES entrants(name) DEFERRABLE INITIALLY DEFERRED)")
+            db.execute("CREATE TRIGGER trip AFTER INSERT ON games BEGIN INSERT INTO probe VALUES ('nobody'); END")
+        db.close()
+        result = FakeResult("a", game.seats, (1, 2, 3), (1, 2, 3), (), (), None, 0)
+        with pytest.raises(StoreError, match=r"cannot write the results database .*FOREIGN KEY constraint") as raised:
+            store.record_game(game, result, duration=1)
+        assert "\n" not in str(raised.value) and raised.value.reason == "FOREIGN KEY constraint failed"
+        assert isinstance(raised.value.__cause__, sqlite3.IntegrityError)
+        assert store.finished_game_ids() == set()
+        other = sqlite3.connect(tmp_path / "results.sqlite", isolation_level=None, timeout=0)
+        other.execute("DROP TRIGGER trip")  # no lock left behind: at once
+        other.close()
+        store.record_game(game, result, duration=1)
+        assert store.finished_game_ids() == {game.game_id}

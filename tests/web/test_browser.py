@@ -82,6 +82,7 @@ def test_every_page_renders_without_csp_violations(open_page, live_server, own_l
         ("blocks", "/blocks"),
         ("block", f"/blocks/{own_ladder.real_block}"),
         ("epochs", "/epochs"),
+        ("final", "/final"),
         ("signin", "/signin"),
         ("api", "/api/docs"),
     ]:
@@ -98,6 +99,36 @@ def test_every_page_renders_without_csp_violations(open_page, live_server, own_l
     assert HOSTILE_STDERR in page.inner_text("#stderr")  # as text
     assert page.locator("#fault-table tbody tr").count() >= 1
     page.screenshot(path=screens / "web-author-version.png", full_page=True)
+
+
+def test_the_final_and_its_replays_at_a_desk_and_on_a_phone(
+    open_page, live_server, own_ladder: Built, screens: Path
+) -> None:
+    """A real final of the ladder's versions (a race for first place, a few dozen games); its page and a game's
+    replay at 1280 and 390 px wide, within the CSP; the epochs it closed show their secrets."""
+    from click.testing import CliRunner
+
+    from referee.cli import main
+
+    done = CliRunner().invoke(main, ["ladder", "final", str(own_ladder.root), "--top", "1", "--max-games", "36"])
+    assert done.exit_code == 0, done.output
+    base = live_server().url
+    page = open_page(f"{base}/final")
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{base}/final")
+        assert page.locator("#final-table tbody tr").count() == 4
+        assert HOSTILE in page.inner_text("#final-table")  # a name that is markup, shown as text
+        assert page.locator("#final-verdict li").count() == 2
+        page.screenshot(path=screens / f"web-final-{width}.png", full_page=True)
+        page.click("#final-games-table tbody tr:first-child a")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.is_visible("#replay-view") and page.is_hidden("#replay-empty")
+        page.click("#rp-last")
+        assert "Game over" in page.inner_text("#rp-event")
+        page.screenshot(path=screens / f"web-final-game-{width}.png", full_page=True)
+    page.goto(f"{base}/epochs")
+    assert "revealed when it closes" not in page.inner_text("#epoch-table")
 
 
 def test_a_replay_steps_through_the_reports_viewer(open_page, live_server, own_ladder: Built, screens: Path) -> None:

@@ -14,12 +14,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from referee.tournament.formats import balanced, gauntlet, race, round_robin
-from referee.tournament.formats.base import FIXED_ORDER, FixedSchedule, Format, Results, Schedule
+from referee.tournament.formats.base import (
+    FIXED_ORDER,
+    FixedSchedule,
+    Format,
+    FormatParams,
+    Outcome,
+    Results,
+    RoundStatus,
+    Schedule,
+)
 from referee.tournament.options import FORMAT, Option
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.params import TournamentParams
     from referee.tournament.schedule import TableBatch
 
 __all__ = [
@@ -29,7 +37,10 @@ __all__ = [
     "FORMATS",
     "FixedSchedule",
     "Format",
+    "FormatParams",
+    "Outcome",
     "Results",
+    "RoundStatus",
     "Schedule",
     "check_format",
     "format_of",
@@ -59,7 +70,7 @@ def register(fmt: Format) -> Format:
     return fmt
 
 
-def format_of(params: TournamentParams | str) -> Format:
+def format_of(params: FormatParams | str) -> Format:
     """The format of ``params`` (or the format named so). Raises ``ScheduleError`` for a name no format has."""
     name = params if isinstance(params, str) else params.format
     fmt = FORMATS.get(name)
@@ -79,14 +90,14 @@ for _built_in in BUILT_IN:
     register(_built_in)
 
 
-def check_format(params: TournamentParams) -> None:
+def check_format(params: FormatParams) -> None:
     """Raise ``ScheduleError`` (one line, naming the option and what to do) for options that do not make a schedule
     of ``params.format``, or one that would pass ``--max-games``."""
     from referee.engine import MAX_PLAYERS, MIN_PLAYERS
     from referee.tournament.schedule import ScheduleError
 
     fmt = format_of(params)
-    n, k = len(params.entrants), params.table_size
+    n, k = len(params.names), params.table_size
     if params.max_games < 1:
         raise ScheduleError(f"--max-games must be at least 1, got {params.max_games}")
     if n < MIN_PLAYERS:
@@ -112,12 +123,12 @@ def check_format(params: TournamentParams) -> None:
         )
 
 
-def planned_games(params: TournamentParams) -> int | None:
+def planned_games(params: FormatParams) -> int | None:
     """How many games the schedule of ``params`` holds (None for a format that decides as it goes, a race)."""
     return format_of(params).planned_games(params)
 
 
-def schedule_for(params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
+def schedule_for(params: FormatParams, secret: DealSecret) -> list[TableBatch]:
     """The whole schedule of a fixed format (``check_format`` first), dealt from ``secret``. Raises
     ``ScheduleError`` for one that decides as it goes (a race)."""
     check_format(params)
@@ -129,7 +140,7 @@ def schedule_for(params: TournamentParams, secret: DealSecret) -> list[TableBatc
     return fmt.batches(params, secret)
 
 
-def schedule_of(params: TournamentParams, secret: DealSecret | None) -> Schedule:
+def schedule_of(params: FormatParams, secret: DealSecret | None) -> Schedule:
     """The schedule of ``params`` (``check_format`` first), dealt from ``secret`` (None: a race replayed for its
     standings, whose deals are not asked for)."""
     check_format(params)

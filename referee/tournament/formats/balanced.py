@@ -6,12 +6,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from referee.tournament.formats.base import Format
+from referee.tournament.formats.base import Format, FormatParams
 from referee.tournament.options import Option, optional
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.params import TournamentParams
     from referee.tournament.schedule import TableBatch
 
 __all__ = ["FORMAT", "TABLES_PER_ENTRANT", "Balanced"]
@@ -33,10 +32,10 @@ class Balanced(Format):
     options = (TABLES_PER_ENTRANT,)
     deals_per_table = False
 
-    def check(self, params: TournamentParams) -> None:
+    def check(self, params: FormatParams) -> None:
         from referee.tournament.schedule import ScheduleError
 
-        n, k, tables = len(params.entrants), params.table_size, TABLES_PER_ENTRANT.of(params)
+        n, k, tables = len(params.names), params.table_size, TABLES_PER_ENTRANT.of(params)
         if tables is None:
             raise ScheduleError("--format balanced needs --tables-per-entrant T (the tables each entrant sits at)")
         if tables < 1:
@@ -49,10 +48,10 @@ class Balanced(Format):
                 f"(entrants x tables must be a multiple of {k}); use {options}, ..."
             )
 
-    def planned_games(self, params: TournamentParams) -> int:
-        return len(params.entrants) * (TABLES_PER_ENTRANT.of(params) or 0)
+    def planned_games(self, params: FormatParams) -> int:
+        return len(params.names) * (TABLES_PER_ENTRANT.of(params) or 0)
 
-    def batches(self, params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
+    def batches(self, params: FormatParams, secret: DealSecret) -> list[TableBatch]:
         from referee.tournament.designs import balanced_tables
         from referee.tournament.schedule import table_batches
 
@@ -61,7 +60,7 @@ class Balanced(Format):
         tables = balanced_tables(params.names, params.table_size, tables_per_entrant, params.seed)
         return table_batches([(0, table) for table in tables], params.seed, secret)
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         per = TABLES_PER_ENTRANT.of(params)
         return f"balanced tournament: {entrants}, {per} tables per entrant, {self.planned_games(params):,} games"
 

@@ -10,16 +10,13 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from referee.tournament.formats.base import Format, Results, Schedule
+from referee.tournament.formats.base import Format, FormatParams, Results, RoundStart, Schedule
 from referee.tournament.options import Option, optional, strings
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.gauntlet_stop import GauntletStop
-    from referee.tournament.params import TournamentParams
-    from referee.tournament.run import Progress
+    from referee.tournament.gauntlet_stop import GauntletOutcome, GauntletStop
     from referee.tournament.schedule import TableBatch
-    from referee.tournament.standings import Tally
 
 __all__ = ["CHALLENGERS", "EARLY_STOP", "FORMAT", "Gauntlet", "GauntletSchedule"]
 
@@ -93,11 +90,11 @@ class GauntletSchedule:
     def over(self, stored: int) -> bool:
         return self.stop.decided or stored >= self.total
 
-    def round_started(self, tally: Tally, progress: Progress) -> None:
-        tally.gauntlet = self.stop.to_dict()
+    def round_started(self) -> RoundStart:
+        return RoundStart(self.stop.outcome())
 
-    def outcome(self) -> None:
-        return None
+    def outcome(self) -> GauntletOutcome:
+        return self.stop.outcome()
 
 
 class Gauntlet(Format):
@@ -105,13 +102,14 @@ class Gauntlet(Format):
     summary = "--challenger entrants play the field, the field never meets itself"
     called = "this gauntlet"
     options = (CHALLENGERS, EARLY_STOP)
+    symmetric = False  # challengers against a field
 
     def misplaced(self, option: Option[Any]) -> str:
         if option is EARLY_STOP:
             return "--early-stop applies to --format gauntlet only (a race always stops early: --confidence)"
         return "challengers (--challenger, or challenger = true in the manifest) need --format gauntlet"
 
-    def check(self, params: TournamentParams) -> None:
+    def check(self, params: FormatParams) -> None:
         from referee.tournament.schedule import ScheduleError
 
         names, k, challengers = params.names, params.table_size, CHALLENGERS.of(params)
@@ -133,12 +131,12 @@ class Gauntlet(Format):
         if confidence is not None and not 0.5 <= confidence < 1:
             raise ScheduleError(f"--early-stop is a confidence: at least 0.5 and below 1 (e.g. 0.95), got {confidence}")
 
-    def planned_games(self, params: TournamentParams) -> int:
+    def planned_games(self, params: FormatParams) -> int:
         k, challengers = params.table_size, CHALLENGERS.of(params)
-        field = len(params.entrants) - len(challengers)
+        field = len(params.names) - len(challengers)
         return field * math.comb(len(challengers), k - 1) * k * params.repeats
 
-    def batches(self, params: TournamentParams, secret: DealSecret | None) -> list[TableBatch]:
+    def batches(self, params: FormatParams, secret: DealSecret | None) -> list[TableBatch]:
         """Every repeat's blocks in order, a repeat being every table once (without a secret: bookkeeping only)."""
         from referee.tournament.designs import gauntlet_tables
         from referee.tournament.schedule import table_batches
@@ -146,7 +144,7 @@ class Gauntlet(Format):
         tables = gauntlet_tables(params.names, CHALLENGERS.of(params), params.table_size)
         return table_batches([(r, table) for r in range(params.repeats) for table in tables], params.seed, secret)
 
-    def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
+    def schedule(self, params: FormatParams, secret: DealSecret | None) -> Schedule:
         """Every repeat at once; with ``--early-stop``, one repeat a round (``GauntletSchedule``)."""
         confidence = EARLY_STOP.of(params)
         if confidence is None:
@@ -158,26 +156,26 @@ class Gauntlet(Format):
         per_round = len(gauntlet_tables(params.names, challengers, params.table_size))
         return GauntletSchedule(self.batches(params, secret), per_round, GauntletStop(challengers, confidence))
 
-    def decides_as_it_goes(self, params: TournamentParams) -> bool:
+    def decides_as_it_goes(self, params: FormatParams) -> bool:
         return EARLY_STOP.of(params) is not None
 
-    def decide(self, tally: Tally, params: TournamentParams, results: Results) -> None:
-        """With ``--early-stop``: each challenger's verdict against the field, replayed from ``results``."""
+    def decide(self, params: FormatParams, results: Results) -> GauntletOutcome | None:
+        """With ``--early-stop``: each challenger's verdict against the field, replayed from ``results`` (and, once
+        it stopped early, the games of the rounds it played: all it plans)."""
         if EARLY_STOP.of(params) is None:
-            return
+            return None
         schedule = self.schedule(params, None)
-        if isinstance(schedule, GauntletSchedule):
-            schedule.next_round(results)
-            tally.gauntlet = schedule.stop.to_dict()
-            if schedule.stop.decided:  # stopped early: the games of the rounds it played are all it plans
-                tally.race_games = sum(len(b.games) for b in schedule.blocks(results))
+        assert isinstance(schedule, GauntletSchedule)
+        schedule.next_round(results)
+        played = sum(len(b.games) for b in schedule.blocks(results)) if schedule.stop.decided else None
+        return schedule.stop.outcome(played)
 
     def table_size(self, size: int, options: Mapping[str, Any]) -> int:
         """At most one seat more than the challengers given."""
         challengers = options.get(CHALLENGERS.name)
         return min(size, len(challengers) + 1) if challengers else size
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         challengers = ", ".join(CHALLENGERS.of(params))
         confidence = EARLY_STOP.of(params)
         stop = "" if confidence is None else f" at most, stopping once every challenger is decided at {confidence:.0%}"

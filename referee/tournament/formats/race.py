@@ -7,22 +7,30 @@ race's schedule, standings and deals are a pure function of the parameters and t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from referee.tournament.formats.base import Format, Results, Schedule
+from referee.tournament.formats.base import Format, FormatParams, Results, RoundStart, Schedule
 from referee.tournament.options import Option
 from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.params import TournamentParams
     from referee.tournament.race import Race, RaceOutcome
-    from referee.tournament.run import Progress
     from referee.tournament.schedule import TableBatch
-    from referee.tournament.standings import Tally
 
-__all__ = ["CONFIDENCE", "FORMAT", "TIE_MARGIN", "TOP", "RaceFormat", "RaceSchedule", "race_of", "replay_race"]
+__all__ = [
+    "CONFIDENCE",
+    "FORMAT",
+    "TABLE_MIX",
+    "TIE_MARGIN",
+    "TOP",
+    "RaceFormat",
+    "RaceSchedule",
+    "race_of",
+    "replay_race",
+    "table_mix",
+]
 
 TOP: Option[int] = Option("top", 3, int, flag="--top", kind=int, help="race: how many places to settle.")
 CONFIDENCE: Option[float] = Option(
@@ -41,9 +49,46 @@ TIE_MARGIN: Option[float] = Option(
     "below it. With probability at least --confidence no reported pair is out of order by E or more.",
     shown="0, the exact order",
 )
+TABLE_MIX: Option[str | None] = Option(
+    "table_mix",
+    None,
+    lambda v: None if v is None else str(v),
+    flag="--table-mix",
+    kind=str,
+    metavar="K:W,...",
+    help="race: play tables of several sizes, each pass at size K with weight W (e.g. 3:1,4:2, as a ladder's "
+    "table_sizes and table_weights mix them): the strength estimated is then the mix of the round robins' at those "
+    "sizes. --table-size is the largest of them.",
+    shown="one size, --table-size",
+)
 
 
-def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
+def table_mix(text: str | None) -> dict[int, float] | None:
+    """``--table-mix`` as table size -> weight (None: not given). Raises ``ValueError`` (one line, naming the
+    option) for text that is not sizes 2 to 4, each once, with weights of zero or more, not all zero."""
+    if text is None:
+        return None
+    from referee.engine import MAX_PLAYERS, MIN_PLAYERS
+
+    mix: dict[int, float] = {}
+    for part in str(text).split(","):
+        size, sep, weight = part.partition(":")
+        try:
+            k, w = int(size), float(weight)
+        except ValueError:
+            k, w = 0, -1.0
+        if not sep or not MIN_PLAYERS <= k <= MAX_PLAYERS or k in mix or not w >= 0:
+            raise ValueError(
+                f"--table-mix {text!r}: give SIZE:WEIGHT pairs separated by commas, each size {MIN_PLAYERS} to "
+                f"{MAX_PLAYERS} once, each weight 0 or more (e.g. 3:1,4:2)"
+            )
+        mix[k] = w
+    if not sum(mix.values()) > 0:
+        raise ValueError(f"--table-mix {text!r}: the weights are all zero")
+    return mix
+
+
+def race_of(params: FormatParams, secret: DealSecret | None = None) -> Race:
     """A new race with the parameters of ``params`` (format ``race``), dealt from ``secret`` (see ``Race``)."""
     from referee.tournament.race import Race  # numpy: only for a race
 
@@ -56,6 +101,7 @@ def race_of(params: TournamentParams, secret: DealSecret | None = None) -> Race:
         max_games=params.max_games,
         secret=secret,
         tie_margin=TIE_MARGIN.of(params),
+        table_mix=table_mix(TABLE_MIX.of(params)),
     )
 
 
@@ -101,21 +147,21 @@ class RaceSchedule:
     def over(self, stored: int) -> bool:
         return self.race.reason is not None
 
-    def round_started(self, tally: Tally, progress: Progress) -> None:
-        race = self.race  # where the race stands, and the live standings in its order
+    def round_started(self) -> RoundStart:
+        """Where the race stands (the live standings take its order) and, while it runs, the round's status."""
+        race = self.race
         now = race.outcome()
-        order = now.order
-        tally.order, tally.race_ahead = order, now.ahead_of_next
-        if race.reason is None:
-            leaders, left = order[: race.top], set(race.survivors)
-            open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
-                p
-                for p in range(1, len(leaders) + 1)
-                if p < len(order) and order[p] in left and not race.ahead(order[p - 1], order[p])
-            )
-            progress.race_round(
-                RaceStatus(race.rounds + 1, self._round_games, race.games, len(race.survivors), tuple(leaders), open_)
-            )
+        if race.reason is not None:
+            return RoundStart(now)
+        order, left = now.order, set(race.survivors)
+        leaders = order[: race.top]
+        open_ = tuple(  # the eliminated are behind every survivor: a place before one of them is not open
+            p
+            for p in range(1, len(leaders) + 1)
+            if p < len(order) and order[p] in left and not race.ahead(order[p - 1], order[p])
+        )
+        status = RaceStatus(race.rounds + 1, self._round_games, race.games, len(race.survivors), leaders, open_)
+        return RoundStart(now, status)
 
     def outcome(self) -> RaceOutcome:
         return self.race.outcome()
@@ -125,52 +171,66 @@ class RaceFormat(Format):
     name = "race"
     summary = "adaptive, stops when the order of the --top entrants is settled at --confidence"
     called = "this race"
-    options = (TOP, CONFIDENCE, TIE_MARGIN)
+    options = (TOP, CONFIDENCE, TIE_MARGIN, TABLE_MIX)
     deals_per_table = False
     adaptive = True
     standings_order = (
         "Best first in the race's order (settled places first, then the other entrants, the latest eliminated first)"
     )
 
-    def check(self, params: TournamentParams) -> None:
+    def check(self, params: FormatParams) -> None:
         from referee.tournament.schedule import ScheduleError
 
-        n, top, confidence, margin = len(params.entrants), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
+        n, top, confidence, margin = len(params.names), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
         if not 1 <= top < n:
             raise ScheduleError(f"--top must be 1 to {n - 1} (fewer than the {n} entrants), got {top}")
         if not 0.5 <= confidence < 1:
             raise ScheduleError(f"--confidence must be at least 0.5 and below 1, got {confidence}")
         if not 0 <= margin < 1:
             raise ScheduleError(f"--tie-margin is a matchpoint share: at least 0 and below 1 (e.g. 0.02), got {margin}")
+        try:
+            mix = table_mix(TABLE_MIX.of(params))
+        except ValueError as e:
+            raise ScheduleError(str(e)) from e
+        largest = None if mix is None else max(k for k, w in mix.items() if w > 0)
+        if largest is not None and largest != params.table_size:
+            raise ScheduleError(
+                f"--table-size {params.table_size} must be the largest size --table-mix weighs ({largest}); "
+                "leave --table-size out"
+            )
 
-    def schedule(self, params: TournamentParams, secret: DealSecret | None) -> Schedule:
+    def table_size(self, size: int, options: Mapping[str, Any]) -> int:
+        """The largest size of ``--table-mix`` when it is given (checked later, by ``check``)."""
+        try:
+            mix = table_mix(options.get(TABLE_MIX.name))
+        except ValueError:
+            return size
+        return size if mix is None else max(k for k, w in mix.items() if w > 0)
+
+    def schedule(self, params: FormatParams, secret: DealSecret | None) -> Schedule:
         return RaceSchedule(race_of(params, secret))
 
-    def processes_kept(self, params: TournamentParams) -> int:
+    def processes_kept(self, params: FormatParams) -> int:
         """One per seat rotation: the race's rounds bring new deals, so they need no new process."""
         return params.table_size
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         margin = TIE_MARGIN.of(params)
+        mix = TABLE_MIX.of(params)
         return (
-            f"race: {entrants}, until the order of the top {TOP.of(params)} is settled at "
+            f"race: {entrants}"
+            + ("" if mix is None else f" at most, sizes mixed {mix}")
+            + f", until the order of the top {TOP.of(params)} is settled at "
             f"{CONFIDENCE.of(params):.0%} "
             + (f"up to a tie margin of {margin:g} matchpoints " if margin else "")
             + f"(at most {params.max_games:,} games)"
         )
 
-    def decide(self, tally: Tally, params: TournamentParams, results: Results) -> None:
+    def decide(self, params: FormatParams, results: Results) -> RaceOutcome:
         """The race's order and outcome, replayed from ``results``."""
         race = race_of(params)
         replay_race(race, results)
-        outcome = race.outcome()
-        tally.order = outcome.order
-        tally.race_ahead = outcome.ahead_of_next
-        tally.race = outcome.to_dict()
-        if outcome.reason is None:
-            tally.race["reason"] = "not finished: the race was interrupted; continue it with referee run --resume"
-        else:
-            tally.race_games = outcome.games
+        return race.outcome()
 
 
 FORMAT = RaceFormat()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from referee.tournament.formats.base import Format
+from referee.tournament.formats.base import Format, FormatParams
 
 if TYPE_CHECKING:
     from referee.tournament.deals import DealSecret
-    from referee.tournament.params import TournamentParams
     from referee.tournament.schedule import TableBatch
 
 __all__ = ["FORMAT", "RoundRobin"]
@@ -21,18 +20,18 @@ class RoundRobin(Format):
     called = "a round robin"
     over_budget = "; use --format balanced --tables-per-entrant T or --format race, or raise --max-games"
 
-    def planned_games(self, params: TournamentParams) -> int:
+    def planned_games(self, params: FormatParams) -> int:
         k = params.table_size
-        return math.comb(len(params.entrants), k) * k * params.repeats
+        return math.comb(len(params.names), k) * k * params.repeats
 
-    def batches(self, params: TournamentParams, secret: DealSecret) -> list[TableBatch]:
+    def batches(self, params: FormatParams, secret: DealSecret) -> list[TableBatch]:
         from referee.tournament.schedule import make_schedule
 
         return make_schedule(
             params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret
         )
 
-    def describe(self, params: TournamentParams, entrants: str) -> str:
+    def describe(self, params: FormatParams, entrants: str) -> str:
         games = self.planned_games(params)
         return f"tournament: {entrants}, {params.repeats} deal(s) per table, {games:,} games"
 
