@@ -7,6 +7,7 @@ LadderError          referee.engine.RefereeError: a ladder folder or request tha
 │   └── SeatRefused  a human game that may not start now (too many at once, on the server or for one person)
 ├── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
 ├── LaneLost         a lane's worker (a process of ours, a Dask worker) ended while it played a block
+├── ClusterGone      serve --cluster's Dask scheduler gone for good (not reached again in time): serve stops
 └── VersionShipError a version's files could not be fetched on a Dask worker, or did not match their digest
 """
 
