@@ -17,7 +17,12 @@ that is the workers' and not measured here.
 Each way runs ``--rounds`` times, in turn and in alternating order (ABC CBA), so that a load that changes over the
 run (a shared machine) weighs on each alike; printed: the totals of each way and each round's figures.
 
-Run: ``python bench/bench_ladder_lanes.py --seconds 60``. Figures in bench/README.md, "Ladder lanes".
+``--fakes``: the entrants are the ladder tests' fakes (``tests/ladder/fakes.py``: a game is a draw of scores, played
+in the lane, its log written), so that the games cost next to nothing and the serve process's CPU per game is the
+coordinator's alone, at any field size (``--entrants 200``: the issue's field).
+
+Run: ``python bench/bench_ladder_lanes.py --seconds 60`` (``--fakes --entrants 200`` for the coordinator at 200
+entrants). Figures in bench/README.md, "Ladder lanes".
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +54,7 @@ from referee.ladder.intake import discard  # noqa: E402
 from referee.ladder.lanes_dask import DaskLanes  # noqa: E402
 from referee.ladder.lanes_process import ProcessLanes  # noqa: E402
 from referee.ladder.serve import ServeOptions, serve  # noqa: E402
+from tests.ladder.fakes import Fakes, bot_text  # noqa: E402
 
 
 def settings(jobs: int, sandbox: str) -> str:
@@ -57,7 +64,7 @@ def settings(jobs: int, sandbox: str) -> str:
     )
 
 
-def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str) -> Path:
+def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str, fakes: bool = False) -> Path:
     lad = folder / "ladder"
     made, _ = Ladder.init(lad)
     made.layout.config.write_text(settings(jobs, sandbox))
@@ -66,7 +73,13 @@ def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str) -> Path:
         for i in range(entrants):
             bot, noise = BOTS[i % 3], round(0.6 * i / max(1, entrants - 1), 2)
             ladder.add_entrant(f"{bot}-{i:02d}")
-            ladder.submit(f"{bot}-{i:02d}", bot_folder(folder / "sources", bot, noise))
+            if fakes:
+                source = folder / "sources" / f"fake-{i:03d}.py"
+                source.parent.mkdir(parents=True, exist_ok=True)
+                source.write_text(bot_text(strength=noise * 10))
+                ladder.submit(f"{bot}-{i:02d}", source)
+            else:
+                ladder.submit(f"{bot}-{i:02d}", bot_folder(folder / "sources", bot, noise))
     return lad
 
 
@@ -75,9 +88,14 @@ def cpu(who: int = resource.RUSAGE_SELF) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-async def window(lad: Path, lanes: Callable[[Any], Any] | None, seconds: float, warm: int) -> dict[str, float]:
+async def window(
+    lad: Path, lanes: Callable[[Any], Any] | None, seconds: float, warm: int, fakes: bool = False
+) -> dict[str, float]:
     """Serve until every version is ranked and ``warm`` more blocks are done, then measure ``seconds`` of play."""
     options = ServeOptions(announce=lambda line: print(f"  ladder: {line}", flush=True), lanes=lanes)
+    if fakes:
+        fake = Fakes()
+        options = replace(options, play=fake.play, factory=fake.factory, check=fake.check)
     children0, all0 = cpu(resource.RUSAGE_CHILDREN), cpu()
     async with trio.open_nursery() as nursery:
         ladder = await nursery.start(serve, lad, options)
@@ -127,6 +145,10 @@ def dask_cluster(folder: Path, workers: int) -> Iterator[str]:
                 address = json.loads(address_file.read_text())["address"]
             except (ValueError, KeyError):
                 time.sleep(0.1)
+        from distributed import Client  # every worker in before serve counts them (its lanes: 8 a worker thread)
+
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(workers, timeout=120)
         yield address
     finally:
         for p in reversed(procs):
@@ -144,25 +166,39 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=6)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--sandbox", default="auto")
+    parser.add_argument("--fakes", action="store_true", help="the tests' fake entrants: the coordinator's cost alone")
     parser.add_argument("--keep", action="store_true", help="keep the folder (printed)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-ladder-lanes-"))
     print(f"folder: {folder}; load {os.getloadavg()[0]:.1f}", flush=True)
-    lad = make_ladder(folder, args.entrants, args.jobs, args.sandbox)
+    lad = make_ladder(folder, args.entrants, args.jobs, args.sandbox, args.fakes)
     results: dict[str, list[dict[str, float]]] = {}
     try:
         print("the gate, lanes in the serve process", flush=True)
-        trio.run(window, lad, None, 0.0, 0)
+        trio.run(window, lad, None, 0.0, 0, args.fakes)
         with dask_cluster(folder, 2) as address:
+            made: list[DaskLanes] = []
+
+            def dask_lanes(s: Any) -> DaskLanes:
+                made.append(DaskLanes(address, s))
+                return made[-1]
+
             ways: list[tuple[str, Any]] = [
                 ("in process", None),
                 ("--lane-processes", ProcessLanes),
-                ("--cluster (2 workers)", lambda s: DaskLanes(address, s)),
+                ("--cluster (2 workers)", dask_lanes),
             ]
             for r in range(args.rounds):
                 for name, lanes in ways if r % 2 == 0 else ways[::-1]:
                     print(f"{name}, round {r + 1}; load {os.getloadavg()[0]:.1f}", flush=True)
-                    results.setdefault(name, []).append(trio.run(window, lad, lanes, args.seconds, args.warm))
+                    run = trio.run(window, lad, lanes, args.seconds, args.warm, args.fakes)
+                    results.setdefault(name, []).append(run)
+        if made:
+            tasks, blocks = (
+                sum(getattr(d, "tasks_sent", 0) for d in made),
+                sum(getattr(d, "blocks_sent", 0) for d in made),
+            )
+            print(f"Dask: {blocks} blocks in {tasks} tasks ({blocks / max(1, tasks):.2f} blocks a task)")
         print(f"\nload {os.getloadavg()[0]:.1f}; {args.entrants} entrants, table_sizes [4], --jobs {args.jobs}, "
               f"{args.seconds:g} s a window")  # fmt: skip
         print(f"{'lanes':<24} {'blocks':>7} {'games':>7} {'games/s':>8} {'serve CPU ms/game':>18} "

@@ -42,6 +42,7 @@
     │   │   └── SeatRefused           referee.web's human seat: too many human games at once
     │   ├── LadderStoreError          a ladder database that cannot be used
     │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
+    │   ├── ClusterGone               serve --cluster's Dask scheduler gone for good: serve stops
     │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
     ├── UploadRefused                 referee.web.uploads: an upload refused before it was stored (its HTTP status)
@@ -60,6 +61,7 @@ from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.ladder.errors import (
+    ClusterGone,
     ConfigFileError,
     IntakeError,
     LadderError,
@@ -104,6 +106,7 @@ __all__ = [
     "BotTimeout",
     "CheckError",
     "ClusterError",
+    "ClusterGone",
     "CompareError",
     "ConfigError",
     "ConfigFileError",

@@ -266,9 +266,10 @@ def serve_cmd(
             work = partial(serve_with_web, directory, options, listen, settings=settings, task_status=Listening())
 
         from referee.ladder import LadderStoreError
+        from referee.ladder.errors import ClusterGone
 
-        try:
-            run_until_stopped(work, storage=(OSError, LadderStoreError))  # a full disk met by every lane: one error
+        try:  # a full disk, or a Dask scheduler gone, met by every lane: one error (ClusterGone: one line, status 2)
+            run_until_stopped(work, storage=(OSError, LadderStoreError, ClusterGone))
         except (OSError, LadderStoreError) as exc:
             if isinstance(exc, OSError) and exc.errno not in _DISK_FULL:
                 raise

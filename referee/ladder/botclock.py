@@ -4,6 +4,11 @@
 question sent to the reply read, faults included) to their version's total; ``serve`` reads the totals before and
 after a block (a version plays one block at a time, so the difference is its bot time in that block) and charges
 each version its own time plus an equal share of the rest of the block's time (``matchmaker.charges``).
+
+Lanes in the serve process wrap their factory with ``serve``'s clock. Lanes elsewhere (a lane process, a Dask
+worker) wrap theirs with a clock of their own, read it before and after each block (``block_seconds``) and send the
+differences back with the block's games; the serve side adds them to ``serve``'s clock (``add``) before ``play``
+returns, so that ``serve`` reads every kind of lane alike.
 """
 
 from __future__ import annotations
@@ -39,6 +44,17 @@ class BotClock:
     def read(self, names: Iterable[str]) -> dict[str, float]:
         """The seconds spent so far by each of ``names``."""
         return {n: self.spent[n] for n in names}
+
+    def add(self, seconds: Iterable[tuple[str, float]]) -> None:
+        """Add ``(name, seconds)`` pairs measured elsewhere (a lane's own clock); negative or non-finite seconds
+        (none of ours: a lane's message is checked, not trusted) count as none."""
+        for name, spent in seconds:
+            if isinstance(spent, float | int) and 0.0 <= spent < float("inf"):
+                self.spent[name] += float(spent)
+
+    def block_seconds(self, before: dict[str, float]) -> tuple[tuple[str, float], ...]:
+        """The seconds spent by each name of ``before`` (an earlier ``read``) since then."""
+        return tuple((n, self.spent[n] - t) for n, t in before.items())
 
 
 class _Timed:

@@ -7,6 +7,7 @@ LadderError          referee.engine.RefereeError: a ladder folder or request tha
 │   └── SeatRefused  a human game that may not start now (too many at once, on the server or for one person)
 ├── LadderStoreError the ladder's database cannot be used (not a ladder, newer schema, unreadable)
 ├── LaneLost         a lane's worker (a process of ours, a Dask worker) ended while it played a block
+├── ClusterGone      serve --cluster's Dask scheduler gone for good (not reached again in time): serve stops
 └── VersionShipError a version's files could not be fetched on a Dask worker, or did not match their digest
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 from referee.engine.errors import RefereeError
 
 __all__ = [
+    "ClusterGone",
     "ConfigFileError",
     "IntakeError",
     "LadderError",
@@ -74,3 +76,8 @@ class LaneLost(LadderError):
 
 class VersionShipError(LadderError):
     """A version's files could not be fetched on a Dask worker, or did not match their digest (``lanes_ship``)."""
+
+
+class ClusterGone(LadderError):
+    """``serve --cluster``'s Dask scheduler is gone (its connection lost and not back within Dask's connect timeout):
+    ``serve`` stops, the block it was playing voided; the message is the one line said about it."""

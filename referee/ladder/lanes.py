@@ -10,8 +10,11 @@ process or a Dask worker lost) raises, and ``serve`` voids it and plays it again
 - ``InProcessLanes``: the lanes' pools in this process (the default, and what the tests' in-process fakes use);
 - ``referee.ladder.lanes_process.ProcessLanes`` (``--lane-processes``): one worker process per lane, so the serve
   process keeps only the matchmaker, the store and the web;
-- ``referee.ladder.lanes_dask.DaskLanes`` (``--cluster ADDRESS``): each block is a Dask task; versions are shipped
-  to workers by digest.
+- ``referee.ladder.lanes_dask.DaskLanes`` (``--cluster ADDRESS``): the lanes' blocks go to Dask tasks, several to a
+  task when blocks are to spare; versions are shipped to workers by digest.
+
+Every kind adds each version's reply time over a block to ``LaneSettings.clock`` (the matchmaker's fair share in
+bot time) before ``play`` returns: timed here, or where the lane runs and sent back with the block.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Protocol
 
 from referee.engine import Ruleset
+from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.errors import LaneLost
 from referee.ladder.model import Version
@@ -37,7 +41,9 @@ __all__ = ["InProcessLanes", "LaneLost", "LaneSettings", "Lanes"]  # LaneLost: r
 class LaneSettings:
     """What every kind of lane needs: ``jobs`` lanes; the runner's settings (sandbox, limits); the rules; where bots'
     stderr goes (``bots_dir``); how many processes of a version a lane keeps (``keep``) and holds at most
-    (``max_live``); the folder of a stored version (``folder``); the tests' in-process ``play`` and ``factory``."""
+    (``max_live``); the folder of a stored version (``folder``); the tests' in-process ``play`` and ``factory``;
+    ``clock``, the serve's ``BotClock``: every kind of lane adds each version's reply time to it before ``play``
+    returns (None: not measured)."""
 
     jobs: int
     runner: RunnerConfig
@@ -48,6 +54,7 @@ class LaneSettings:
     folder: Callable[[Version], Path]
     play: GameFn | None = None
     factory: PlayerFactory | None = None
+    clock: BotClock | None = None
 
     def spec(self, v: Version) -> BotSpec:
         """The runner's ``BotSpec`` of version ``v`` as stored here."""
@@ -87,6 +94,7 @@ class InProcessLanes:
         self.max_live = settings.max_live
         self.specs: dict[str, BotSpec] = {}
         self.pools: dict[int, PlayerPool] = {}
+        self.factory = settings.clock.wrap(settings.factory) if settings.clock is not None else settings.factory
 
     async def start(self) -> None:
         return None
@@ -96,7 +104,7 @@ class InProcessLanes:
         if pool is None:
             s = self.settings
             pool = PlayerPool(
-                self.specs, s.runner, s.bots_dir, lane, factory=s.factory, keep=s.keep, freeze_idle=s.runner.freeze
+                self.specs, s.runner, s.bots_dir, lane, factory=self.factory, keep=s.keep, freeze_idle=s.runner.freeze
             )
             pool.max_live = s.max_live
             self.pools[lane] = pool

@@ -1,19 +1,36 @@
 """``serve --cluster ADDRESS``: each block is a Dask task, played on whichever worker the scheduler gives it.
 
 The serve process (the coordinator) keeps the matchmaker, the store, the settle step and the web; a lane here is
-one block at a time submitted to ``lanes_ship.play_block_task``. There are as many lanes as ``--jobs``, or as the
-cluster's worker threads when it has more at the start (workers that join later take blocks from the lanes' queue;
-raise ``--jobs`` to give them more). Each version is shipped by digest (``lanes_ship``): packed once here and left
-with the scheduler, fetched once by each worker that plays it and checked against its digest.
+one block at a time, handed to a Dask task (``lanes_ship.play_blocks_task``). A task's own cost to the coordinator
+(its messages, its result fetched, its callbacks: about 2.6 ms of CPU) is paid per task, not per block: the blocks
+of the lanes wait here in one queue, at most one task more than the cluster has worker threads is in the
+scheduler's hands at a time, and a task takes up to ``BLOCKS_PER_TASK`` waiting blocks, played in turn on its
+worker. So with blocks to spare each task carries several, and an idle cluster still gets each block at once. There
+are as many lanes as ``--jobs``, or ``BLOCKS_PER_TASK`` per worker thread of the cluster at the start when that is
+more (workers that join later take blocks from the queue; raise ``--jobs`` to give them more); a small field, where
+few blocks can be in play at once, has one block a task. Each version is shipped by digest (``lanes_ship``): packed
+once here and left with the scheduler, fetched once by each worker that plays it and checked against its digest.
 
 A finished block's games come back with their logs and the bots' new stderr; the logs are written where an
 in-process lane writes them (``games_dir``), the stderr to ``bots/<version>.<worker>-<port>-<lane>.log``.
 
-A worker lost while it plays a block (killed, out of memory, its machine gone), as the scheduler reports it: the
-block's task is cancelled (Dask would run it again on its own, but the block's games are the ladder's to recount)
-and ``LaneLost`` is raised with one line naming the worker, so that ``serve`` voids the block, says so, keeps the
-line as the block's reason (shown on the organiser's page) and plays the block again on the workers left. Workers
-may join and leave at any time; with none left, blocks wait in the scheduler's queue until one joins.
+Each block's games come back with each version's reply time over the block (measured on the worker), added to the
+serve's bot clock before ``play`` returns: the matchmaker's fair share in bot time, as with lanes in process.
+
+A worker lost while it plays a task (killed, out of memory, its machine gone), as the scheduler reports it: the
+task is cancelled (Dask would run it again on its own, but the blocks' games are the ladder's to recount) and each
+of its blocks raises ``LaneLost`` with one line naming the worker, so that ``serve`` voids them, says so, keeps the
+line as each block's reason (shown on the organiser's page) and plays them again on the workers left; blocks of other
+tasks are not touched. A block that fails on its own (a version that cannot be fetched or started there) voids that
+block only. Workers may join and leave at any time; with none left, tasks wait in the scheduler's queue until one
+joins.
+
+The scheduler lost (killed, its machine gone): the Dask client cancels every task, so each block in play is voided
+("the connection to the Dask scheduler ... was lost"), and it tries to reach the scheduler again for Dask's connect
+timeout (``distributed.comm.timeouts.connect``), while the lanes wait. A scheduler back at that address in time:
+the versions are shipped to it again and the blocks played again. Not back in time: ``ClusterGone`` is raised with
+one line, and ``serve`` stops (every finished block is stored; the blocks in play are voided and played again at
+the next start).
 """
 
 from __future__ import annotations
@@ -32,25 +49,57 @@ from typing import Any
 import trio
 
 from referee.ladder.botmanifest import BotManifest
+from referee.ladder.errors import ClusterGone
 from referee.ladder.intake import tree_digest
 from referee.ladder.lanes import LaneLost, LaneSettings
-from referee.ladder.lanes_ship import BlockJob, ShippedVersion, VersionShipError, pack, play_block_task, variable_name
+from referee.ladder.lanes_ship import (
+    BlockOut,
+    BlocksJob,
+    ShippedVersion,
+    VersionShipError,
+    pack,
+    play_blocks_task,
+    release,
+    variable_name,
+)
 from referee.ladder.model import Version
 from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.cluster import _client, _distributed, check_cluster_address
-from referee.tournament.cluster_worker import BatchOut, ClusterError, WorkerSetupError, release_run
+from referee.tournament.cluster_worker import BatchOut, ClusterError, WorkerSetupError
 from referee.tournament.execute import PlayedGame
 from referee.tournament.schedule import TableBatch
 
-__all__ = ["DaskLanes"]
+__all__ = ["BLOCKS_PER_TASK", "DaskLanes"]
+
+#: Blocks one Dask task carries at most (and lanes per worker thread of the cluster at the start).
+BLOCKS_PER_TASK = 8
 
 
-@dataclass
-class _Waiting:
-    """A block's task as its lane waits for it: woken when it is done, or when its worker is lost (``lost``)."""
+@dataclass(eq=False)
+class _Task:
+    """A task as the lanes wait for it: ``finished`` when it is done or its worker is lost (``lost``); its blocks'
+    outcomes fetched once (``outs`` or ``error``) by the first lane to look; forgotten when no lane waits for it."""
 
-    done: trio.Event = field(default_factory=trio.Event)
+    key: str
+    future: Any
+    blocks: list[_Block]
+    waiting: int
+    finished: bool = False
     lost: str | None = None
+    outs: tuple[BlockOut, ...] | None = None
+    error: Exception | None = None
+    fetch: trio.Lock = field(default_factory=trio.Lock)
+
+
+@dataclass(eq=False)
+class _Block:
+    """A lane's block: its part of a task (``block``: games and versions), the task it went into and its place
+    there, and ``done`` set when that task is finished."""
+
+    block: tuple[TableBatch, tuple[ShippedVersion, ...]]
+    task: _Task | None = None
+    index: int = 0
+    done: trio.Event = field(default_factory=trio.Event)
 
 
 class DaskLanes:
@@ -69,31 +118,43 @@ class DaskLanes:
         self._token: trio.lowlevel.TrioToken | None = None
         self._shipped: dict[str, ShippedVersion] = {}
         self._shipping = trio.Lock()
-        self._waiting: dict[str, _Waiting] = {}
+        self._queue: list[_Block] = []  # blocks not yet in a task, oldest first
+        self._tasks: dict[str, _Task] = {}  # tasks some lane waits for
+        self._threads: dict[str, int] = {}  # the cluster's workers and their threads
+        self._counted = True  # False when a worker joined since ``_threads`` was read
         self._keys = itertools.count()
         self._lock = threading.Lock()
+        #: Tasks and blocks handed to the cluster so far (blocks / tasks: how many a task carried on average).
+        self.tasks_sent = 0
+        self.blocks_sent = 0
 
     async def start(self) -> None:
         """Reach the cluster (``ClusterError`` in one line when it cannot be reached or has no worker)."""
         self._token = trio.lowlevel.current_trio_token()
         self.client = await trio.to_thread.run_sync(self._stack.enter_context, _client(self.address))
-        with contextlib.suppress(Exception):
-            threads = sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values())
-            self.jobs = max(self.jobs, threads)
+        await trio.to_thread.run_sync(self._count_threads)
+        self.jobs = max(self.jobs, BLOCKS_PER_TASK * sum(self._threads.values()))
         self.client.subscribe_topic("all", self._event)
+
+    def _count_threads(self) -> None:
+        """Read the cluster's workers and their threads (in a thread: it asks the scheduler)."""
+        self._counted = True
+        with contextlib.suppress(Exception):
+            workers = self.client.scheduler_info()["workers"]
+            self._threads = {str(a): int(w.get("nthreads", 1)) for a, w in workers.items()}
 
     async def aclose(self) -> None:
         client, self.client = self.client, None
         if client is None:
             return
 
-        def release() -> None:
+        def released() -> None:
             with contextlib.suppress(Exception):
-                client.run(release_run, self.run_key)
+                client.run(release, self.run_key)
             with contextlib.suppress(Exception):
                 client.unsubscribe_topic("all")
 
-        await trio.to_thread.run_sync(release)
+        await trio.to_thread.run_sync(released)
         self._stack.close()  # here, not in a thread: the client's close holds SIGINT and SIGTERM back meanwhile
 
     async def retire(self, lane: int, keep: set[str]) -> None:
@@ -120,39 +181,107 @@ class DaskLanes:
     async def play(
         self, lane: int, batch: TableBatch, versions: Sequence[Version], games_dir: Path
     ) -> list[PlayedGame]:
+        await self._connected()
         shipped = tuple([await self._ship(v) for v in versions])
-        s = self.settings
-        job = BlockJob(self.run_key, batch, shipped, s.runner, self.rules, s.keep, s.play, s.factory)
-        key = f"referee-ladder-{self.run_key}-{batch.batch}-{next(self._keys)}"
-        waiting = self._waiting[key] = _Waiting()
-        future = self.client.submit(play_block_task, job, key=key, pure=False)
-        future.add_done_callback(lambda _: self._wake(key))
+        if not self._counted:
+            await trio.to_thread.run_sync(self._count_threads)
+        block = _Block((batch, shipped))
+        self._queue.append(block)
+        self._dispatch()
         try:
-            await waiting.done.wait()
-            if waiting.lost is not None:
-                raise LaneLost(waiting.lost)
-            out = await trio.to_thread.run_sync(self._outcome, future)
+            await block.done.wait()
+            task = block.task
+            assert task is not None
+            if task.lost is not None:
+                raise LaneLost(task.lost)
+            async with task.fetch:
+                if task.outs is None and task.error is None:
+                    try:
+                        task.outs = await trio.to_thread.run_sync(self._outcome, task.future)
+                        if len(task.outs) != len(task.blocks):
+                            raise LaneLost(f"its worker sent back {len(task.outs)} blocks for {len(task.blocks)}")
+                    except Exception as exc:  # every block of the task raises it
+                        task.error = exc
+            if task.error is not None:
+                raise task.error
+            assert task.outs is not None
+            out = task.outs[block.index]
         finally:
-            del self._waiting[key]
-            if not future.done():
-                with trio.CancelScope(shield=True):
-                    await trio.to_thread.run_sync(self._cancel, future)
-            future.release()
-        return self._take(out, batch, games_dir)
+            await self._leave(block)
+        if out.error is not None:
+            raise out.error
+        if out.out is None:
+            raise LaneLost(f"block {batch.batch}: its worker sent back nothing for it")
+        if self.settings.clock is not None:
+            self.settings.clock.add(out.bot_seconds)
+        return self._take(out.out, batch, games_dir)
+
+    async def _connected(self) -> None:
+        """Return at once while the client is connected; while it reaches a lost scheduler again, wait; raise
+        ``ClusterGone`` when it gave up."""
+        if self.client.status == "running":
+            return
+        while self.client.status == "connecting":
+            await trio.sleep(0.2)
+        if self.client.status != "running":
+            raise ClusterGone(
+                f"the Dask scheduler at {self.address} is gone (not reached again within the connect timeout): "
+                "serve stops; start the scheduler and serve again (the blocks in play are played again)"
+            )
+        self._shipped.clear()  # a new scheduler holds none of the versions shipped to the old one
+
+    def _dispatch(self) -> None:
+        """Hand the waiting blocks to new tasks while fewer tasks are in the scheduler's hands than the cluster has
+        worker threads, plus one (so that a worker that finishes a task finds the next one there)."""
+        slots = sum(self._threads.values()) + 1
+        while self._queue and sum(not t.finished for t in self._tasks.values()) < slots:
+            blocks, self._queue = self._queue[:BLOCKS_PER_TASK], self._queue[BLOCKS_PER_TASK:]
+            s = self.settings
+            job = BlocksJob(
+                self.run_key, tuple(b.block for b in blocks), s.runner, self.rules, s.keep, s.play, s.factory
+            )
+            key = f"referee-ladder-{self.run_key}-{blocks[0].block[0].batch}-{next(self._keys)}"
+            future = self.client.submit(play_blocks_task, job, key=key, pure=False)
+            task = self._tasks[key] = _Task(key, future, blocks, len(blocks))
+            self.tasks_sent += 1
+            self.blocks_sent += len(blocks)
+            for i, b in enumerate(blocks):
+                b.task, b.index = task, i
+            future.add_done_callback(lambda _, key=key: self._wake(key))
+
+    async def _leave(self, block: _Block) -> None:
+        """``block``'s lane no longer waits: out of the queue if it was never sent; its task forgotten (cancelled if
+        still running) when no lane waits for it any more."""
+        task = block.task
+        if task is None:
+            with contextlib.suppress(ValueError):
+                self._queue.remove(block)
+            return
+        task.waiting -= 1
+        if task.waiting > 0:
+            return
+        del self._tasks[task.key]
+        self._dispatch()
+        if not task.future.done():
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(self._cancel, task.future)
+        task.future.release()
 
     @staticmethod
     def _cancel(future: Any) -> None:
         with contextlib.suppress(Exception):
             future.cancel()
 
-    def _outcome(self, future: Any) -> BatchOut:
-        """The finished task's result; its error as the ladder says it (``LaneLost`` for a task lost with every
+    def _outcome(self, future: Any) -> tuple[BlockOut, ...]:
+        """The finished task's blocks; its error as the ladder says it (``LaneLost`` for a task lost with every
         worker that ran it)."""
         status = future.status
         if status == "finished":
             return future.result()  # type: ignore[no-any-return]
         if status != "error":  # cancelled or lost: the scheduler forgot it (restarted, or this client cut off);
             # its error would be a CancelledError, which must not pass for a stop of serve
+            if self.client.status != "running":
+                raise LaneLost(f"the connection to the Dask scheduler at {self.address} was lost")
             raise LaneLost(f"its task was {status} by the Dask scheduler")
         exc = future.exception()
         if isinstance(exc, VersionShipError | WorkerSetupError | ClusterError):
@@ -190,32 +319,44 @@ class DaskLanes:
 
     def _wake(self, key: str) -> None:
         def wake() -> None:
-            waiting = self._waiting.get(key)
-            if waiting is not None:
-                waiting.done.set()
+            task = self._tasks.get(key)
+            if task is not None and not task.finished:
+                self._finish(task)
 
         with contextlib.suppress(trio.RunFinishedError):
             trio.from_thread.run_sync(wake, trio_token=self._token)
 
+    def _finish(self, task: _Task, lost: str | None = None) -> None:
+        """(In trio.) ``task`` is done, or lost with its worker: its blocks' lanes wake, the next task may go."""
+        task.finished, task.lost = True, lost
+        for block in task.blocks:
+            block.done.set()
+        self._dispatch()
+
     def _event(self, event: tuple[float, Any]) -> None:
-        """A scheduler event: a worker removed while it played blocks of this ``serve`` loses them."""
+        """A scheduler event: a worker joined (its threads are counted at the next block), or one was removed (its
+        threads no longer counted; the blocks of this ``serve`` that it played are lost)."""
         at, msg = event
-        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+        if not isinstance(msg, dict):
+            return
+        action, worker = msg.get("action"), str(msg.get("worker"))
+        if action == "add-worker":
+            self._counted = False
+            return
+        if action != "remove-worker":
             return
         prefix = f"referee-ladder-{self.run_key}-"
         keys = [str(k) for k in msg.get("processing-tasks") or () if str(k).startswith(prefix)]
-        if not keys:
-            return
         how = "retired" if msg.get("expected") else "lost"
         when = time.strftime("%H:%M:%S UTC", time.gmtime(float(at)))
-        line = f"worker {msg.get('worker')} {how} at {when} while it played the block"
+        line = f"worker {worker} {how} at {when} while it played the block"
 
         def mark() -> None:
+            self._threads.pop(worker, None)
             for key in keys:
-                waiting = self._waiting.get(key)
-                if waiting is not None:
-                    waiting.lost = line
-                    waiting.done.set()
+                task = self._tasks.get(key)
+                if task is not None and not task.finished:
+                    self._finish(task, line)
 
         with contextlib.suppress(trio.RunFinishedError):
             trio.from_thread.run_sync(mark, trio_token=self._token)

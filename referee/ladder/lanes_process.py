@@ -8,10 +8,11 @@ processes, never dealt a deal twice) and writes each game's log and its bots' st
 would; the serve process keeps the matchmaker, the store, the settle step and the web.
 
 Messages: ``LaneSetup`` once (the lane's number and settings), then per block ``LanePlay`` (the games and the specs of
-their versions) answered by ``Done``; ``Retire`` between blocks; ``Stop`` at the end, answered by ``Bye`` (the
-child's own CPU time). A failure in the child comes back as ``Failed`` and is raised here as itself; a child that
-ends unexpectedly (killed, out of memory) raises ``LaneLost`` for the block it was playing, and the lane starts a
-new child for its next block. A child whose serve process ends (``kill -9`` included: it watches the parent's
+their versions) answered by ``LaneDone`` (the games, and each version's reply time in the block, measured by the
+child's own ``BotClock`` and added to the serve's); ``Retire`` between blocks; ``Stop`` at the end, answered by
+``Bye`` (the child's own CPU time). A failure in the child comes back as ``Failed`` and is raised here as itself;
+a child that ends unexpectedly (killed, out of memory) raises ``LaneLost`` for the block it was playing, and the lane
+starts a new child for its next block. A child whose serve process ends (``kill -9`` included: it watches the parent's
 pidfd) closes its bots and exits; it ignores SIGINT and SIGTERM (a terminal's Ctrl-C reaches the whole group):
 the serve process stops it.
 """
@@ -32,17 +33,18 @@ from typing import Any, cast
 import trio
 
 from referee.engine import Ruleset
+from referee.ladder.botclock import BotClock
 from referee.ladder.lanes import LaneLost, LaneSettings
 from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.stopping import SIGNALS
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
-from referee.tournament.lane_channel import Bye, Channel, Done, Failed, Retire, Stop
+from referee.tournament.lane_channel import Bye, Channel, Failed, GameOut, Retire, Stop
 from referee.tournament.lane_workers import STOP_MARGIN, _worker_error, run_lane
 from referee.tournament.pool import PlayerFactory, PlayerPool
 from referee.tournament.schedule import ScheduledGame, TableBatch
 
-__all__ = ["LanePlay", "LaneSetup", "ProcessLanes", "lanes_cpu_seconds"]
+__all__ = ["LaneDone", "LanePlay", "LaneSetup", "ProcessLanes", "lanes_cpu_seconds"]
 
 #: Seconds a new child has to start and answer its first block before the lane gives up on it.
 START_TIMEOUT = 60.0
@@ -85,6 +87,15 @@ class LanePlay:
     rows: tuple[tuple[Any, ...], ...]
     specs: tuple[BotSpec, ...]
     games_dir: str
+
+
+@dataclass(frozen=True, slots=True)
+class LaneDone:
+    """Child → parent: the block's games, each finished (in the order sent), and ``(version, seconds)``: each
+    version's reply time over the block."""
+
+    games: tuple[GameOut, ...]
+    bot_seconds: tuple[tuple[str, float], ...]
 
 
 @dataclass
@@ -151,9 +162,11 @@ class ProcessLanes:
         if isinstance(message, Failed):
             await self._stop(child)
             raise _worker_error(lane, message)
-        if not isinstance(message, Done):
+        if not isinstance(message, LaneDone):
             await self._stop(child)
             raise LaneLost(f"lane {lane}: unexpected {type(message).__name__} from its worker process")
+        if self.settings.clock is not None:
+            self.settings.clock.add(message.bot_seconds)
         return [
             PlayedGame(game, result, duration, declared)
             for game, (result, duration, declared) in zip(batch.games, message.games, strict=True)
@@ -260,8 +273,9 @@ async def _play_lane(sock: socket.socket) -> int:
         return 1
     s = setup
     specs: dict[str, BotSpec] = {}
+    clock = BotClock()
     pool = PlayerPool(
-        specs, s.runner, s.bots_dir, setup.lane, factory=s.factory, keep=s.keep, freeze_idle=s.runner.freeze
+        specs, s.runner, s.bots_dir, setup.lane, factory=clock.wrap(s.factory), keep=s.keep, freeze_idle=s.runner.freeze
     )
     pool.max_live = s.max_live
 
@@ -270,12 +284,14 @@ async def _play_lane(sock: socket.socket) -> int:
             if isinstance(message, LanePlay):
                 specs.update((spec.name, spec) for spec in message.specs)
                 games = tuple(ScheduledGame(*row) for row in message.rows)
+                before = clock.read({name for g in games for name in g.seats})
                 played = await play_batch(
                     TableBatch(message.batch, games), pool, ruleset=s.ruleset, games_dir=Path(message.games_dir),
                     play=s.play,
                 )  # fmt: skip
                 out = tuple((p.result, p.duration, p.declared) for p in played)
-                await channel.send(Done(out, pool.take_report()))
+                pool.take_report()  # the tournament's process count: not the ladder's
+                await channel.send(cast(Any, LaneDone(out, clock.block_seconds(before))))
             elif isinstance(message, Retire):
                 await pool.retire(message.keep)
 

@@ -10,10 +10,13 @@ lacks once (``fetch``), unpacks it into its cache (``REFEREE_VERSION_CACHE``, de
 against the digest (a mismatch raises ``VersionShipError``, and the block is voided and played again), makes it
 read-only and only then moves it into place under its digest. Later blocks with that version use the cached copy.
 
-``play_block_task`` is what a block's Dask task runs: it fetches the versions, then plays the block through the
-worker's lane service (``referee.tournament.cluster_worker``: bots kept alive between blocks of the same
-``serve``, each game's log and the bots' stderr sent back with the result, never written where the coordinator
-must read them).
+``play_blocks_task`` is what a Dask task runs: one or more blocks (``BlocksJob``; the coordinator puts in one task
+the blocks waiting when a worker thread is free, so that a task's own cost is shared), each played in turn: its
+versions fetched, then the block played through the worker's lane service (``referee.tournament.cluster_worker``:
+bots kept alive between blocks of the same ``serve``, each game's log and the bots' stderr sent back with the
+result, never written where the coordinator must read them). Each block comes back on its own (``BlockOut``): its
+games, or the error that stopped it (the other blocks of the task are not affected), and each version's reply time
+over the block, measured by the worker's ``BotClock`` for that ``serve`` (the matchmaker's fair share in bot time).
 """
 
 from __future__ import annotations
@@ -30,24 +33,28 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.errors import VersionShipError
 from referee.ladder.intake import discard, freeze, tree_digest
+from referee.memo import Memo, Policy
 from referee.runner import RunnerConfig
-from referee.tournament.cluster_worker import BatchJob, BatchOut, _lanes, _worker_address
+from referee.tournament.cluster_worker import BatchJob, BatchOut, _lanes, _worker_address, release_run
 from referee.tournament.execute import GameFn
 from referee.tournament.params import EntrantInfo
 from referee.tournament.pool import PlayerFactory
 from referee.tournament.schedule import TableBatch
 
 __all__ = [
-    "BlockJob",
+    "BlockOut",
+    "BlocksJob",
     "ShippedVersion",
     "VersionShipError",
     "cache_root",
     "fetch",
     "pack",
-    "play_block_task",
+    "play_blocks_task",
+    "release",
     "variable_name",
 ]
 
@@ -55,6 +62,10 @@ __all__ = [
 FETCH_TIMEOUT = 60.0
 
 _fetching = threading.Lock()
+#: Each ``serve``'s (run key's) bot clock on this worker; its players are wrapped by it (a worker serving more
+#: ``serve`` runs than this in its life starts again: a run whose clock went loses the reply times of its warm bots).
+_clocks: Memo[str, BotClock] = Memo("referee.ladder.lanes_ship.clocks", 256, Policy.RENEW)
+_clocks_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,19 +84,28 @@ class ShippedVersion:
 
 
 @dataclass(frozen=True, slots=True)
-class BlockJob:
-    """One block's task: its games (``batch``), its versions, and how to play them (runner settings, the rules as
-    a dict, how many processes of a version a worker thread keeps); ``run_key`` names the ``serve`` whose bots a
-    worker keeps; ``play`` and ``factory`` are the tests' in-process bots."""
+class BlocksJob:
+    """One task's blocks: each block's games (a ``TableBatch``) and its versions, played in turn, and how to play
+    them (runner settings, the rules as a dict, how many processes of a version a worker thread keeps); ``run_key``
+    names the ``serve`` whose bots a worker keeps; ``play`` and ``factory`` are the tests' in-process bots."""
 
     run_key: str
-    batch: TableBatch
-    versions: tuple[ShippedVersion, ...]
+    blocks: tuple[tuple[TableBatch, tuple[ShippedVersion, ...]], ...]
     config: RunnerConfig
     ruleset: dict[str, Any]
     keep: int
     play: GameFn | None = None
     factory: PlayerFactory | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BlockOut:
+    """One block of a task as played: its games (``out``) or the error that stopped it (``error``), and
+    ``(version, seconds)``: each version's reply time over the block."""
+
+    out: BatchOut | None
+    error: Exception | None
+    bot_seconds: tuple[tuple[str, float], ...]
 
 
 def variable_name(digest: str) -> str:
@@ -166,29 +186,49 @@ def _from_scheduler(digest: str) -> bytes:
     return data
 
 
-def play_block_task(job: BlockJob) -> BatchOut:
-    """Play ``job``'s block on this Dask worker (see the module's docstring). Raises ``VersionShipError`` when a
-    version cannot be fetched, ``WorkerSetupError`` when one cannot start here (once per worker and ``serve``);
-    bot faults are forfeits in the results, as on the coordinator."""
-    entrants = []
-    for v in job.versions:
-        spec = version_spec(v.key, v.manifest, fetch(v))
-        entrants.append(EntrantInfo(v.key, tuple(spec.argv), str(spec.cwd)))
-    batch_job = BatchJob(
-        run_key=job.run_key,
-        batch=job.batch,
-        entrants=tuple(entrants),
-        config=replace(job.config, hidden=()),  # the coordinator's paths: none of them is on this machine
-        ruleset=job.ruleset,
-        skip=frozenset(),
-        python=sys.executable,
-        files={},
-        # every version passed its gate on the coordinator: one that cannot start here is this worker's problem
-        # (WorkerSetupError: the block is voided), not a fault of the bot (the tests' players start nothing)
-        startable=frozenset(e.name for e in entrants) if job.factory is None else frozenset(),
-        keep=job.keep,
-        play=job.play,
-        factory=job.factory,
-    )
+def play_blocks_task(job: BlocksJob) -> tuple[BlockOut, ...]:
+    """Play ``job``'s blocks in turn on this Dask worker (see the module's docstring); each block's own error in its
+    ``BlockOut``: ``VersionShipError`` when a version cannot be fetched, ``WorkerSetupError`` when one cannot start
+    here (once per worker and ``serve``). Bot faults are forfeits in the results, as on the coordinator."""
+    with _clocks_lock:
+        clock = _clocks.get(job.run_key) or _clocks.keep(job.run_key, BotClock())
+    config = replace(job.config, hidden=())  # the coordinator's paths: none of them is on this machine
+    factory = clock.wrap(job.factory)
+    worker = _worker_address()
     lanes = _lanes()
-    return lanes.call(lanes.play, batch_job, _worker_address())
+    outs = []
+    for batch, versions in job.blocks:
+        before = clock.read(v.key for v in versions)
+        try:
+            entrants = []
+            for v in versions:
+                spec = version_spec(v.key, v.manifest, fetch(v))
+                entrants.append(EntrantInfo(v.key, tuple(spec.argv), str(spec.cwd)))
+            batch_job = BatchJob(
+                run_key=job.run_key,
+                batch=batch,
+                entrants=tuple(entrants),
+                config=config,
+                ruleset=job.ruleset,
+                skip=frozenset(),
+                python=sys.executable,
+                files={},
+                # every version passed its gate on the coordinator: one that cannot start here is this worker's
+                # problem (WorkerSetupError: the block is voided), not a fault of the bot (the tests' players start
+                # nothing)
+                startable=frozenset(e.name for e in entrants) if job.factory is None else frozenset(),
+                keep=job.keep,
+                play=job.play,
+                factory=factory,
+            )
+            outs.append(BlockOut(lanes.call(lanes.play, batch_job, worker), None, clock.block_seconds(before)))
+        except Exception as exc:  # this block's: the task's other blocks are played and counted
+            outs.append(BlockOut(None, exc, ()))
+    return tuple(outs)
+
+
+def release(run_key: str) -> None:
+    """Close this worker's idle bots of ``serve`` run ``run_key`` and forget its bot clock (at the end of serve)."""
+    release_run(run_key)
+    with _clocks_lock:
+        _clocks.pop(run_key, None)

@@ -37,7 +37,7 @@ import trio
 from referee.engine import RefereeError
 from referee.ladder.botclock import BotClock
 from referee.ladder.epochs import EpochKeeper
-from referee.ladder.errors import LadderError, Refused
+from referee.ladder.errors import ClusterGone, LadderError, Refused
 from referee.ladder.field import FieldTracker
 from referee.ladder.final import final_folder
 from referee.ladder.gate import CheckFn, Gatekeeper
@@ -107,14 +107,11 @@ class LadderServer:
         self.keep = max(self.config.games.table_sizes)
         self.warm: list[OrderedDict[int, None]] = []
         max_live = max(self.keep * 2, self.config.serve.process_cap() // self.jobs)
-        # Each version's reply time, for the matchmaker's fair share in bot time (lanes in this process only: lanes
-        # in other processes or on a cluster leave it unfed, and their blocks are charged in equal parts).
+        # Each version's reply time, for the matchmaker's fair share in bot time (fed by every kind of lane).
         self.bot_clock = BotClock()
-        in_process = options.lanes is None or options.lanes is InProcessLanes
-        factory = self.bot_clock.wrap(options.factory) if in_process else options.factory
         settings = LaneSettings(
             self.jobs, self.runner, self.ruleset, ladder.layout.bots, self.keep, max_live, ladder.version_folder,
-            options.play, factory,
+            options.play, options.factory, self.bot_clock,
         )  # fmt: skip
         self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0
@@ -283,7 +280,7 @@ class LadderServer:
                 self._remove_logs(block.id)
                 if not _is_stop(exc):
                     self.announce(f"block {block.id} voided, to be played again: {reason}")
-            if _is_stop(exc) or not isinstance(exc, Exception):
+            if _is_stop(exc) or not isinstance(exc, Exception) or isinstance(exc, ClusterGone):
                 raise
         finally:
             self.field.finished(block.seats, self.clock(), counted=counted, charged=charged)

@@ -9,6 +9,7 @@ trio (the coordinator of a Dask cluster), with ``signals_deferred`` around its o
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -90,7 +91,11 @@ def stopped_by_signals() -> Iterator[None]:
 
 @contextmanager
 def signals_deferred() -> Iterator[None]:
-    """While saving what finished and closing down, a second Ctrl-C waits: SIGINT and SIGTERM are ignored."""
+    """While saving what finished and closing down, a second Ctrl-C waits: SIGINT and SIGTERM are ignored. Outside
+    the main thread (a clean-up run by ``trio.to_thread``), where signals cannot be set, nothing is deferred."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     previous = {s: signal.signal(s, signal.SIG_IGN) for s in SIGNALS}
     try:
         yield

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 import trio
 
 from referee.engine import Ruleset
-from referee.runner import BotSpec, Player, RunnerConfig
+from referee.runner import BotSpec, RunnerConfig
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel
 from referee.tournament.cluster_errors import ClusterError as ClusterError
@@ -273,8 +273,7 @@ class _Lanes:
         for name in job.batch.entrants:
             if name in verified or name not in job.startable:
                 continue
-            player = pool.get(name)
-            assert isinstance(player, Player)
+            player: Any = pool.get(name)  # a ``Player``, or one wrapped by the ladder's bot clock (read through)
             await player.ensure_started()
             fault = player.startup_fault
             if fault is not None:

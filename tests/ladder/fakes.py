@@ -3,9 +3,10 @@ passes or fails by name. They let ``serve`` run for hundreds of blocks in a few 
 
 A fake version's strength is read from its bot file: ``STRENGTH = 3.0`` (lower scores are better, so a higher
 strength takes points off its scores), ``STRENGTH4 = -2.0`` its strength at tables of 4 (of any size, likewise);
-``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails the gate. Scores are drawn from the deal
-seed and the seat, so a block's rotations share the luck of the deal. They play a tournament's games too (``ladder
-final``), with a ``LocalExecutor`` given their ``play`` and ``factory``.
+``FAULT = 0.5`` forfeits that share of its games; ``FAILGATE = True`` fails the gate; ``THINK = 0.02`` makes it take
+that many seconds to reply, once a game (through the player's ``request``, where the bot clock times it). Scores are
+drawn from the deal seed and the seat, so a block's rotations share the luck of the deal. They play a tournament's
+games too (``ladder final``), with a ``LocalExecutor`` given their ``play`` and ``factory``.
 """
 
 from __future__ import annotations
@@ -22,19 +23,26 @@ from referee.engine import seeded_deal
 from referee.runner.gamelog import GameLogWriter
 from referee.runner.logrecords import LogHeader
 
-_VALUE = re.compile(r"^(STRENGTH[2-4]?|FAULT|FAILGATE)\s*=\s*(\S+)", re.MULTILINE)
+_VALUE = re.compile(r"^(STRENGTH[2-4]?|FAULT|FAILGATE|THINK)\s*=\s*(\S+)", re.MULTILINE)
 
 
 def bot_text(
-    strength: float, fault: float = 0.0, failgate: bool = False, tag: str = "", at: dict[int, float] | None = None
+    strength: float,
+    fault: float = 0.0,
+    failgate: bool = False,
+    tag: str = "",
+    at: dict[int, float] | None = None,
+    think: float = 0.0,
 ) -> str:
-    """A fake bot file; ``at``: its strength at tables of some sizes (table size -> strength)."""
+    """A fake bot file; ``at``: its strength at tables of some sizes (table size -> strength); ``think``: the
+    seconds it takes to reply, once a game."""
     sizes = "".join(f"STRENGTH{k} = {v}\n" for k, v in (at or {}).items())
-    return f"STRENGTH = {strength}\n{sizes}FAULT = {fault}\nFAILGATE = {failgate}\n# {tag}\nprint('fake')\n"
+    slow = f"THINK = {think}\n" if think else ""
+    return f"STRENGTH = {strength}\n{sizes}FAULT = {fault}\nFAILGATE = {failgate}\n{slow}# {tag}\nprint('fake')\n"
 
 
 def traits(spec: Any) -> dict[str, str]:
-    """The STRENGTH/FAULT/FAILGATE of a version, from the bot file its command names."""
+    """The STRENGTH/FAULT/FAILGATE/THINK of a version, from the bot file its command names."""
     for word in reversed(spec.argv):
         path = Path(spec.cwd) / word
         if path.suffix == ".py" and path.is_file():
@@ -56,9 +64,15 @@ class FakePlayer:
     strength: float
     fault: float
     strength_at: dict[int, float] = field(default_factory=dict)  # table size -> strength there
+    think: float = 0.0
     hello: FakeHello = field(default_factory=lambda: FakeHello("fake"))
     deals: list[int] = field(default_factory=list)
     closed: bool = False
+
+    async def request(self, line: bytes, expect: object, deadline: float) -> tuple[str, bytes]:
+        """A reply after ``think`` seconds."""
+        await trio.sleep(self.think)
+        return "reply", line
 
     async def aclose(self) -> None:
         self.closed = True
@@ -98,7 +112,8 @@ class Fakes:
     def factory(self, spec: Any, config: Any, stderr_path: Path) -> FakePlayer:
         t = traits(spec)
         at = {int(key[-1]): float(v) for key, v in t.items() if key[-1].isdigit()}
-        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)), at)
+        think = float(t.get("THINK", 0))
+        player = FakePlayer(spec.name, float(t.get("STRENGTH", 0)), float(t.get("FAULT", 0)), at, think)
         self.players.append(player)
         return player
 
@@ -109,6 +124,9 @@ class Fakes:
             await trio.sleep(self.delay)
         else:
             await trio.lowlevel.checkpoint()
+        for p in players:
+            if p.think:
+                await p.request(b"turn", None, 0.0)
         self.games += 1
         luck = random.Random(seed)
         cards_luck = [luck.gauss(0, 6) for _ in players]  # the deal's luck belongs to the seat's cards

@@ -1,9 +1,10 @@
 """``serve`` with its lanes on a real Dask cluster (``dask scheduler`` and two ``dask worker`` processes started
 here); the bots are the in-process fakes, played inside the workers.
 
-A worker killed with SIGKILL while it plays a block: the block is voided with one line naming the worker, played
-again on the worker left, stored once, and ``referee audit`` finds every game matching its hash chain. The
-versions reach the workers by digest (each worker has a cache of its own here), never through the ladder folder.
+A worker killed with SIGKILL while it plays a task of several blocks: its blocks are voided with one line naming the
+worker, played again on the worker left, stored once, and ``referee audit`` finds every game matching its hash
+chain. The versions reach the workers by digest (each worker has a cache of its own here), never through the ladder
+folder. Each version's reply time comes back from the workers to the serve's bot clock.
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
 from referee.ladder import BlockState, Ladder
+from referee.ladder.errors import ClusterGone
+from referee.ladder.lanes import LaneSettings
 from referee.ladder.lanes_dask import DaskLanes
-from tests.ladder.fakes import Fakes
+from referee.ladder.serve import ServeOptions, serve
+from tests.ladder.fakes import Fakes, bot_text
+from tests.ladder.test_serve_fakes import _ladder, _submit
 from tests.ladder.test_serve_lanes import assert_each_block_stored_once, audited, four_entrants, serve_and_kill
 
 distributed = pytest.importorskip("distributed")
@@ -77,12 +83,21 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]
                 p.kill()
 
 
-def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_other(
+def test_a_worker_killed_mid_block_voids_its_blocks_which_are_played_again_on_the_other(
     tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
 ) -> None:
     address, procs = cluster
-    lad = four_entrants(tmp_path)
+    # eight entrants at tables of two: four blocks can be in play at once, so tasks carry several
+    lad = _ladder(tmp_path, "[games]\ntable_sizes = [2]\ntable_weights = [1]\n")
+    names = ["ann", "bob", "cat", "dan", "eve", "fay", "gus", "hal"]
+    for i, name in enumerate(names):
+        _submit(lad, name, bot_text(strength=i * 2.0, think=0.02 if name == "ann" else 0.0), tmp_path)
     victim: list[int] = []
+    made: list[DaskLanes] = []
+
+    def lanes(settings: LaneSettings) -> DaskLanes:
+        made.append(DaskLanes(address, settings))
+        return made[-1]
 
     def kill() -> None:
         """SIGKILL a worker that is playing a block (``procs[1 + i]`` is worker ``wi``)."""
@@ -95,10 +110,11 @@ def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_
     killed, lines = serve_and_kill(
         lad,
         Fakes(delay=0.15),
-        lambda settings: DaskLanes(address, settings),
+        lanes,
         kill,
-        0.1,  # well inside a block of 3 or 4 games of 0.15 s each
+        0.1,  # well inside a task of blocks of 2 games of 0.15 s each
     )
+    assert made[0].blocks_sent > made[0].tasks_sent, (made[0].blocks_sent, made[0].tasks_sent)
     lost = [line for line in lines if "voided, to be played again: worker" in line]
     assert lost and all(" lost at " in line for line in lost), lines  # the worker may have held a second block
     with Ladder.open(lad) as ladder:
@@ -110,4 +126,53 @@ def test_a_worker_killed_mid_block_voids_the_block_which_is_played_again_on_the_
     assert assert_each_block_stored_once(lad) >= killed + 6
     audited(lad)
     left = tmp_path / f"cache{1 - victim[0]}"
-    assert len(list(left.iterdir())) == 4  # the worker left fetched each version by digest into its own cache
+    assert len(list(left.iterdir())) == 8  # the worker left fetched each version by digest into its own cache
+    # the bots' reply time, measured on the workers, reached the serve's clock: the thinking bot's only
+    clock = made[0].settings.clock
+    assert clock is not None
+    spent = clock.read(f"{name}#1" for name in names)
+    assert spent["ann#1"] >= 0.02 * 2 and all(spent[f"{name}#1"] == 0.0 for name in names[1:]), spent
+
+
+def test_the_scheduler_lost_for_good_stops_serve_in_one_line_with_nothing_lost(
+    tmp_path: Path, cluster: tuple[str, list[subprocess.Popen[bytes]]]
+) -> None:
+    """The scheduler killed with SIGKILL: the Dask client cancels every task (the blocks in play are voided), tries
+    to reach it again for the connect timeout (2 s here), then ``serve`` stops with ``ClusterGone``, one line."""
+    import dask
+
+    address, procs = cluster
+    with distributed.Client(address, timeout=60) as client:  # the workers in before the 2 s timeout applies
+        client.wait_for_workers(2, timeout=120)
+    lad = four_entrants(tmp_path)
+    fakes = Fakes(delay=0.05)
+    lines: list[str] = []
+
+    async def run() -> None:
+        options = ServeOptions(
+            announce=lines.append, poll=0.02, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=3,
+            lanes=lambda settings: DaskLanes(address, settings),
+        )  # fmt: skip
+        async with trio.open_nursery() as nursery:
+            with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):  # the client's reconnect timeout
+                ladder = await nursery.start(serve, lad, options)
+            with trio.fail_after(60):
+                while ladder.store.block_count() < 3:
+                    await trio.sleep(0.02)
+                procs[0].send_signal(signal.SIGKILL)
+                await trio.sleep_forever()  # serve ends on its own
+
+    with pytest.raises(BaseExceptionGroup) as caught:
+        trio.run(run)
+    gone = caught.value.subgroup(ClusterGone)
+    assert gone is not None and caught.value.split(ClusterGone)[1] is None, caught.value  # nothing else went wrong
+    said = str(next(e for e in _leaves(gone)))
+    assert f"the Dask scheduler at {address} is gone" in said and "\n" not in said.strip(), said
+    with Ladder.open(lad) as ladder:
+        assert not ladder.store.blocks(states=[BlockState.PLAYING])  # every block in play was voided
+    assert assert_each_block_stored_once(lad) >= 3
+    audited(lad)
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
+    return [x for e in group.exceptions for x in (_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])]

@@ -1,6 +1,7 @@
 """``serve`` with its lanes in worker processes (``--lane-processes``), the bots the in-process fakes played inside
 them: blocks played and stored whole, a lane process killed with SIGKILL voids its block, which is played again,
-and the lane processes outlive the thread that started them; the CLI refuses two places for the lanes at once."""
+and the lane processes outlive the thread that started them; each version's reply time comes back from its lane
+process to the matchmaker's fair share; the CLI refuses two places for the lanes at once."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from click.testing import CliRunner
 from referee.cli import main
 from referee.ladder import BlockState, Ladder
 from referee.ladder.lanes_process import ProcessLanes
-from referee.ladder.serve import ServeOptions, serve
+from referee.ladder.serve import LadderServer, ServeOptions, serve
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _submit
 
@@ -116,6 +117,47 @@ def test_lane_processes_play_blocks_and_a_killed_lane_process_voids_its_block(tm
     assert fakes.games == 0  # every game was played in a lane's process, none in this one
     assert assert_each_block_stored_once(lad) >= killed + 6
     audited(lad)
+
+
+def charged_in(lad: Path, lanes: Any, blocks: int) -> dict[str, float]:
+    """Serve ``lad`` (fakes, ``lanes``) until ``blocks`` blocks are done; each entrant's bot time charged today."""
+    fakes = Fakes()
+    options = ServeOptions(
+        announce=lambda line: None, poll=0.02, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=3,
+        lanes=lanes,
+    )  # fmt: skip
+    ladder = Ladder.open(lad)
+    server = LadderServer(ladder, options)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            with trio.fail_after(120):
+                while ladder.store.block_count() < blocks:
+                    await trio.sleep(0.02)
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(run)
+        names = {e.id: e.name for e in ladder.store.entrants()}
+    finally:
+        ladder.close()
+    assert fakes.games == 0  # every game was played in a lane's process
+    return {names[e]: seconds for e, seconds in server.field.seconds.items()}
+
+
+def test_a_slow_bot_in_a_lane_process_is_charged_its_own_reply_time(tmp_path: Path) -> None:
+    """The lane process times each version's replies and sends them back with the block: the slow bot (0.1 s a
+    game) is charged its own time, the quick ones an equal share of the rest (before, every seat of a block was
+    charged an equal share, the slow bot no more than its table)."""
+    lad = _ladder(tmp_path)
+    for i, name in enumerate(["ann", "bob", "cat", "dan"]):
+        _submit(lad, name, bot_text(strength=i * 5.0, think=0.1 if name == "ann" else 0.0), tmp_path)
+    charged = charged_in(lad, ProcessLanes, blocks=8)
+    assert charged.keys() == {"ann", "bob", "cat", "dan"}, charged
+    quick = max(charged["bob"], charged["cat"], charged["dan"])
+    assert charged["ann"] >= 0.1 * 2  # a block's thinking (two games at least)
+    assert charged["ann"] > 3 * quick, charged
 
 
 def test_serve_refuses_two_places_for_its_lanes_and_a_bad_cluster_address_in_one_line(tmp_path: Path) -> None:
