@@ -38,6 +38,7 @@ from referee.ladder.model import (
     Version,
     VersionState,
 )
+from referee.ladder.rollback import same_bot
 from referee.ladder.standing import METHOD, OfficialRow, official_standing
 from referee.ladder.store import LadderStore
 from referee.ladder.strengths import seats_of
@@ -367,6 +368,9 @@ class Ladder:
         )
         staged = stage(source, self.layout.incoming, limits, label=label)
         try:
+            same = same_bot(self, entrant.id, staged.digest)
+            if same is not None:
+                raise same
             target = self.layout.version_dir(staged.digest)
             if not target.exists():
                 os.rename(staged.folder, target)

@@ -147,6 +147,8 @@ _VERSION_COLUMNS = (
     "v.state, v.reason, v.state_at, v.mu, v.sigma, v.blocks, v.games, v.forfeits, v.placement_left"
 )
 _VERSIONS = f"SELECT {_VERSION_COLUMNS} FROM versions v JOIN entrants e ON e.id = v.entrant_id"
+#: The state a block's transitions move from (placement -> ranked): a version retired meanwhile stays retired.
+_PLACING = (VersionState.PLACEMENT,)
 _BLOCK_COLUMNS = "id, epoch_id, kind, state, seats, seed, attempts, created_at, finished_at, reason"
 
 
@@ -749,7 +751,7 @@ class LadderStore:
     ) -> set[int]:
         """Commit a finished block in one transaction: its games (seats, faults), each version's result on it,
         their counters, live ratings (and rating history), and ``transitions`` (version -> new state, reason:
-        placement done), each applied only where the version's state allows it (``move_version``). Returns the
+        placement done), each applied only to a version still in placement (``move_version``). Returns the
         versions whose transition applied. A block that is no longer ``playing`` (voided meanwhile) is left as it
         is."""
         stamp = now()
@@ -814,7 +816,9 @@ class LadderStore:
                 "INSERT INTO meta VALUES ('games_done', ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
                 (len(games), len(games)),
             )
-            moved = {vid for vid, (to, reason) in transitions.items() if _move(db, vid, to, reason, stamp)}
+            moved = {
+                vid for vid, (to, reason) in transitions.items() if _move(db, vid, to, reason, stamp, only=_PLACING)
+            }
             db.execute(
                 "UPDATE blocks SET state = ?, finished_at = ? WHERE id = ?", (BlockState.DONE.value, stamp, block_id)
             )

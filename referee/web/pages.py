@@ -126,7 +126,25 @@ async def version_page(request: Request, who: Caller, name: str, number: api.Num
     mine = _mine(who, name)
     faults = await access.run(views.faults, name, number, 50) if mine else []
     logs = await access.run(views.stderr, name, number) if mine else []
-    return render(request, "version.html", title=body.key, v=body, mine=mine, faults=faults, logs=logs)
+    return render(
+        request, "version.html", title=body.key, v=body, mine=mine, faults=faults, logs=logs,
+        activatable=mine and _activatable(who, body),
+    )  # fmt: skip
+
+
+def _activatable(principal: Any, v: Any) -> bool:
+    """Whether the caller may make version ``v`` (its ``VersionBody``) active again: the page then offers it."""
+    from referee.ladder import VersionState
+    from referee.ladder.rollback import may_activate
+
+    passed = None if v.gate is None else v.gate.passed
+    return may_activate(VersionState(v.state), v.reason, passed, organiser=principal.admin) is None
+
+
+@router.post("/entrants/{name}/versions/{number}/activate")
+async def activate_form(request: Request, who: Caller, name: str, number: api.Number) -> Response:
+    await api.activate_version(request, who, name, number)
+    return RedirectResponse(f"/entrants/{quote(name, safe='')}/versions/{number}", status_code=303)
 
 
 @router.get("/blocks")
