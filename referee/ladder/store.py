@@ -35,6 +35,8 @@ Schema (version 1)::
                                                 -- each game's rows and log digested and linked, in storage order;
                                                 -- meta chain_scheme, and each epoch's chain_head when it is revealed
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
+    notices(id, entrant_id, version_id, kind, text, at,   -- what its author is told (``notices``), and where
+            webhook, mail)                                -- each was sent: NULL to send, off, sent, gave up
 """
 
 from __future__ import annotations
@@ -140,6 +142,12 @@ CREATE TABLE IF NOT EXISTS chain(
 CREATE TABLE IF NOT EXISTS voids(
     block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
     at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS notices(
+    id INTEGER PRIMARY KEY, entrant_id INTEGER NOT NULL REFERENCES entrants(id),
+    version_id INTEGER REFERENCES versions(id), kind TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL,
+    webhook TEXT, mail TEXT);
+CREATE INDEX IF NOT EXISTS notices_by_entrant ON notices(entrant_id, id);
+CREATE INDEX IF NOT EXISTS notices_to_send ON notices(id) WHERE webhook IS NULL OR mail IS NULL;
 """
 
 _VERSION_COLUMNS = (
@@ -272,7 +280,7 @@ class LadderStore:
     @staticmethod
     def _tables_missing(db: sqlite3.Connection) -> bool:
         have = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return "meta" in have and not {"version_sums", "pair_sums", "voids", "chain"} <= have
+        return "meta" in have and not {"version_sums", "pair_sums", "voids", "chain", "notices"} <= have
 
     def _db(self) -> sqlite3.Connection:
         db: sqlite3.Connection | None = getattr(self._local, "db", None)

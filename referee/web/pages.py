@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from referee.ladder import LadderError
+from referee.ladder.notices import notices_of
 from referee.report import REPLAY_MARKUP
 from referee.web import api, charts, views
 from referee.web.access import caller, checked, signed_in
@@ -184,7 +185,8 @@ async def me_page(request: Request, who: Caller) -> Response:
         voids = await _access(request).run(lambda ladder: ladder.store.recent_voids())
         return render(request, "admin.html", title="Organiser", entrants=entrants, voids=voids)
     body = await _access(request).run(views.entrant, who, who.name)
-    return render(request, "me.html", title="My bots", entrant=body)
+    notes = await _access(request).run(lambda ladder: notices_of(ladder.store, who.entrant_id))
+    return render(request, "me.html", title="My bots", entrant=body, notices=notes)
 
 
 @router.get("/submit")
