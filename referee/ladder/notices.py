@@ -43,6 +43,8 @@ class Channel(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Notice:
+    """A kept notice: about an entrant's version (or the entrant), what and why, when, and each channel's delivery."""
+
     id: int
     entrant: str
     version: str | None  # its key, name#number; None for the entrant's own
