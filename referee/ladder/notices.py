@@ -36,11 +36,6 @@ class NoticeKind(StrEnum):
     ENTRANT_SUSPENDED = "entrant suspended"  # by the organiser
 
 
-class Channel(StrEnum):
-    WEBHOOK = "webhook"
-    MAIL = "mail"
-
-
 @dataclass(frozen=True, slots=True)
 class Notice:
     """A kept notice: about an entrant's version (or the entrant), what and why, when, and each channel's delivery."""
@@ -66,6 +61,13 @@ class Notice:
             "notice": self.id, "kind": self.kind.value, "entrant": self.entrant, "version": self.version,
             "text": self.text, "at": self.at, "page": self.page,
         }  # fmt: skip
+
+
+class Channel(StrEnum):
+    """Where a notice is sent on (``courier``)."""
+
+    WEBHOOK = "webhook"
+    MAIL = "mail"
 
 
 _COLUMNS = (
