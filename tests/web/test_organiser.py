@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
+from click.testing import CliRunner
+
+from referee.cli.app import main
 from referee.ladder import EntrantState, Ladder, VersionState
 from referee.ladder.gate import Gatekeeper
 from referee.ladder.notices import NoticeKind, notices_of
@@ -130,3 +134,19 @@ def test_an_author_rolls_back_from_the_web_and_the_api(own_ladder: Built) -> Non
                         files={"file": ("greedy.py", (ROOT / "sample_bots" / "greedy.py").read_bytes())})  # fmt: skip
         assert r.status_code == 409 and "make it active: the button on its page" in r.json()["error"], r.text
     ladder.close()
+
+
+def test_the_activate_command_through_the_api(own_ladder: Built, live_server: Any, tmp_path: Path) -> None:
+    replace_alice(own_ladder.root)
+    server = live_server()
+    token = tmp_path / "alice.token"
+    token.write_text(own_ladder.tokens["alice"] + "\n")
+    runner = CliRunner()
+    args = ["ladder", "activate", "--server", server.url, "--token-file", str(token)]
+    done = runner.invoke(main, [*args, "alice", "1"])
+    assert done.exit_code == 0 and done.output.strip() == f"alice#1 is ranked again on {server.url}", done.output
+    again = runner.invoke(main, [*args, "alice", "1"])
+    assert again.exit_code == 2
+    assert "the server refused it (409): alice#1 cannot be made active: it is active already" in again.output
+    other = runner.invoke(main, [*args, "bob", "1"])
+    assert other.exit_code == 2 and "(403): only bob and the organiser may choose" in other.output
