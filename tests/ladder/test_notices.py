@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import socket
 import socketserver
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -18,10 +19,13 @@ from typing import Any
 import pytest
 import trio
 
-from referee.ladder import Ladder
+from referee.ladder import BlockKind, Ladder, VersionState
 from referee.ladder.notices import NoticeKind, notices_of, recent_notices
+from referee.ladder.rating import LiveRating
 from referee.ladder.serve import ServeOptions, serve
-from tests.ladder.fakes import Fakes, bot_text
+from referee.ladder.settle import settle_block
+from referee.ladder.store import GameRow
+from tests.ladder.fakes import FakeFault, Fakes, bot_text
 from tests.ladder.test_serve_fakes import _submit
 
 
@@ -221,3 +225,59 @@ def test_a_webhook_that_hangs_or_a_relay_that_refuses_does_not_slow_serve(
         assert found and all(n.webhook is None for n in found)  # not sent: the next serve sends them
         assert all("after 2 tries: ConnectionRefusedError" in (n.mail or "") for n in found), found
     assert any("): mail gave up" in line and "after 2 tries: ConnectionRefusedError" in line for line in lines), lines
+
+
+def _settled(ladder: Ladder, seats: list[int], lost_games: dict[int, int]) -> Any:
+    """A block of ``seats`` (every rotation) in which version v forfeits its first ``lost_games[v]`` games."""
+    store = ladder.store
+    epoch = store.open_epoch_now() or store.open_epoch("test", "0" * 64, "00" * 32)
+    block = store.create_block(epoch.id, BlockKind.RANKED, seats, lambda b: b)
+    versions = store.versions_by_id(seats)
+    games = []
+    for r in range(len(seats)):
+        order = tuple(seats[r:] + seats[:r])
+        lost = tuple(r < lost_games.get(v, 0) for v in order)
+        scores = tuple(10 + 30 * f for f in lost)
+        ranks = tuple(1 + sum(o < s for o in scores) for s in scores)
+        games.append(
+            GameRow(r, order, scores, ranks, lost, tuple(FakeFault(i) for i, f in enumerate(lost) if f), None, 0.1)
+        )
+    return settle_block(store, LiveRating(ladder.config.rating), block, games, versions, ladder.config.faults)
+
+
+def test_a_version_starts_faulting_once_after_a_quiet_run(tmp_path: Path) -> None:
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.layout.config.write_text("[faults]\nrecent_games = 9\nsuspend_share = 0.5\n")
+    made.close()
+    with Ladder.open(tmp_path / "lad") as ladder:
+        store = ladder.store
+        seats = []
+        for name in ("ann", "bob", "cat"):
+            entrant = store.add_entrant(name, "scrypt$none")
+            v = store.add_version(entrant.id, digest=name, command=("./bot",), build=None, kind="file", files=1, size=1)
+            store.set_version_state(v.id, VersionState.RANKED)
+            seats.append(v.id)
+        ann = seats[0]
+        assert _settled(ladder, seats, {}).faulting == {}
+        first = _settled(ladder, seats, {ann: 1})
+        assert first.faulting == {ann: "forfeited 1 of its 3 games in block 2: crash 1"} and not first.suspended
+        assert _settled(ladder, seats, {ann: 1}).faulting == {}  # faulting still: no new notice
+        for _ in range(3):  # a quiet run of 9 games
+            assert _settled(ladder, seats, {}).faulting == {}
+        again = _settled(ladder, seats, {ann: 2})
+        assert set(again.faulting) == {ann}  # it starts again
+        suspended = _settled(ladder, seats, {ann: 3})
+        assert suspended.faulting == {} and ann in suspended.suspended  # the suspension is a notice of its own
+
+
+def test_a_ladder_made_before_notices_gets_their_table(tmp_path: Path) -> None:
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.close()
+    with sqlite3.connect(tmp_path / "lad" / "ladder.sqlite") as db:
+        db.execute("DROP TABLE notices")
+    with Ladder.open(tmp_path / "lad") as ladder:
+        entrant, _ = ladder.add_entrant("ann")
+        ladder.suspend("ann", "a look at its logs")
+        assert [n.text for n in notices_of(ladder.store, entrant.id)] == [
+            "ann suspended by the organiser: a look at its logs"
+        ]
