@@ -25,6 +25,7 @@ from referee.web.models import (
     LeaderboardBody,
     LogFile,
     Me,
+    NoticeBody,
     VersionBody,
 )
 from referee.web.reads import LOGS_SHARE
@@ -65,6 +66,24 @@ async def me(who: Caller) -> Me:
     """Who the token belongs to."""
     principal = signed_in(who)
     return Me(name=principal.name, admin=principal.admin)
+
+
+@router.get("/me/notices", response_model=list[NoticeBody], tags=["author"])
+async def my_notices(
+    request: Request, who: Caller, limit: Annotated[int, Query(ge=1, le=200)] = 50
+) -> list[NoticeBody]:
+    """The caller's latest notices, newest first: a version that failed its gate, was suspended or started
+    faulting, and a suspension by the organiser (the organiser gets everyone's)."""
+    from referee.ladder.notices import notices_of, recent_notices
+
+    principal = signed_in(who)
+
+    def read(ladder: Any) -> list[Any]:
+        store = ladder.store
+        return recent_notices(store, limit) if principal.admin else notices_of(store, principal.entrant_id, limit)
+
+    found = await _ladder(request).run(read)
+    return [NoticeBody(**{**n.to_json(), "id": n.id}) for n in found]
 
 
 @router.get("/leaderboard", response_model=LeaderboardBody, tags=["standings"])

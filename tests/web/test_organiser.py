@@ -88,6 +88,11 @@ def test_suspend_lift_and_retire_from_the_page_as_the_shell_commands_do(own_ladd
         mine = client.get("/me", headers=bearer(own_ladder.tokens["bob"])).text.split('id="notices"')[1]
         assert "bob suspended by the organiser: &lt;b&gt;cheating&lt;/b&gt;?" in mine
         assert [n.kind for n in notices_of(ladder.store, ladder.entrant("bob").id)] == [NoticeKind.ENTRANT_SUSPENDED]
+        told = client.get("/api/me/notices", headers=bearer(own_ladder.tokens["bob"])).json()
+        assert [(n["kind"], n["version"], n["page"]) for n in told] == [("entrant suspended", None, "/entrants/bob")]
+        assert client.get("/api/me/notices", headers=bearer(own_ladder.tokens["alice"])).json() == []
+        assert len(client.get("/api/me/notices", headers=bearer(own_ladder.admin)).json()) == 1  # everyone's
+        assert client.get("/api/me/notices").status_code == 401
         again = client.post("/admin/suspend", data={"name": "bob"}, headers=admin)
         assert again.status_code == 409 and "bob is suspended already" in again.text
         assert client.post("/admin/lift", data={"name": "bob"}, headers=admin).status_code == 200  # after the 303
