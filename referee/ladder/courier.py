@@ -58,7 +58,10 @@ def mail_notice(section: NoticesSection, notice: Notice) -> None:
         if section.smtp_starttls:
             smtp.starttls(context=ssl.create_default_context())
         if section.smtp_user:
-            smtp.login(section.smtp_user, os.environ.get(section.smtp_password_env, ""))
+            password = os.environ.get(section.smtp_password_env) if section.smtp_password_env else ""
+            if password is None:
+                raise ValueError(f"[notices] smtp_password_env: the variable {section.smtp_password_env} is not set")
+            smtp.login(section.smtp_user, password)
         smtp.send_message(message)
 
 
