@@ -11,9 +11,11 @@ from click.testing import CliRunner
 
 from referee.cli.app import main
 from referee.ladder import Ladder, Refused, VersionState
+from referee.ladder.field import FieldTracker
 from referee.ladder.rollback import activate
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_lifecycle import _check_events, _watch
+from tests.ladder.test_notices import _settled
 from tests.ladder.test_serve_fakes import _ladder, _serve_until, _submit
 
 
@@ -96,3 +98,40 @@ def test_the_activate_command(tmp_path: Path) -> None:
     assert again.exit_code == 2 and "ann#1 cannot be made active: it is active already" in again.output
     bad = runner.invoke(main, ["ladder", "activate", str(lad), "ann", "one"])
     assert bad.exit_code == 2 and "VERSION is a version number" in bad.output
+
+
+def test_a_version_back_in_the_field_has_its_meetings_again(tmp_path: Path) -> None:
+    """serve's field drops the meetings of versions that left it (now and then, to keep memory flat): one that comes
+    back by a rollback has them again, as a fresh read of the store gives them."""
+    made, _ = Ladder.init(tmp_path / "lad")
+    made.close()
+    with Ladder.open(tmp_path / "lad") as ladder:
+        store = ladder.store
+        ids = []
+        for i in range(67):
+            entrant = store.add_entrant(f"e{i}", "scrypt$none")
+            v = store.add_version(
+                entrant.id, digest=str(i), command=("./bot",), build=None, kind="file", files=1, size=1
+            )
+            store.set_version_state(v.id, VersionState.RANKED)
+            ids.append(v.id)
+        a, b, c = ids[:3]
+        for _ in range(2):
+            _settled(ladder, [a, b, c], {})
+        tracker = FieldTracker(store, (25.0, 8.0))
+        tracker.load(0.0)
+        store.move_version(a, VersionState.RETIRED, "replaced by version 2")
+        tracker.refresh(1.0)
+        for other in ids[3:]:  # 64 more leave: the field forgets the meetings of those gone
+            store.move_version(other, VersionState.RETIRED, "retired by request")
+        tracker.refresh(2.0)
+        assert store.move_version(a, VersionState.RANKED, only=[VersionState.RETIRED])
+        tracker.refresh(3.0)
+        fresh = FieldTracker(store, (25.0, 8.0))
+        fresh.load(3.0)
+        assert tracker.met[(a, b)] == 2 and tracker.opponents == fresh.opponents == {a: 4, b: 4, c: 4}
+        store.move_version(c, VersionState.RETIRED, "replaced by version 2")  # and back before anything is dropped
+        tracker.refresh(4.0)
+        assert store.move_version(c, VersionState.RANKED, only=[VersionState.RETIRED])
+        tracker.refresh(5.0)
+        assert tracker.met[(a, c)] == 2 and tracker.opponents == {a: 4, b: 4, c: 4}
