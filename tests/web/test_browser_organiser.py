@@ -46,6 +46,7 @@ def test_the_organiser_acts_and_an_author_rolls_back_at_both_widths(
         page.locator(f'tr[data-entrant="{retire}"] button.retire-version').first.click()
         page.wait_for_url(f"{base}/admin")
         page.screenshot(path=screens / f"web-organiser-acted-{width}.png", full_page=True)
+        page.locator("#organiser").screenshot(path=screens / f"web-organiser-entrants-{width}.png")
         with Ladder.open(own_ladder.root) as ladder:
             assert ladder.entrant("bob").state == EntrantState.ACTIVE
             assert ladder.version(retire, 1).state == VersionState.RETIRED
