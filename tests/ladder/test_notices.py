@@ -51,7 +51,7 @@ def hook(request: pytest.FixtureRequest) -> Iterator[tuple[str, Hook]]:
             state.posts += 1
             state.reached.set()
             if state.hang:
-                state.release.wait(30)
+                state.release.wait(90)
             first = state.posts == 1
             if not first:
                 state.bodies.append(body)
@@ -167,8 +167,12 @@ def test_notices_are_kept_and_sent_to_the_webhook_and_by_mail(
     )
     wanted = {"dan": {NoticeKind.GATE_FAILED}, "eve": {NoticeKind.SUSPENDED}, "fay": {NoticeKind.FAULTING}}
 
+    seen: set[int] = set()
+
     def all_sent(ladder: Ladder) -> bool:
         found = recent_notices(ladder.store, 500)
+        seen.clear()
+        seen.update(n.id for n in found)  # (one recorded after this look may still be on its way)
         kinds = {e: {n.kind for n in found if n.entrant == e} for e in wanted}
         return all(wanted[e] <= kinds[e] for e in wanted) and all(n.webhook and n.mail for n in found)
 
@@ -177,19 +181,19 @@ def test_notices_are_kept_and_sent_to_the_webhook_and_by_mail(
     kinds = _kinds(lad)
     assert set(kinds) == {"dan", "eve", "fay"}, kinds  # nothing for the quiet ones
     with Ladder.open(lad) as ladder:
-        found = recent_notices(ladder.store, 500)
+        found = [n for n in recent_notices(ladder.store, 500) if n.id in seen]
         assert all(n.webhook.startswith("sent ") and n.mail.startswith("sent ") for n in found), found
         dan = notices_of(ladder.store, ladder.entrant("dan").id)
         assert [n.text for n in dan] == ["dan#1 failed its gate: fake_check: scripted"]
         eve = next(n for n in found if n.kind == NoticeKind.SUSPENDED)
         assert eve.text.startswith("eve#1 suspended: forfeited") and eve.version == "eve#1"
     # the webhook: the first post was answered 500 and tried again; every notice arrived once, as JSON
-    assert state.posts == len(found) + 1
-    assert sorted(b["notice"] for b in state.bodies) == sorted(n.id for n in found)
+    posted = [b["notice"] for b in state.bodies]
+    assert state.posts == len(posted) + 1 and len(set(posted)) == len(posted) and seen <= set(posted)
     body = next(b for b in state.bodies if b["kind"] == "gate failed")
     assert body["entrant"] == "dan" and body["version"] == "dan#1" and body["page"] == "/entrants/dan/versions/1"
     # the mail: every notice to the organiser, eve's own to eve too
-    assert len(mails) == len(found) and all(m[0] == "ladder@example.org" for m in mails)
+    assert len(mails) >= len(found) and all(m[0] == "ladder@example.org" for m in mails)
     assert all("org@example.org" in m[1] for m in mails)
     to_eve = [m for m in mails if "eve@example.org" in m[1]]
     assert to_eve and all("Subject: [referee ladder] eve#1: " in m[2] for m in to_eve)
@@ -203,25 +207,26 @@ def test_a_webhook_that_hangs_or_a_relay_that_refuses_does_not_slow_serve(
     url, state = hook
     lad = _ladder(
         tmp_path,
-        f'webhook = "{url}"\ntimeout = 30\ntries = 2\nsmtp_host = "127.0.0.1"\nsmtp_port = {_closed_port()}\n'
+        f'webhook = "{url}"\ntimeout = 60\ntries = 2\nsmtp_host = "127.0.0.1"\nsmtp_port = {_closed_port()}\n'
         'mail_to = ["org@example.org"]\n',
     )
-    marks: dict[str, int] = {}
+    marks: dict[str, Any] = {}
 
     def played_on_while_it_hangs(ladder: Ladder) -> bool:
         if not state.reached.is_set():
             return False
         blocks = ladder.store.block_count()
         marks.setdefault("at", blocks)
-        gave_up = all(n.mail and n.mail.startswith("gave up") for n in recent_notices(ladder.store, 500))
-        return blocks >= marks["at"] + 40 and gave_up
+        found = recent_notices(ladder.store, 500)
+        marks["seen"] = {n.id for n in found}  # (a notice recorded after this look is not given up yet)
+        return blocks >= marks["at"] + 40 and all(n.mail and n.mail.startswith("gave up") for n in found)
 
     lines: list[str] = []
-    stop = trio.run(_serve, lad, played_on_while_it_hangs, lines, 25)
+    stop = trio.run(_serve, lad, played_on_while_it_hangs, lines, 50)
     assert not state.release.is_set() and state.posts == 1  # the first post still hangs: 40 blocks played meanwhile
-    assert stop < 2.0, stop  # and a stop does not wait for it
+    assert stop < 10.0, stop  # and a stop does not wait for it (60 s)
     with Ladder.open(lad) as ladder:
-        found = recent_notices(ladder.store, 500)
+        found = [n for n in recent_notices(ladder.store, 500) if n.id in marks["seen"]]
         assert found and all(n.webhook is None for n in found)  # not sent: the next serve sends them
         assert all("after 2 tries: ConnectionRefusedError" in (n.mail or "") for n in found), found
     assert any("): mail gave up" in line and "after 2 tries: ConnectionRefusedError" in line for line in lines), lines
