@@ -1,4 +1,5 @@
-"""``referee ladder``: a contest that stays open (init, add, submit, retire, suspend, status, serve, final).
+"""``referee ladder``: a contest that stays open (init, add, submit, activate, retire, suspend, status, serve,
+final).
 
 Each subcommand opens the ladder folder through ``referee.ladder.Ladder`` (the same service the web server uses),
 does one thing and prints it; a refusal is one line on stderr and exit status 2.
@@ -179,6 +180,47 @@ def retire_cmd(directory: Path, name: str, number: int | None) -> None:
     with _opened("retire", directory) as ladder:
         retired = ladder.retire(name, number)
     click.echo(f"retired: {', '.join(v.key for v in retired) or 'no active version'}")
+
+
+@ladder_group.command("activate")
+@click.argument("args", nargs=-1, metavar="DIR NAME VERSION | --server URL --token-file F NAME VERSION")
+@click.option("--server", metavar="URL", help="Through the web API of a running `referee ladder serve` (authors).")
+@click.option(
+    "--token-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --server: a file holding the entrant's token (or the organiser's).",
+)
+def activate_cmd(args: tuple[str, ...], server: str | None, token_file: Path | None) -> None:
+    """Make an earlier version that passed its gate active again (a rollback): it plays again where it left off,
+    its blocks and rating as they were; the entrant's version it replaces is retired, as a newer one retires it.
+
+    In a ladder folder (the organiser): DIR NAME VERSION. Over the web (the author, with its token): --server URL
+    --token-file F NAME VERSION.
+    """
+    if server is not None:
+        if len(args) != 2 or token_file is None:
+            raise click.UsageError("with --server give --token-file F, NAME and VERSION")
+        from referee.web.client import activate, read_token
+
+        name, number = args[0], _version_number(args[1])
+        with _refusals("activate"):
+            body = activate(server, read_token(token_file), name, number)
+        click.echo(f"{body['key']} is {body['state']} again on {server}")
+        return
+    if len(args) != 3 or token_file:
+        raise click.UsageError("give DIR NAME VERSION, or --server URL --token-file F NAME VERSION")
+    from referee.ladder.rollback import activate as activate_here
+
+    with _opened("activate", Path(args[0])) as ladder:
+        done = activate_here(ladder, args[1], _version_number(args[2]), organiser=True)
+    retired = ", ".join(v.key for v in done.retired)
+    click.echo(f"{done.version.key} is {done.version.state.value} again" + (f"; retired: {retired}" if retired else ""))
+
+
+def _version_number(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise click.UsageError(f"VERSION is a version number (1, 2, ...), not {text!r}")
+    return int(text)
 
 
 @ladder_group.command("suspend")

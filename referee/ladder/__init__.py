@@ -3,7 +3,8 @@
 ``Ladder`` (``service``) is what the shell commands and the web server call: ``Ladder.init``/``Ladder.open`` a
 ladder folder (``layout``, ``config``), add entrants (each with a token, ``tokens``), submit versions (``intake``:
 a file, a folder or an archive, hostile input), retire and suspend them, and read the leaderboard (the official
-standing of ``standing`` and the live rating of ``rating``), blocks, games and epochs from the store (``store``).
+standing of ``standing`` and the live rating of ``rating``), blocks, games and epochs from the store (``store``);
+an author's rollback to an earlier version (``rollback``) and the notices it is sent (``notices``, ``courier``).
 
 Every name loads its module on first use (PEP 562), as in ``referee.tournament``.
 """
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
         Version,
         VersionState,
     )
+    from referee.ladder.notices import Notice, NoticeKind
     from referee.ladder.rating import LiveRating
+    from referee.ladder.rollback import Activated, activate
     from referee.ladder.service import Ladder, Leaderboard, LeaderRow, VersionStatus
     from referee.ladder.standing import OfficialRow, official_standing
     from referee.ladder.store import LadderStore
@@ -65,7 +68,11 @@ _WHERE: dict[str, str] = {
     "SeatRecord": "referee.ladder.model",
     "Version": "referee.ladder.model",
     "VersionState": "referee.ladder.model",
+    "Notice": "referee.ladder.notices",
+    "NoticeKind": "referee.ladder.notices",
     "LiveRating": "referee.ladder.rating",
+    "Activated": "referee.ladder.rollback",
+    "activate": "referee.ladder.rollback",
     "Ladder": "referee.ladder.service",
     "LeaderRow": "referee.ladder.service",
     "Leaderboard": "referee.ladder.service",

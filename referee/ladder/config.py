@@ -238,6 +238,51 @@ class HumanSection(_Section):
     )
 
 
+class NoticesSection(_Section):
+    """[notices]: where notices (a gate failed, a suspension, a version faulting; each on its entrant's /me) go too."""
+
+    # Sent from a task of serve's own, one at a time, each in a worker thread with ``timeout``: a webhook or a mail
+    # relay that is slow, hangs or refuses never holds up the ladder (``referee.ladder.courier``).
+
+    webhook: str = Field(
+        default="", description='a URL each notice is POSTed to as a small JSON object (http or https; "": none)'
+    )
+    timeout: float = Field(default=5.0, gt=0, le=120, description="seconds a webhook call or a mail may take")
+    tries: int = Field(default=3, ge=1, le=10, description="attempts per notice and channel, 2, 4, 8... seconds apart")
+    smtp_host: str = Field(default="", description='the SMTP relay notices are mailed through ("": no mail)')
+    smtp_port: int = Field(default=25, ge=1, le=65535, description="its port")
+    smtp_starttls: bool = Field(default=False, description="STARTTLS before anything is sent")
+    smtp_user: str = Field(default="", description='the relay\'s user name ("": no login)')
+    smtp_password_env: str = Field(
+        default="", description="the environment variable that holds its password (never the password here)"
+    )
+    mail_from: str = Field(default="referee@localhost", description="the notices' From address")
+    mail_to: tuple[str, ...] = Field(default=(), description="addresses that get every notice (the organiser's)")
+    entrant_mail: dict[str, str] = Field(
+        default={}, description="entrant name -> its address: each gets its own notices"
+    )
+
+    @field_validator("webhook")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        if value and not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        return value
+
+    @field_validator("mail_from", "mail_to", "entrant_mail")
+    @classmethod
+    def _addresses(cls, value: Any) -> Any:
+        found = [value] if isinstance(value, str) else list(value.values() if isinstance(value, dict) else value)
+        for address in found:
+            if not re.fullmatch(r"[^@\s<>,]+@[^@\s<>,]+", address):
+                raise ValueError(f"{address!r} is not a mail address")
+        return value
+
+    def mails(self) -> bool:
+        """Whether notices are mailed at all."""
+        return bool(self.smtp_host) and bool(self.mail_to or self.entrant_mail)
+
+
 class LadderConfig(_Section):
     """The whole of ``ladder.toml``; every section and key is optional (the defaults above)."""
 
@@ -251,6 +296,7 @@ class LadderConfig(_Section):
     epochs: EpochsSection = EpochsSection()
     serve: ServeSection = ServeSection()
     human: HumanSection = HumanSection()
+    notices: NoticesSection = NoticesSection()
 
     @field_validator("rules")
     @classmethod
@@ -301,6 +347,7 @@ _SECTIONS: tuple[tuple[str, type[_Section]], ...] = (
     ("epochs", EpochsSection),
     ("serve", ServeSection),
     ("human", HumanSection),
+    ("notices", NoticesSection),
 )
 
 

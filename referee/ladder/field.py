@@ -53,6 +53,7 @@ class FieldTracker:
         self.opponents: Counter[int] = Counter()  # version -> its meetings with the versions of the field
         self.day = -1
         self._gone: set[int] = set()
+        self._left: set[int] = set()  # every version that left the field (its meetings may be dropped since)
 
     def load(self, now: float) -> None:
         """Read the field, today's block counts, the pairs' meetings and each version's last block."""
@@ -82,6 +83,12 @@ class FieldTracker:
         for vid, v in active.items():
             entry = self.field.get(vid)
             if entry is None:
+                if vid in self._left:  # back (a rollback, a lifted suspension): its meetings as the store has them
+                    self._left.discard(vid)
+                    self._gone.discard(vid)
+                    for pair, n in self.store.meetings([vid, *self.field]).items():
+                        if vid in pair:
+                            self.met[pair] = n
                 self.field[vid] = _Entry(v, now)
                 self._link(vid, 1)
             else:
@@ -176,6 +183,7 @@ class FieldTracker:
         self._link(vid, -1)
         del self.field[vid]
         self._gone.add(vid)
+        self._left.add(vid)
         if len(self._gone) >= 64:
             gone = self._gone
             self.met = Counter({k: n for k, n in self.met.items() if k[0] not in gone and k[1] not in gone})

@@ -23,6 +23,7 @@ from referee.ladder.build import run_build
 from referee.ladder.errors import IntakeError
 from referee.ladder.intake import TreeSize
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
+from referee.ladder.notices import NoticeKind, record
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
 from referee.runner.safe_text import line_text, visible
@@ -192,6 +193,9 @@ class Gatekeeper:
         if not self.store.move_version(v.id, VersionState.FAILED, reasons[0]):
             return self._left(v)
         self.announce(f"{v.key} failed its gate: {reasons[0]}")
+        text = f"{v.key} failed its gate: {'; '.join(reasons)}"
+        notices = self.ladder.config.notices
+        record(self.store, notices, v.entrant_id, v.id, NoticeKind.GATE_FAILED, text, entrant=v.entrant)
         self.on_change()
 
     def _left(self, v: Version) -> None:

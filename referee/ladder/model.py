@@ -11,7 +11,8 @@ the conformance suite; ``placement`` plays its first blocks against the ranked f
 ladder. ``failed`` (build or gate) never plays a ranked game; its reasons are kept for its author. ``retired``
 keeps its games and its last rating, frozen. ``VERSION_TRANSITIONS`` is the whole table: a version may be retired
 from any state but ``failed``, at any moment, and it stays retired (a block it is playing then ends and counts,
-but no block starts with it after). A block is ``playing`` from the moment it is chosen, then ``done``
+but no block starts with it after) unless its author makes it active again (a rollback: back to ``placement`` or
+``ranked``, its blocks and rating as they were). A block is ``playing`` from the moment it is chosen, then ``done``
 (its games committed together) or ``void`` (stopped for a reason that is not a bot's: it is played again).
 """
 
@@ -69,7 +70,10 @@ _V = VersionState
 #: UPDATE, so that whatever is written last cannot undo an organiser's retire or suspension: a gate that ends after
 #: its version was retired, or a block that ends after one of its versions was, finds it retired and leaves it so.
 #: ``building``/``gating`` -> ``submitted`` is ``serve`` restarting a gate it was stopped in; ``suspended`` ->
-#: ``placement`` is a lifted suspension.
+#: ``placement`` is a lifted suspension. ``retired`` -> ``placement``/``ranked`` is its author making an earlier version
+#: active again (``rollback.activate``: only a version that passed its gate and was retired by a newer one or by
+#: its author, back to where it was): every other move into ``placement`` or ``ranked`` names the states it comes
+#: from (``only``), so that nothing but that choice brings a retired version back.
 VERSION_TRANSITIONS: Mapping[VersionState, frozenset[VersionState]] = {
     _V.SUBMITTED: frozenset({_V.BUILDING, _V.GATING, _V.FAILED, _V.RETIRED}),
     _V.BUILDING: frozenset({_V.GATING, _V.FAILED, _V.RETIRED, _V.SUBMITTED}),
@@ -78,7 +82,7 @@ VERSION_TRANSITIONS: Mapping[VersionState, frozenset[VersionState]] = {
     _V.RANKED: frozenset({_V.SUSPENDED, _V.RETIRED}),
     _V.SUSPENDED: frozenset({_V.PLACEMENT, _V.RETIRED}),
     _V.FAILED: frozenset(),
-    _V.RETIRED: frozenset(),
+    _V.RETIRED: frozenset({_V.PLACEMENT, _V.RANKED}),
 }
 
 _S = TypeVar("_S", VersionState, EntrantState)

@@ -36,6 +36,7 @@ import trio
 
 from referee.engine import RefereeError
 from referee.ladder.botclock import BotClock
+from referee.ladder.courier import Courier
 from referee.ladder.epochs import EpochKeeper
 from referee.ladder.errors import ClusterGone, LadderError, Refused
 from referee.ladder.field import FieldTracker
@@ -44,6 +45,7 @@ from referee.ladder.gate import CheckFn, Gatekeeper
 from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
 from referee.ladder.matchmaker import Matchmaker, charges
 from referee.ladder.model import Block, BlockKind, BlockState, VersionState
+from referee.ladder.notices import NoticeKind, record
 from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
@@ -151,6 +153,7 @@ class LadderServer:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._gates)
                 nursery.start_soon(self._watch)
+                nursery.start_soon(Courier(self.store, self.config.notices, self.announce, self.options.poll).run)
                 for lane in range(self.jobs):
                     nursery.start_soon(self._lane, lane)
                 task_status.started(self.ladder)
@@ -273,6 +276,7 @@ class LadderServer:
                 self.announce(f"{keys[vid]} finished its placement and is ranked")
             for vid, reason in settled.suspended.items():
                 self.announce(f"{keys[vid]} suspended: {reason}")
+            self._notices(known, settled.suspended, settled.faulting)
         except BaseException as exc:
             if not counted:
                 reason = "the referee stopped while it was played" if _is_stop(exc) else _describe(exc)
@@ -291,6 +295,15 @@ class LadderServer:
             while len(lru) > max(1, self.lanes.max_live // self.keep):
                 lru.popitem(last=False)
             self._poke()
+
+    def _notices(self, known: dict[int, Any], suspended: dict[int, str], faulting: dict[int, str]) -> None:
+        """Keep a notice for each version the block suspended or set faulting (``notices``; the courier sends it)."""
+        both = ((NoticeKind.SUSPENDED, "suspended", suspended), (NoticeKind.FAULTING, "started faulting", faulting))
+        for kind, said, lines in both:
+            for vid, line in lines.items():
+                v = known[vid]
+                text = f"{v.key} {said}: {line}"
+                record(self.store, self.config.notices, v.entrant_id, vid, kind, text, entrant=v.entrant)
 
     def _row(self, played: Any, by_key: dict[str, int]) -> GameRow:
         game, result = played.game, played.result

@@ -38,6 +38,8 @@ from referee.ladder.model import (
     Version,
     VersionState,
 )
+from referee.ladder.notices import NoticeKind, record
+from referee.ladder.rollback import same_bot
 from referee.ladder.standing import METHOD, OfficialRow, official_standing
 from referee.ladder.store import LadderStore
 from referee.ladder.strengths import seats_of
@@ -310,6 +312,8 @@ class Ladder:
         entrant = self.entrant(name)
         if not self.store.move_entrant(entrant.id, EntrantState.SUSPENDED, reason or "suspended by the organiser"):
             raise Refused(f"{visible(name)} is {self.entrant(name).state.value} already")
+        said = f"{entrant.name} suspended by the organiser: {reason or 'no reason given'}"
+        record(self.store, self.config.notices, entrant.id, None, NoticeKind.ENTRANT_SUSPENDED, said, entrant=name)
         return self.entrant(name)
 
     def reinstate(self, name: str) -> Entrant:
@@ -367,6 +371,9 @@ class Ladder:
         )
         staged = stage(source, self.layout.incoming, limits, label=label)
         try:
+            same = same_bot(self, entrant.id, staged.digest)
+            if same is not None:
+                raise same
             target = self.layout.version_dir(staged.digest)
             if not target.exists():
                 os.rename(staged.folder, target)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.ladder.config import FaultsSection
 from referee.ladder.model import Block, SeatRecord, Version, VersionState
@@ -33,6 +33,7 @@ class Settled:
     ratings: dict[int, tuple[float, float]]
     ranked: tuple[int, ...]
     suspended: dict[int, str]
+    faulting: dict[int, str] = field(default_factory=dict)  # versions that started faulting (``notices``), and how
 
 
 def settle_block(
@@ -76,7 +77,28 @@ def settle_block(
         reason = fault_reason(store, v, faults)
         if reason is not None and store.move_version(v, VersionState.SUSPENDED, reason):
             suspended[v] = reason
-    return Settled(results, ratings, ranked, suspended)
+    faulting = _started_faulting(store, block, games, forfeits, suspended, faults)
+    return Settled(results, ratings, ranked, suspended, faulting)
+
+
+def _started_faulting(
+    store: LadderStore,
+    block: Block,
+    games: Sequence[GameRow],
+    forfeits: Counter[int],
+    suspended: dict[int, str],
+    faults: FaultsSection,
+) -> dict[int, str]:
+    """The versions that forfeited in ``block`` and in none of their recent games before it (not suspended by it),
+    each with a line saying how (``notices``)."""
+    out = {}
+    for v in block.seats:
+        if forfeits[v] == 0 or v in suspended or store.recent_forfeits(v, faults.recent_games)[0] != forfeits[v]:
+            continue
+        kinds = Counter(f.kind for g in games for f in g.faults if g.seats[f.seat] == v)
+        said = ", ".join(f"{k} {n}" for k, n in kinds.most_common())
+        out[v] = f"forfeited {forfeits[v]} of its {len(games)} games in block {block.id}" + (said and f": {said}")
+    return out
 
 
 def fault_reason(store: LadderStore, version_id: int, faults: FaultsSection) -> str | None:

@@ -35,6 +35,8 @@ Schema (version 1)::
                                                 -- each game's rows and log digested and linked, in storage order;
                                                 -- meta chain_scheme, and each epoch's chain_head when it is revealed
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
+    notices(id, entrant_id, version_id, kind, text, at,   -- what its author is told (``notices``), and where
+            webhook, mail)                                -- each was sent: NULL to send, off, sent, gave up
 
 Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s: a ladder made by an older
 referee is brought up to date by the steps of ``SCHEMA`` (tables, columns and sums added since), once each, counted
@@ -145,6 +147,12 @@ CREATE TABLE IF NOT EXISTS chain(
 CREATE TABLE IF NOT EXISTS voids(
     block_id INTEGER NOT NULL REFERENCES blocks(id), attempt INTEGER NOT NULL, reason TEXT NOT NULL,
     at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS notices(
+    id INTEGER PRIMARY KEY, entrant_id INTEGER NOT NULL REFERENCES entrants(id),
+    version_id INTEGER REFERENCES versions(id), kind TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL,
+    webhook TEXT, mail TEXT);
+CREATE INDEX IF NOT EXISTS notices_by_entrant ON notices(entrant_id, id);
+CREATE INDEX IF NOT EXISTS notices_to_send ON notices(id) WHERE webhook IS NULL OR mail IS NULL;
 """
 
 _create = create_tables(_SCHEMA)
@@ -183,6 +191,7 @@ SCHEMA = Schema(
         Migration("tables", _new_tables),
         Migration("epoch columns", _new_columns),  # revealed_at, rules and chain_head came after the first ladders
         Migration("sums", _sums),  # the standing's sums and counters, for a ladder stored before them
+        Migration("notices", _create),  # the notices table and its indexes (issue 34), for a ladder made before
     ),
 )
 
@@ -192,6 +201,8 @@ _VERSION_COLUMNS = (
     "v.state, v.reason, v.state_at, v.mu, v.sigma, v.blocks, v.games, v.forfeits, v.placement_left"
 )
 _VERSIONS = f"SELECT {_VERSION_COLUMNS} FROM versions v JOIN entrants e ON e.id = v.entrant_id"
+#: The state a block's transitions move from (placement -> ranked): a version retired meanwhile stays retired.
+_PLACING = (VersionState.PLACEMENT,)
 _BLOCK_COLUMNS = "id, epoch_id, kind, state, seats, seed, attempts, created_at, finished_at, reason"
 
 
@@ -783,7 +794,7 @@ class LadderStore:
     ) -> set[int]:
         """Commit a finished block in one transaction: its games (seats, faults), each version's result on it,
         their counters, live ratings (and rating history), and ``transitions`` (version -> new state, reason:
-        placement done), each applied only where the version's state allows it (``move_version``). Returns the
+        placement done), each applied only to a version still in placement (``move_version``). Returns the
         versions whose transition applied. A block that is no longer ``playing`` (voided meanwhile) is left as it
         is."""
         stamp = now()
@@ -848,7 +859,9 @@ class LadderStore:
                 "INSERT INTO meta VALUES ('games_done', ?) ON CONFLICT(key) DO UPDATE SET value = value + ?",
                 (len(games), len(games)),
             )
-            moved = {vid for vid, (to, reason) in transitions.items() if _move(db, vid, to, reason, stamp)}
+            moved = {
+                vid for vid, (to, reason) in transitions.items() if _move(db, vid, to, reason, stamp, only=_PLACING)
+            }
             db.execute(
                 "UPDATE blocks SET state = ?, finished_at = ? WHERE id = ?", (BlockState.DONE.value, stamp, block_id)
             )

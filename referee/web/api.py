@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from referee.web import views
@@ -25,12 +25,13 @@ from referee.web.models import (
     LeaderboardBody,
     LogFile,
     Me,
+    NoticeBody,
     VersionBody,
 )
 from referee.web.reads import LOGS_SHARE, LadderAccess
 from referee.web.uploads import UploadRefused, received_upload
 
-__all__ = ["NUMBER_MAX", "Before", "Number", "router", "submit_upload"]
+__all__ = ["NUMBER_MAX", "Before", "Number", "activate_version", "router", "submit_upload"]
 
 Caller = Annotated[Any, Depends(caller)]
 #: The largest number a block id or version number can be (SQLite's integers): a larger one is refused with 422.
@@ -66,6 +67,24 @@ async def me(who: Caller) -> Me:
     """Who the token belongs to."""
     principal = signed_in(who)
     return Me(name=principal.name, admin=principal.admin)
+
+
+@router.get("/me/notices", response_model=list[NoticeBody], tags=["author"])
+async def my_notices(
+    request: Request, who: Caller, limit: Annotated[int, Query(ge=1, le=200)] = 50
+) -> list[NoticeBody]:
+    """The caller's latest notices, newest first: a version that failed its gate, was suspended or started
+    faulting, and a suspension by the organiser (the organiser gets everyone's)."""
+    from referee.ladder.notices import notices_of, recent_notices
+
+    principal = signed_in(who)
+
+    def read(ladder: Any) -> list[Any]:
+        store = ladder.store
+        return recent_notices(store, limit) if principal.admin else notices_of(store, principal.entrant_id, limit)
+
+    found = await _ladder(request).run(read)
+    return [NoticeBody(**{**n.to_json(), "id": n.id}) for n in found]
 
 
 @router.get("/leaderboard", response_model=LeaderboardBody, tags=["standings"])
@@ -139,6 +158,30 @@ async def version(request: Request, who: Caller, name: str, number: Number) -> V
     """A version's status: building, gating, placement, ranked, or failed (with the reasons, for its author)."""
     body: VersionBody = await _ladder(request).run(views.version, who, name, number)
     return body
+
+
+async def activate_version(request: Request, principal: Any, name: str, number: int) -> VersionBody:
+    """Make version ``number`` of ``name`` active again (``referee.ladder.rollback``): its author, or the organiser.
+    Raises 401/403 for anyone else, the ladder's refusals."""
+    from referee.ladder.rollback import activate
+
+    principal = signed_in(principal)
+    if not principal.admin and principal.name != name:
+        raise HTTPException(403, f"only {name} and the organiser may choose {name}'s active version")
+    access = _ladder(request)
+    await access.run_in_thread(lambda ladder: activate(ladder, name, number, organiser=principal.admin))
+    body: VersionBody = await access.run(views.version, principal, name, number)
+    return body
+
+
+@router.post("/entrants/{name}/versions/{number}/activate", response_model=VersionBody, tags=["author"])
+async def activate(request: Request, who: Caller, name: str, number: Number) -> VersionBody:
+    """Make an earlier version that passed its gate active again (a rollback): its author's or the organiser's
+    choice. It plays again where it left off (ranked, or the rest of its placement), its blocks and rating as they
+    were; the entrant's active version it replaces is retired, as a newer version retires it. 409 with the reason
+    when it cannot be (it failed its gate, it was retired by the organiser or suspended for its faults, the entrant
+    is suspended, submissions are closed)."""
+    return await activate_version(request, who, name, number)
 
 
 @router.get("/entrants/{name}/versions/{number}/faults", response_model=list[FaultBody], tags=["author"])

@@ -21,7 +21,17 @@ import httpx2
 
 from referee.engine.errors import RefereeError
 
-__all__ = ["FINAL_STATES", "SubmitError", "Submitted", "placed", "read_token", "standing_line", "submit", "wait"]
+__all__ = [
+    "FINAL_STATES",
+    "SubmitError",
+    "Submitted",
+    "activate",
+    "placed",
+    "read_token",
+    "standing_line",
+    "submit",
+    "wait",
+]
 
 #: A version's states after which nothing more happens to it on its own (``ranked`` is where a good one ends up).
 FINAL_STATES = frozenset({"ranked", "failed", "suspended", "retired"})
@@ -99,6 +109,20 @@ def submit(server: str, token: str, path: Path, *, entrant: str | None = None, t
         raise _error(response)
     body = response.json()
     return Submitted(body["key"], body["state"], response.headers.get("location", ""), body)
+
+
+def activate(server: str, token: str, name: str, number: int, *, timeout: float = 30.0) -> dict[str, Any]:
+    """Make version ``number`` of ``name`` active again on ``server`` (a rollback); its status as the server answers.
+    Raises ``SubmitError``."""
+    try:
+        with _client(server, token, timeout) as client:
+            response = client.post(f"/api/entrants/{quote(name, safe='')}/versions/{number}/activate")
+    except httpx2.HTTPError as exc:
+        raise SubmitError(f"cannot reach {server}: {exc}") from None
+    if response.status_code != 200:
+        raise _error(response)
+    body: dict[str, Any] = response.json()
+    return body
 
 
 def placed(server: str, token: str, key: str) -> str:

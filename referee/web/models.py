@@ -22,6 +22,7 @@ __all__ = [
     "LeaderboardBody",
     "LogFile",
     "Me",
+    "NoticeBody",
     "VersionBody",
 ]
 
@@ -220,3 +221,16 @@ class HeadToHead(_Body):
     opponent: str
     blocks: int
     share: float
+
+
+class NoticeBody(_Body):
+    """A notice an entrant was sent (``referee.ladder.notices``): its kind (gate failed, suspended, faulting,
+    entrant suspended), the version (None: the entrant itself), what happened, when, and the page it is about."""
+
+    id: int
+    kind: str
+    entrant: str
+    version: str | None
+    text: str
+    at: str
+    page: str

@@ -10,16 +10,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from referee.ladder import LadderError
+from referee.ladder.notices import notices_of
 from referee.report import REPLAY_MARKUP
 from referee.web import api, charts, views
 from referee.web.access import caller, checked, signed_in
 from referee.web.auth import cookie_name
 from referee.web.errors import LADDER_STATUS
+from referee.web.organiser import human_bytes, overview
 from referee.web.uploads import UploadRefused
 
 if TYPE_CHECKING:
@@ -131,7 +133,25 @@ async def version_page(request: Request, who: Caller, name: str, number: api.Num
     mine = _mine(who, name)
     faults = await access.run(views.faults, name, number, 50) if mine else []
     logs = await access.run(views.stderr, name, number) if mine else []
-    return render(request, "version.html", title=body.key, v=body, mine=mine, faults=faults, logs=logs)
+    return render(
+        request, "version.html", title=body.key, v=body, mine=mine, faults=faults, logs=logs,
+        activatable=mine and _activatable(who, body),
+    )  # fmt: skip
+
+
+def _activatable(principal: Any, v: Any) -> bool:
+    """Whether the caller may make version ``v`` (its ``VersionBody``) active again: the page then offers it."""
+    from referee.ladder import VersionState
+    from referee.ladder.rollback import may_activate
+
+    passed = None if v.gate is None else v.gate.passed
+    return may_activate(VersionState(v.state), v.reason, passed, organiser=principal.admin) is None
+
+
+@router.post("/entrants/{name}/versions/{number}/activate")
+async def activate_form(request: Request, who: Caller, name: str, number: api.Number) -> Response:
+    await api.activate_version(request, who, name, number)
+    return RedirectResponse(f"/entrants/{quote(name, safe='')}/versions/{number}", status_code=303)
 
 
 @router.get("/blocks")
@@ -167,11 +187,10 @@ async def me_page(request: Request, who: Caller) -> Response:
     if who is None:
         return RedirectResponse("/signin", status_code=303)
     if who.admin:
-        entrants = await _access(request).run(lambda ladder: [e.name for e in ladder.entrants()])
-        voids = await _access(request).run(lambda ladder: ladder.store.recent_voids())
-        return render(request, "admin.html", title="Organiser", entrants=entrants, voids=voids)
+        return await organiser_page(request, who)
     body = await _access(request).run(views.entrant, who, who.name)
-    return render(request, "me.html", title="My bots", entrant=body)
+    notes = await _access(request).run(lambda ladder: notices_of(ladder.store, who.entrant_id))
+    return render(request, "me.html", title="My bots", entrant=body, notices=notes)
 
 
 @router.get("/submit")
@@ -195,3 +214,57 @@ async def submit_form(request: Request, who: Caller) -> Response:
         status = LADDER_STATUS.get(type(exc).__name__, 400)
         return render(request, "submit.html", status, title="Submit", max_upload=limit, message=str(exc))
     return RedirectResponse(f"/entrants/{quote(body.entrant, safe='')}/versions/{body.version}", status_code=303)
+
+
+# ---------------------------------------------------------------------------------------------- the organiser's page
+
+Name = Annotated[str, Form(min_length=1, max_length=48)]
+
+
+def _organiser(principal: Any) -> Any:
+    """``principal`` when it is the organiser's; else 401 (signed out) or 403."""
+    signed_in(principal)
+    if not principal.admin:
+        raise HTTPException(403, "only the organiser's token may open the organiser's page or act from it")
+    return principal
+
+
+@router.get("/admin")
+async def organiser_page(request: Request, who: Caller) -> Response:
+    if who is None:
+        return RedirectResponse("/signin", status_code=303)
+    _organiser(who)
+    found = await _access(request).run_in_thread(overview)
+    return render(request, "admin.html", title="Organiser", o=found, size=human_bytes)
+
+
+async def _act(request: Request, who: Any, act: Any) -> Response:
+    """Run ``act(ladder)`` (a ``Ladder`` method the shell commands call too) for the organiser; back to the page."""
+    _organiser(who)
+    await _access(request).run_in_thread(act)
+    return RedirectResponse("/admin", status_code=303)
+
+
+@router.post("/admin/suspend")
+async def suspend_form(
+    request: Request, who: Caller, name: Name, reason: Annotated[str, Form(max_length=500)] = ""
+) -> Response:
+    return await _act(request, who, lambda ladder: ladder.suspend(name, reason.strip()))
+
+
+@router.post("/admin/lift")
+async def lift_form(request: Request, who: Caller, name: Name) -> Response:
+    return await _act(request, who, lambda ladder: ladder.reinstate(name))
+
+
+@router.post("/admin/retire")
+async def retire_form(
+    request: Request,
+    who: Caller,
+    name: Name,
+    version: Annotated[int | None, Form(ge=1, le=api.NUMBER_MAX)] = None,
+    sure: Annotated[str, Form(max_length=8)] = "",
+) -> Response:
+    if version is None and sure != "yes":
+        raise HTTPException(422, f"retiring the entrant {name} is for good: tick the box beside the button")
+    return await _act(request, who, lambda ladder: ladder.retire(name, version))

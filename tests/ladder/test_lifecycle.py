@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import trio
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from referee.ladder import BlockState, Ladder, LadderError, VersionState
@@ -21,6 +21,7 @@ from referee.ladder.build import BuildOutcome
 from referee.ladder.gate import Gatekeeper
 from referee.ladder.model import ENTRANT_TRANSITIONS, VERSION_TRANSITIONS, BlockKind, EntrantState
 from referee.ladder.rating import LiveRating
+from referee.ladder.rollback import activate
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
 from tests.ladder.fakes import FakeFault, FakeReport, Fakes, bot_text
@@ -88,6 +89,8 @@ def _apply(ladder: Ladder, action: tuple[str, str, int]) -> None:
             ladder.retire(name)
         elif kind == "suspend":
             ladder.suspend(name, "by the organiser")
+        elif kind.startswith("activate"):  # a rollback to an earlier version: its author's, or the organiser's
+            activate(ladder, name, number, organiser=kind == "activate as organiser")
         else:
             ladder.reinstate(name)
     except LadderError:
@@ -214,6 +217,7 @@ _NAMES = ("ann", "bob", "cat", "dan")
 _name = st.sampled_from(_NAMES)
 _action = st.one_of(
     st.tuples(st.just("retire"), _name, st.integers(1, 3)),
+    st.tuples(st.sampled_from(["activate", "activate as organiser"]), _name, st.integers(1, 2)),
     st.tuples(st.just("suspend"), _name, st.just(0)),
     st.tuples(st.just("lift"), _name, st.just(0)),
     st.tuples(st.just("lift"), _name, st.just(0)),
@@ -269,8 +273,26 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return lad
 
 
+_NOTHING = ("lift", "ann", 0)
+#: Rollbacks the random examples seldom reach: ann#2 replaces ann#1, which its author brings back while ann#2 plays
+#: its last placement block; the organiser retires bob#1 and brings it back; ann goes forth to ann#2 again.
+_ROLLBACKS = [
+    ("submit", ("retire", "ann", 9), [], True, 0),
+    ("gate", _NOTHING, [], True, 0),
+    *[("block", _NOTHING, [], True, 0)] * 2,
+    ("block", _NOTHING, [("activate", "ann", 1)], True, 0),
+    ("block", _NOTHING, [], True, 2),
+    ("act", ("retire", "bob", 1), [], True, 0),
+    ("act", ("activate", "bob", 1), [], True, 0),  # refused: the organiser retired it
+    ("act", ("activate as organiser", "bob", 1), [], True, 0),
+    ("act", ("activate", "ann", 2), [], True, 0),
+    ("block", _NOTHING, [], True, 0),
+]
+
+
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(events=st.lists(_event, min_size=6, max_size=24))
+@example(events=_ROLLBACKS)
 def test_any_interleaving_of_actions_gates_and_blocks_moves_only_as_the_tables_allow(
     tmp_path_factory: pytest.TempPathFactory, template: Path, events: list[tuple[Any, ...]]
 ) -> None:
