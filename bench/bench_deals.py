@@ -1,6 +1,6 @@
 """What keeping the deals secret costs per game: the HMAC-SHA256 deal seed next to dealing the cards.
 
-A tournament derives one deal seed per table (``referee.tournament.deals.deal_seed``); before issue 17 it was a
+A tournament derives one deal seed per table (``referee.contest.deal_secret.deal_seed``); before issue 17 it was a
 SHA-256 of the public seed. Both are measured here against ``seeded_deal`` (the cards of one 4-player game) and
 against a whole game as ``bench_tournament.py`` measures it, in one run, as ratios.
 
@@ -13,8 +13,8 @@ import argparse
 import hashlib
 import time
 
+from referee.contest.deal_secret import DealSecret, deal_seed
 from referee.engine import STANDARD, seeded_deal
-from referee.tournament.deals import DealSecret, deal_seed
 
 #: A game of four random bots in ``bench_tournament.py``'s run on this machine takes about 17 ms of wall time
 #: (58 games/s); the figure is only the yardstick the HMAC's cost is divided by.

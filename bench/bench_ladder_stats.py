@@ -49,13 +49,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from referee.contest.block_stats import SEPARATION_ALPHA, holm  # noqa: E402
 from referee.ladder import strengths as st  # noqa: E402
 from referee.ladder.model import Block, VersionState  # noqa: E402
 from referee.ladder.simulate import SimulatedLadder, SimVersion  # noqa: E402
 from referee.ladder.standing import official_standing  # noqa: E402
 from referee.ladder.store import GameRow  # noqa: E402
 from referee.ladder.strengths import BlockSeat, seats_of  # noqa: E402
-from referee.tournament.dealstats import SEPARATION_ALPHA, holm  # noqa: E402
 
 WEIGHTS = {2: 1.0, 3: 1.0, 4: 2.0}
 JOBS = 8

@@ -19,13 +19,13 @@
     ├── LogError                      referee.runner.logrecords: a file that is not a readable game log
     │   └── NoHeader                  one without its header line (empty, or cut before it)
     ├── ParamsError                   referee.tournament.params: tournament options that do not fit together
-    ├── ScheduleError                 referee.tournament.schedule: options that make no schedule
+    ├── ScheduleError                 referee.contest.schedule: options that make no schedule
     ├── ManifestError                 referee.tournament.entrants: a bots.toml that cannot be used
     ├── StoreError                    referee.tournament.store: a results database that cannot be used
     │   └── EmptyStore                one that holds no tournament yet
-    ├── DealSecretError               referee.tournament.deals: an unusable deal secret
+    ├── DealSecretError               referee.contest.deal_secret: an unusable deal secret
     ├── InputFileError                referee.runner.input_file: a named file that is no file, or endless
-    ├── FolderBusy                    referee.tournament.lock: another referee holds the results folder
+    ├── FolderBusy                    referee.contest.lock: another referee holds the results folder
     ├── ClusterError                  referee.tournament.cluster_errors: a Dask cluster that cannot play
     │   └── WorkerSetupError          a worker that cannot set up the bots
     ├── LaneError                     referee.tournament.lane_workers: a lane's worker process failed
@@ -59,6 +59,9 @@ from protocol.errors import ProtocolViolation
 from referee.check.errors import CheckError
 from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
+from referee.contest.deal_secret import DealSecretError
+from referee.contest.lock import FolderBusy
+from referee.contest.schedule import ScheduleError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.ladder.errors import (
     ClusterGone,
@@ -87,12 +90,9 @@ from referee.runner.input_file import InputFileError
 from referee.runner.logrecords import LogError, NoHeader
 from referee.settings import ConfigError
 from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
-from referee.tournament.deals import DealSecretError
 from referee.tournament.entrants import ManifestError
 from referee.tournament.lane_workers import LaneError
-from referee.tournament.lock import FolderBusy
 from referee.tournament.params import ParamsError
-from referee.tournament.schedule import ScheduleError
 from referee.tournament.store import EmptyStore, StoreError
 from referee.web.client import SubmitError
 from referee.web.settings import ListenError

@@ -22,12 +22,13 @@ MAY_IMPORT: dict[str, set[str]] = {
     "protocol": {"engine"},
     "settings": {"engine"},
     "runner": {"engine", "protocol", "settings"},
-    "tournament": {"engine", "protocol", "runner", "settings"},
-    "report": {"engine", "protocol", "runner", "settings", "tournament"},
+    "contest": {"engine", "protocol", "runner", "settings"},
+    "tournament": {"engine", "contest", "protocol", "runner", "settings"},
+    "report": {"engine", "contest", "protocol", "runner", "settings", "tournament"},
     "check": {"engine", "protocol", "runner", "settings"},
-    "compare": {"engine", "protocol", "runner", "settings", "tournament"},
-    "ladder": {"engine", "protocol", "runner", "settings", "tournament", "check", "report"},
-    "web": {"engine", "protocol", "runner", "settings", "tournament", "check", "report", "ladder"},
+    "compare": {"engine", "contest", "protocol", "runner", "settings", "tournament"},
+    "ladder": {"engine", "contest", "protocol", "runner", "settings", "tournament", "check", "report"},
+    "web": {"engine", "contest", "protocol", "runner", "settings", "tournament", "check", "report", "ladder"},
 }
 
 
@@ -175,9 +176,9 @@ def test_imports_go_one_way_between_the_packages() -> None:
 
 def test_only_the_stores_use_sqlite() -> None:
     """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
-    are ``StoreError``s) or a ladder's ``LadderStore``, both built on ``referee.tournament.database``."""
+    are ``StoreError``s) or a ladder's ``LadderStore``, both built on ``referee.contest.database``."""
     users = sorted(m for m in sources() if "sqlite3" in imports_anything(m))
-    assert users == ["referee.ladder.store", "referee.tournament.database", "referee.tournament.store"]
+    assert users == ["referee.ladder.store", "referee.contest.database", "referee.tournament.store"]
 
 
 def imports_anything(module: str) -> set[str]:

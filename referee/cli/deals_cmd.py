@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from referee.tournament.chain import ChainAudit
+    from referee.contest.chain import ChainAudit
 
 
 @click.command("verify-deals")
@@ -37,7 +37,7 @@ def verify_deals_cmd(results: Path, commitment: str | None, secret_file: Path | 
     from referee.ladder.deal_check import is_ladder
     from referee.runner.safe_text import visible
     from referee.tournament import DealSecret, DealSecretError, StoreError
-    from referee.tournament.deal_check import audit_results, check_deals
+    from referee.tournament.verify_deals import audit_results, check_deals
 
     if is_ladder(results):
         if commitment is not None or secret_file is not None:
@@ -125,7 +125,7 @@ def audit_cmd(results: Path, head: str | None) -> None:
     from referee.ladder.deal_check import audit_ladder, is_ladder
     from referee.runner.safe_text import visible
     from referee.tournament import StoreError
-    from referee.tournament.deal_check import audit_results
+    from referee.tournament.verify_deals import audit_results
 
     try:
         found = audit_ladder(results, head) if is_ladder(results) else audit_results(results, head)

@@ -37,7 +37,7 @@ class ResultsFolder:
         self._held.close()
 
     def lock(self, directory: Path) -> None:
-        from referee.tournament.lock import FolderBusy, ResultsLock
+        from referee.contest.lock import FolderBusy, ResultsLock
 
         if self._locked:
             return

@@ -419,6 +419,7 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
     """Open the store (a new tournament: initialise it), say what starts, run the tournament; a failure of the
     cluster, of a bot's sandbox or of the disk is one line (every finished game is saved). ``json_events``: the
     progress as JSON events on stdout (``JsonProgress``), the standings as the last one."""
+    from referee.contest.workers_lost import lost_workers
     from referee.runner import BotSpecError
     from referee.runner.logfile import LogLevel
     from referee.tournament import (
@@ -431,7 +432,6 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
         tally_from_store,
     )
     from referee.tournament.live import JsonProgress
-    from referee.tournament.workers_lost import lost_workers
 
     directory = plan.directory
     try:
@@ -550,8 +550,8 @@ def _describe(params: TournamentParams) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the standings as JSON (as in standings.json).")
 def standings_cmd(directory: Path, as_json: bool) -> None:
     """Print the standings of the tournament in DIRECTORY again, from its results database."""
+    from referee.contest.workers_lost import lost_workers
     from referee.tournament import ResultsStore, StoreError, standings_from_store
-    from referee.tournament.workers_lost import lost_workers
 
     try:
         with ResultsStore(directory, read_only=True) as store, store.snapshot():

@@ -6,7 +6,7 @@ combination's blocks as a tournament's repeats are), played once with NEW and on
 the same opponents on the same cards: ``2 * seating.games_per_block(table_size)`` games. Block ``b`` seats the
 panel's ``b``-th combination of ``table_size - 1`` opponents (cycling through them in order) and is dealt
 ``secret.seed(seed, b)``: from the comparison's deal secret, as a tournament's tables are
-(``referee.tournament.deals``), so no bot can derive the cards. The games' ids follow the tournament's form, ``g`` +
+(``referee.contest.deal_secret``), so no bot can derive the cards. The games' ids follow the tournament's form, ``g`` +
 ordinal, with ``ordinal = b * 2g + side * g + rotation + 1`` (side 0 is NEW, 1 is OLD; g the games of a tournament
 block, ``seating.games_per_block``), and every game of a block has batch ``b``: one deal, so the executor never plays
 two of them at the same time.

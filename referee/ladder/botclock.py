@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from referee.contest.pool import PlayerFactory, PlayerLike
 from referee.runner import BotSpec, Player, RunnerConfig
-from referee.tournament.pool import PlayerFactory, PlayerLike
 
 __all__ = ["BotClock"]
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.contest.chain import ChainAudit
+from referee.contest.deal_secret import DealSecret, DealSecretError
 from referee.engine import Ruleset, RulesetError, seeded_deal
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import BlockState
 from referee.ladder.recount import recount
 from referee.ladder.store import LadderStore
-from referee.tournament.chain import ChainAudit
-from referee.tournament.deal_check import DealCheck, check_log_deal
-from referee.tournament.deals import DealSecret, DealSecretError
+from referee.tournament.verify_deals import DealCheck, check_log_deal
 
 __all__ = ["EpochCheck", "audit_ladder", "check_ladder_deals", "is_ladder"]
 

@@ -2,7 +2,7 @@
 
 The ladder draws a fresh 32-byte secret for each epoch, stores it with its SHA-256 and announces the SHA-256
 (printed by ``serve``, shown by ``status`` and the web) before the epoch's first block. A block of epoch ``e``
-with number ``b`` is dealt ``HMAC-SHA256(secret_e, "referee-deal/1/<e>/<b>")`` (``referee.tournament.deals``:
+with number ``b`` is dealt ``HMAC-SHA256(secret_e, "referee-deal/1/<e>/<b>")`` (``referee.contest.deal_secret``:
 the epoch plays the part of a tournament's seed, the block the part of its table batch). An epoch closes after
 ``hours`` hours or ``blocks`` blocks, whichever comes first: new blocks go to a new epoch, and once the last block
 of the closed one has ended its secret is revealed, so that ``referee verify-deals DIR`` re-derives every deal of
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from referee.contest.deal_secret import DEAL_SCHEME, DealSecret
 from referee.ladder.config import EpochsSection
 from referee.ladder.field import parse_time
 from referee.ladder.model import Epoch
 from referee.ladder.store import LadderStore
-from referee.tournament.deals import DEAL_SCHEME, DealSecret
 
 __all__ = ["EpochKeeper"]
 

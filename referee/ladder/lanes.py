@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from referee.contest.pool import PlayerFactory, PlayerPool
+from referee.contest.schedule import TableBatch
 from referee.engine import Ruleset
 from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
@@ -31,8 +33,6 @@ from referee.ladder.errors import LaneLost
 from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
-from referee.tournament.pool import PlayerFactory, PlayerPool
-from referee.tournament.schedule import TableBatch
 
 __all__ = ["InProcessLanes", "LaneLost", "LaneSettings", "Lanes"]  # LaneLost: referee.ladder.errors
 

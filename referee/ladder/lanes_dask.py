@@ -48,6 +48,7 @@ from typing import Any
 
 import trio
 
+from referee.contest.schedule import TableBatch
 from referee.ladder.botmanifest import BotManifest
 from referee.ladder.errors import ClusterGone
 from referee.ladder.intake import tree_digest
@@ -67,7 +68,6 @@ from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.cluster import _client, _distributed, check_cluster_address
 from referee.tournament.cluster_worker import BatchOut, ClusterError, WorkerSetupError
 from referee.tournament.execute import PlayedGame
-from referee.tournament.schedule import TableBatch
 
 __all__ = ["BLOCKS_PER_TASK", "DaskLanes"]
 

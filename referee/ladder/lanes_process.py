@@ -3,7 +3,7 @@
 One process running every lane is one core's worth of referee. Here each lane is a child process (started as
 ``python -m referee.ladder.lanes_process FD``: a fresh interpreter, since the serve process is already inside trio
 and may hold the web server's threads, so it cannot fork), connected by a socket pair and speaking the tournament's
-lane channel (``referee.tournament.lane_channel``). The child holds the lane's ``PlayerPool`` (its warm bot
+lane channel (``referee.contest.lane_channel``). The child holds the lane's ``PlayerPool`` (its warm bot
 processes, never dealt a deal twice) and writes each game's log and its bots' stderr where an in-process lane
 would; the serve process keeps the matchmaker, the store, the settle step and the web.
 
@@ -32,6 +32,9 @@ from typing import Any, cast
 
 import trio
 
+from referee.contest.lane_channel import Bye, Channel, Failed, GameOut, Retire, Stop
+from referee.contest.pool import PlayerFactory, PlayerPool
+from referee.contest.schedule import ScheduledGame, TableBatch
 from referee.engine import Ruleset
 from referee.ladder.botclock import BotClock
 from referee.ladder.lanes import LaneLost, LaneSettings
@@ -39,10 +42,7 @@ from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.stopping import SIGNALS
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
-from referee.tournament.lane_channel import Bye, Channel, Failed, GameOut, Retire, Stop
 from referee.tournament.lane_workers import STOP_MARGIN, _worker_error, run_lane
-from referee.tournament.pool import PlayerFactory, PlayerPool
-from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["LaneDone", "LanePlay", "LaneSetup", "ProcessLanes", "lanes_cpu_seconds"]
 

@@ -33,6 +33,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from referee.contest.pool import PlayerFactory
+from referee.contest.schedule import TableBatch
 from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.errors import VersionShipError
@@ -42,8 +44,6 @@ from referee.runner import RunnerConfig
 from referee.tournament.cluster_worker import BatchJob, BatchOut, _lanes, _worker_address, release_run
 from referee.tournament.execute import GameFn
 from referee.tournament.params import EntrantInfo
-from referee.tournament.pool import PlayerFactory
-from referee.tournament.schedule import TableBatch
 
 __all__ = [
     "BlockOut",

@@ -2,7 +2,7 @@
 
     DIR/ladder.toml        the settings (``config``), written commented by ``referee ladder init``
     DIR/ladder.sqlite      the store (``store``): entrants, versions, gate results, epochs, blocks, games, ratings
-    DIR/.referee.lock      held by the one ``serve`` of the folder (``referee.tournament.lock``)
+    DIR/.referee.lock      held by the one ``serve`` of the folder (``referee.contest.lock``)
     DIR/versions/<digest>/ each version's files, copied in at submission, read-only, named by its content hash
     DIR/incoming/          submissions being unpacked (a half-unpacked one is removed at the next start)
     DIR/builds/<digest>.log  a version's build output, for its author

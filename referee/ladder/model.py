@@ -187,7 +187,7 @@ class Epoch:
 @dataclass(frozen=True, slots=True)
 class SeatRecord:
     """One version's part in one block: its total over the rotations, its matchpoint share and relative score
-    (``referee.tournament.dealstats.block_outcomes``), and its forfeits."""
+    (``referee.contest.block_stats.block_outcomes``), and its forfeits."""
 
     version_id: int
     key: str

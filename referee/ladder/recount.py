@@ -21,10 +21,10 @@ from dataclasses import astuple, dataclass, field
 from itertools import groupby
 from typing import Any
 
+from referee.contest.chain import Findings
 from referee.ladder.model import Block, BlockState, SeatRecord, Version
 from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums, block_outcome_units
 from referee.ladder.store import LadderStore
-from referee.tournament.chain import Findings
 
 __all__ = ["recount"]
 

@@ -34,6 +34,9 @@ from typing import Any
 
 import trio
 
+from referee.contest.lock import ResultsLock
+from referee.contest.pool import PlayerFactory
+from referee.contest.schedule import ScheduledGame, TableBatch
 from referee.engine import RefereeError
 from referee.ladder.botclock import BotClock
 from referee.ladder.courier import Courier
@@ -54,9 +57,6 @@ from referee.runner import RunnerConfig
 from referee.runner.memory_cgroup import describe as memory_line
 from referee.runner.sandbox import resolve_mode
 from referee.tournament.execute import GameFn
-from referee.tournament.lock import ResultsLock
-from referee.tournament.pool import PlayerFactory
-from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["MAX_ATTEMPTS", "ServeOptions", "serve"]
 

@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from referee.contest.lock import LOCK_NAME
 from referee.ladder.config import LadderConfig, default_toml, load_config
 from referee.ladder.errors import LadderError, NotFound, Refused
 from referee.ladder.intake import IntakeLimits, discard, freeze, stage
@@ -45,7 +46,6 @@ from referee.ladder.store import LadderStore
 from referee.ladder.strengths import seats_of
 from referee.ladder.tokens import ADMIN, Principal, check_token, hash_token, new_token, token_owner
 from referee.runner.safe_text import visible
-from referee.tournament.lock import LOCK_NAME
 
 __all__ = ["Ladder", "LeaderRow", "Leaderboard", "VersionStatus"]
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from referee.contest.deal_secret import DealSecret
 from referee.ladder.config import LadderConfig
 from referee.ladder.field import FieldTracker
 from referee.ladder.matchmaker import Candidate, Choice, Matchmaker, charges
@@ -28,7 +29,6 @@ from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
 from referee.ladder.store import GameRow
-from referee.tournament.deals import DealSecret
 
 __all__ = ["Policy", "SimVersion", "SimulatedLadder", "Trace"]
 

@@ -37,8 +37,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from referee.contest.block_stats import SEPARATION_ALPHA, holm, t_quantile_975, two_sided_p
 from referee.ladder.strengths import BlockSeat, fit_strengths
-from referee.tournament.dealstats import SEPARATION_ALPHA, holm, t_quantile_975, two_sided_p
 
 __all__ = [
     "METHOD",

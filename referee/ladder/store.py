@@ -31,14 +31,14 @@ Schema (version 1)::
     version_sums(version_id, n, mp, mp2, rel, rel2)   -- exact sums over its done blocks (``standing``: units)
     pair_sums(a, b, n, ab, sa, sb)              -- a < b: their shared done blocks, sums of products and of each
     meta blocks_done, games_done                -- counters kept with each committed block
-    chain(position, game_id, record, log, link) -- the hash chain over stored games (referee.tournament.chain):
+    chain(position, game_id, record, log, link) -- the hash chain over stored games (referee.contest.chain):
                                                 -- each game's rows and log digested and linked, in storage order;
                                                 -- meta chain_scheme, and each epoch's chain_head when it is revealed
     voids(block_id, attempt, reason, at)        -- every voided attempt of a block, and why
     notices(id, entrant_id, version_id, kind, text, at,   -- what its author is told (``notices``), and where
             webhook, mail)                                -- each was sent: NULL to send, off, sent, gave up
 
-Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s: a ladder made by an older
+Opening, transactions, snapshots and error wrapping are ``referee.contest.database``'s: a ladder made by an older
 referee is brought up to date by the steps of ``SCHEMA`` (tables, columns and sums added since), once each, counted
 in SQLite's ``user_version``.
 """
@@ -56,6 +56,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from referee.contest.chain import CHAIN_SCHEME, NO_LOG, ChainAudit, ChainEntry, audit, genesis, link
+from referee.contest.database import Database, Migration, Schema, create_tables
 from referee.ladder.errors import LadderStoreError, NotFound, Refused
 from referee.ladder.model import (
     ACTIVE_STATES,
@@ -75,8 +77,6 @@ from referee.ladder.model import (
     may_become,
 )
 from referee.ladder.standing import MP_UNIT, REL_UNIT, PairSums, StandingSums, VersionSums
-from referee.tournament.chain import CHAIN_SCHEME, NO_LOG, ChainAudit, ChainEntry, audit, genesis, link
-from referee.tournament.database import Database, Migration, Schema, create_tables
 from referee.tournament.store import log_digest, record_digest
 
 if TYPE_CHECKING:
@@ -903,7 +903,7 @@ class LadderStore:
         return None if first is None else (first if row is None else str(row[0]))
 
     def audit_chain(self, head: str | None = None) -> ChainAudit:
-        """Every stored game checked against the hash chain (``referee.tournament.chain.audit``): its rows and its
+        """Every stored game checked against the hash chain (``referee.contest.chain.audit``): its rows and its
         log against their digests at storage time, the links, games gone or added (after ``head`` when given).
         Raises ``LadderStoreError`` for a ladder made before the chain."""
         db = self._db()

@@ -4,7 +4,7 @@ and ratings.
 ``schedule_for`` fixes every game of a round robin, balanced schedule or gauntlet from the parameters, the seed and
 the deal secret; a ``Race`` decides its rounds from the results so far; ``run_tournament`` plays what a
 ``ResultsStore`` does not hold yet with an ``Executor`` (``LocalExecutor``, ``DaskExecutor``);
-``standings_from_store`` computes the standings (with the deal statistics of ``dealstats``) of what it holds.
+``standings_from_store`` computes the standings (with the deal statistics of ``block_stats``) of what it holds.
 
 Every name loads its module on first use (PEP 562): a tournament of another format does not import the race and its
 confidence sequences (numpy), a run without ``--cluster`` not the cluster's modules, ``referee standings`` not the
@@ -16,12 +16,21 @@ from typing import TYPE_CHECKING
 from referee.lazy import lazy_names
 
 if TYPE_CHECKING:
+    from referee.contest.block_stats import DealTally, block_outcomes, holm
+    from referee.contest.counting import counted_scores
+    from referee.contest.deal_secret import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
+    from referee.contest.pool import PlayerPool
+    from referee.contest.schedule import (
+        ScheduledGame,
+        ScheduleError,
+        TableBatch,
+        default_table_size,
+        make_schedule,
+    )
+    from referee.contest.seating import block_seatings, cyclic_orders, games_per_block, seat_cycle
     from referee.tournament.cluster import DaskExecutor, check_cluster_address
     from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
     from referee.tournament.confseq import BettingCSArray, MixtureTests
-    from referee.tournament.counting import counted_scores
-    from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
-    from referee.tournament.dealstats import DealTally, block_outcomes, holm
     from referee.tournament.designs import balanced_tables, gauntlet_tables
     from referee.tournament.display import head_to_head_table, standings_table
     from referee.tournament.entrants import (
@@ -48,22 +57,13 @@ if TYPE_CHECKING:
         schedule_of,
     )
     from referee.tournament.formats.race import race_of, replay_race
+    from referee.tournament.formats.race_rounds import Race, RaceOutcome
     from referee.tournament.lane_workers import LaneError
     from referee.tournament.live import LiveProgress
     from referee.tournament.local import LocalExecutor
     from referee.tournament.options import DEFAULT_MAX_GAMES, Option
     from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
-    from referee.tournament.pool import PlayerPool
-    from referee.tournament.race import Race, RaceOutcome
     from referee.tournament.run import Progress, RunOutcome, run_tournament
-    from referee.tournament.schedule import (
-        ScheduledGame,
-        ScheduleError,
-        TableBatch,
-        default_table_size,
-        make_schedule,
-    )
-    from referee.tournament.seating import block_seatings, cyclic_orders, games_per_block, seat_cycle
     from referee.tournament.standings import (
         WINS_NOTE,
         EntrantStanding,
@@ -79,12 +79,12 @@ _WHERE: dict[str, str] = {
     "BettingCSArray": "referee.tournament.confseq",
     "ClusterError": "referee.tournament.cluster_errors",
     "DB_NAME": "referee.tournament.store",
-    "DEAL_SCHEME": "referee.tournament.deals",
+    "DEAL_SCHEME": "referee.contest.deal_secret",
     "DEFAULT_MAX_GAMES": "referee.tournament.options",
     "DaskExecutor": "referee.tournament.cluster",
-    "DealSecret": "referee.tournament.deals",
-    "DealSecretError": "referee.tournament.deals",
-    "DealTally": "referee.tournament.dealstats",
+    "DealSecret": "referee.contest.deal_secret",
+    "DealSecretError": "referee.contest.deal_secret",
+    "DealTally": "referee.contest.block_stats",
     "EntrantInfo": "referee.tournament.params",
     "EntrantStanding": "referee.tournament.standings",
     "Executor": "referee.tournament.execute",
@@ -102,44 +102,44 @@ _WHERE: dict[str, str] = {
     "ParamsError": "referee.tournament.params",
     "PlaySetup": "referee.tournament.execute",
     "PlayedGame": "referee.tournament.execute",
-    "PlayerPool": "referee.tournament.pool",
+    "PlayerPool": "referee.contest.pool",
     "Progress": "referee.tournament.run",
-    "Race": "referee.tournament.race",
-    "RaceOutcome": "referee.tournament.race",
+    "Race": "referee.tournament.formats.race_rounds",
+    "RaceOutcome": "referee.tournament.formats.race_rounds",
     "Requested": "referee.tournament.params",
     "ResultsStore": "referee.tournament.store",
     "Rounds": "referee.tournament.execute",
     "RunOutcome": "referee.tournament.run",
     "Schedule": "referee.tournament.formats",
-    "ScheduleError": "referee.tournament.schedule",
-    "ScheduledGame": "referee.tournament.schedule",
+    "ScheduleError": "referee.contest.schedule",
+    "ScheduledGame": "referee.contest.schedule",
     "SeatRow": "referee.tournament.store",
     "Standings": "referee.tournament.standings",
     "StoreError": "referee.tournament.store",
     "StoredGame": "referee.tournament.store",
-    "TableBatch": "referee.tournament.schedule",
+    "TableBatch": "referee.contest.schedule",
     "Tally": "referee.tournament.standings",
     "TournamentParams": "referee.tournament.params",
     "WINS_NOTE": "referee.tournament.standings",
     "WorkerSetupError": "referee.tournament.cluster_errors",
     "balanced_tables": "referee.tournament.designs",
-    "block_outcomes": "referee.tournament.dealstats",
-    "block_seatings": "referee.tournament.seating",
+    "block_outcomes": "referee.contest.block_stats",
+    "block_seatings": "referee.contest.seating",
     "check_cluster_address": "referee.tournament.cluster",
     "check_format": "referee.tournament.formats",
-    "commitment_of": "referee.tournament.deals",
-    "counted_scores": "referee.tournament.counting",
-    "cyclic_orders": "referee.tournament.seating",
-    "deal_seed": "referee.tournament.deals",
-    "default_table_size": "referee.tournament.schedule",
+    "commitment_of": "referee.contest.deal_secret",
+    "counted_scores": "referee.contest.counting",
+    "cyclic_orders": "referee.contest.seating",
+    "deal_seed": "referee.contest.deal_secret",
+    "default_table_size": "referee.contest.schedule",
     "format_of": "referee.tournament.formats",
-    "games_per_block": "referee.tournament.seating",
+    "games_per_block": "referee.contest.seating",
     "gauntlet_tables": "referee.tournament.designs",
     "head_to_head_table": "referee.tournament.display",
-    "holm": "referee.tournament.dealstats",
+    "holm": "referee.contest.block_stats",
     "load_manifest": "referee.tournament.entrants",
     "load_manifest_entries": "referee.tournament.entrants",
-    "make_schedule": "referee.tournament.schedule",
+    "make_schedule": "referee.contest.schedule",
     "name_entrants": "referee.tournament.entrants",
     "planned_games": "referee.tournament.formats",
     "play_batch": "referee.tournament.execute",
@@ -151,7 +151,7 @@ _WHERE: dict[str, str] = {
     "run_tournament": "referee.tournament.run",
     "schedule_for": "referee.tournament.formats",
     "schedule_of": "referee.tournament.formats",
-    "seat_cycle": "referee.tournament.seating",
+    "seat_cycle": "referee.contest.seating",
     "seat_rows": "referee.tournament.store",
     "standings_from_store": "referee.tournament.standings",
     "standings_table": "referee.tournament.display",

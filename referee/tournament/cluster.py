@@ -29,6 +29,9 @@ from typing import Any
 
 import trio
 
+from referee.contest.play_order import rotation_order
+from referee.contest.schedule import TableBatch
+from referee.contest.workers_lost import WorkerLost
 from referee.runner import BotSpecError, Player, RunnerConfig
 from referee.runner.logfile import log_name
 from referee.runner.stopping import signals_deferred, stopped_by_signals
@@ -41,11 +44,8 @@ from referee.tournament.cluster_worker import (
     release_run,
     required_files,
 )
-from referee.tournament.deal_queue import rotation_order
 from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
-from referee.tournament.schedule import TableBatch
-from referee.tournament.workers_lost import WorkerLost
 
 __all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address"]
 

@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 
 import trio
 
+from referee.contest.pool import PlayerFactory, PlayerPool
+from referee.contest.schedule import TableBatch
 from referee.engine import Ruleset
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
@@ -40,8 +42,6 @@ from referee.tournament.cluster_errors import ClusterError as ClusterError
 from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.params import EntrantInfo
-from referee.tournament.pool import PlayerFactory, PlayerPool
-from referee.tournament.schedule import TableBatch
 
 __all__ = [
     "BatchJob",

@@ -21,17 +21,17 @@ from typing import Any, Protocol
 
 import trio
 
+from referee.contest.play_order import DealQueue, rotation_order
+from referee.contest.pool import PlayerFactory, PlayerPool
+from referee.contest.schedule import ScheduledGame, TableBatch
+from referee.contest.workers_lost import WorkerLost
 from referee.engine import Ruleset
 from referee.runner import RunnerConfig, opaque_game_id, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel, log_name
-from referee.tournament.deal_queue import DealQueue, rotation_order
 from referee.tournament.formats import format_of
 from referee.tournament.params import EntrantInfo, TournamentParams
-from referee.tournament.pool import PlayerFactory, PlayerPool
-from referee.tournament.schedule import ScheduledGame, TableBatch
 from referee.tournament.store import StoreError
-from referee.tournament.workers_lost import WorkerLost
 
 __all__ = [
     "STORAGE_FAILURES",

@@ -50,6 +50,9 @@ from functools import partial
 
 import trio
 
+from referee.contest.lane_channel import Bye, Channel, Done, Failed, Play, Retire, Stop, ToWorker
+from referee.contest.pool import PlayerFactory, PlayerPool, PoolView
+from referee.contest.schedule import ScheduledGame, TableBatch
 from referee.engine import RefereeError
 from referee.runner import Stopped, run_until_stopped
 from referee.runner.limits import die_with_parent
@@ -65,9 +68,6 @@ from referee.tournament.execute import (
     play_batch,
     play_lanes,
 )
-from referee.tournament.lane_channel import Bye, Channel, Done, Failed, Play, Retire, Stop, ToWorker
-from referee.tournament.pool import PlayerFactory, PlayerPool, PoolView
-from referee.tournament.schedule import ScheduledGame, TableBatch
 
 __all__ = ["LaneError", "LaneState", "run_in_workers", "run_lane", "workers_cpu_seconds"]
 

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     import rich.progress
     from rich.live import Live
 
+    from referee.contest.workers_lost import WorkerLost
     from referee.tournament.execute import PlayedGame
     from referee.tournament.standings import Tally
-    from referee.tournament.workers_lost import WorkerLost
 
 __all__ = ["JsonProgress", "LiveProgress", "Pace"]
 

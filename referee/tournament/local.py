@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from referee.contest.pool import PlayerFactory
 from referee.runner import run_until_stopped
 from referee.tournament.execute import (
     STORAGE_FAILURES,
@@ -16,7 +17,6 @@ from referee.tournament.execute import (
     play_lanes,
 )
 from referee.tournament.lane_workers import run_in_workers
-from referee.tournament.pool import PlayerFactory
 
 __all__ = ["LocalExecutor"]
 

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from protocol import check_line_bound
+from referee.contest.schedule import default_table_size
 from referee.engine import RefereeError, Ruleset
 from referee.runner import (
     BotSettings,
@@ -42,7 +43,6 @@ from referee.tournament.options import (
     TABLE_SIZE,
     Option,
 )
-from referee.tournament.schedule import default_table_size
 
 __all__ = [
     "DEFAULT_MAX_GAMES",

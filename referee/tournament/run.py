@@ -12,15 +12,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from referee.contest.schedule import TableBatch
+from referee.contest.workers_lost import LOST_KEY, WorkerLost, lost_workers
 from referee.runner import Stopped
 from referee.runner.logfile import LogLevel
 from referee.tournament.execute import Executor, PlayedGame, PlaySetup
 from referee.tournament.formats import Outcome, Results, RoundStatus, Schedule, format_of, schedule_of
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import TableBatch
 from referee.tournament.standings import Tally, tally_from_store
 from referee.tournament.store import ResultsStore, SeatRow, seat_rows
-from referee.tournament.workers_lost import LOST_KEY, WorkerLost, lost_workers
 
 __all__ = ["Progress", "RunOutcome", "run_tournament"]
 
@@ -138,5 +138,5 @@ def run_tournament(
         progress.stop()
     outcome = RunOutcome(total, done_before, played, interrupted, schedule.outcome(), tuple(lost))
     if schedule.over(store.game_count()):  # every scheduled game is stored, or the race is over: the secret is
-        store.mark_revealed()  # revealed (see referee.tournament.deals)
+        store.mark_revealed()  # revealed (see referee.contest.deal_secret)
     return outcome

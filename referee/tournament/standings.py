@@ -2,7 +2,7 @@
 
 ``Tally`` takes games one at a time (``add``) and keeps running sums and each complete deal's outcomes. Every score
 figure counts a forfeit as the worst score at its table (``counting.counted_scores``); ``mean_score`` is over games
-and its 95% interval over deals (``dealstats``: the games of a deal are not independent). Fed in game-id order
+and its 95% interval over deals (``block_stats``: the games of a deal are not independent). Fed in game-id order
 (``standings_from_store``) its result is fully deterministic, ratings included: OpenSkill's Plackett-Luce model is
 updated once per game, in that order, with the game's ranks (shared ranks are ties).
 """
@@ -18,8 +18,8 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from referee.tournament.counting import counted_scores
-from referee.tournament.dealstats import DealTally, EntrantDeals, PairDeals, t_quantile_975
+from referee.contest.block_stats import DealTally, EntrantDeals, PairDeals, t_quantile_975
+from referee.contest.counting import counted_scores
 from referee.tournament.formats import DEFAULT_FORMAT, Outcome, format_of
 from referee.tournament.params import TournamentParams
 from referee.tournament.store import ResultsStore, SeatRow

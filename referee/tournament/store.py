@@ -13,11 +13,11 @@ Schema (version 1)::
                         "table_size", "repeats", "seed", "ruleset": {...}, "move_time", "startup_time",
                         "time_bank", "sandbox"}
         created_at      ISO 8601 UTC time the tournament was created
-        deal_scheme     how deal seeds come from the secret ("hmac-sha256/v1", see referee.tournament.deals)
+        deal_scheme     how deal seeds come from the secret ("hmac-sha256/v1", see referee.contest.deal_secret)
         deal_commitment SHA-256 of the deal secret, hex: published before the first game
         deal_secret     the deal secret, hex (the results folder is hidden from bots; revealed when it ends)
         revealed_at     ISO 8601 UTC time the last game finished and the secret was revealed (absent before)
-        chain_scheme    how the games are chained ("sha256/v1", see referee.tournament.chain)
+        chain_scheme    how the games are chained ("sha256/v1", see referee.contest.chain)
         deal_secret_given  "1" when the secret came from --deal-secret (chosen, or revealed, before), not drawn
         chain_head      the last link of the chain, stored (and printed) with the revealed secret
         compare         (a ``referee compare`` folder only) JSON of its test's settings
@@ -53,14 +53,14 @@ Schema (version 1)::
           game_id TEXT UNIQUE NOT NULL,      -- the game (its rows may be gone: the audit says so)
           record TEXT NOT NULL,              -- SHA-256 of the game's rows as stored (``game_record``), hex
           log TEXT NOT NULL,                 -- SHA-256 of its game log's bytes, hex ("-": no log)
-          link TEXT NOT NULL)                -- SHA-256 of the previous link, record and log (referee.tournament.chain)
+          link TEXT NOT NULL)                -- SHA-256 of the previous link, record and log (referee.contest.chain)
 
 ``replays`` came after version 1 without changing it: an older referee ignores the table, and a database without
 it (or a game without a row, stored by an older referee) has its replays re-run from the game logs by the report.
 So did ``chain`` (with the meta keys ``chain_scheme``, and ``chain_head`` once revealed): a tournament begun by an
 older referee has none, and ``referee audit`` says so.
 
-Opening, transactions, snapshots and error wrapping are ``referee.tournament.database``'s; ``SCHEMA`` declares the
+Opening, transactions, snapshots and error wrapping are ``referee.contest.database``'s; ``SCHEMA`` declares the
 migrations (one so far: every table), applied when the database is opened to write, counted in ``user_version``.
 """
 
@@ -76,9 +76,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from referee.engine import RefereeError
-from referee.runner.layout import DB_NAME
-from referee.tournament.chain import (
+from referee.contest.chain import (
     CHAIN_SCHEME,
     NO_LOG,
     ChainAudit,
@@ -89,10 +87,12 @@ from referee.tournament.chain import (
     genesis,
     link,
 )
-from referee.tournament.database import Database, Migration, Schema, create_tables
-from referee.tournament.deals import DEAL_SCHEME, DealSecret, DealSecretError
+from referee.contest.database import Database, Migration, Schema, create_tables
+from referee.contest.deal_secret import DEAL_SCHEME, DealSecret, DealSecretError
+from referee.contest.schedule import ScheduledGame
+from referee.engine import RefereeError
+from referee.runner.layout import DB_NAME
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import ScheduledGame
 
 __all__ = [
     "DB_NAME",

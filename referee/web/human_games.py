@@ -34,6 +34,7 @@ from typing import Any
 import trio
 
 from protocol import check_line_bound
+from referee.contest.pool import PlayerFactory
 from referee.engine import RefereeError
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.config import HumanSection
@@ -41,7 +42,6 @@ from referee.ladder.errors import NotFound, Refused, SeatRefused
 from referee.ladder.model import EntrantState, Version, VersionState
 from referee.runner import Player, RunnerConfig, opaque_game_id, play_game
 from referee.runner.safe_text import visible
-from referee.tournament.pool import PlayerFactory
 from referee.web.contained import one_line
 from referee.web.human_seat import BrowserSeat
 

@@ -27,7 +27,7 @@ LIGHT = (
     "referee.engine.errors",
     "referee.tournament",
     "referee.tournament.options",
-    "referee.tournament.race_status",
+    "referee.tournament.formats.race_status",
     "referee.tournament.formats",
 )
 

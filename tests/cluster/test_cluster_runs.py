@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
+from referee.contest.play_order import rotation_order
+from referee.contest.schedule import ScheduledGame
+from referee.contest.workers_lost import lost_workers
 from referee.runner.gamelog import log_content
 from referee.tournament import ClusterError, PlayedGame, ResultsStore, WorkerSetupError, make_schedule
 from referee.tournament import cluster as cluster_mod
-from referee.tournament.deal_queue import rotation_order
 from referee.tournament.execute import wire_id
-from referee.tournament.schedule import ScheduledGame
-from referee.tournament.workers_lost import lost_workers
 
 from .conftest import NAMES, SECRET, make_params, play, stored_games
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.contest.pool import PlayerPool
 from referee.runner import play_game
-from referee.tournament.pool import PlayerPool
 
 from .helpers import MODES, bot, config, new_mark, processes_with
 

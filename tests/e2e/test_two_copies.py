@@ -1,6 +1,6 @@
 """Verdicts that do not depend on the listing order, with real sample bots (issue 24).
 
-Before the seat orders of ``referee/tournament/seating.py`` every deal was played in the rotations of the listing
+Before the seat orders of ``referee/contest/seating.py`` every deal was played in the rotations of the listing
 order, so an entrant listed after another always acted right after it, and that seat relation decided results: two
 copies of one deterministic bot came out apart (the copy listed second ahead by 0.67 points a game, its interval
 excluding 0, in both orders), and swapping two entrants of a manifest swapped which of them was ahead, each time

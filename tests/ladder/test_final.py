@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from referee.cli import main
 from referee.cli.ladder_cmd import DEFAULT_FINAL_GAMES
+from referee.contest.deal_secret import DEAL_SCHEME, DealSecret
 from referee.ladder import Ladder, Refused, VersionState
 from referee.ladder.final import DEFAULT_MAX_GAMES, verdict_lines
-from referee.tournament.deals import DEAL_SCHEME, DealSecret
 from tests.ladder.samples import sample_folder
 
 

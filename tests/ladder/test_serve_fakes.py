@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from referee.contest.lock import FolderBusy
 from referee.ladder import BlockKind, BlockState, Ladder, VersionState
 from referee.ladder.serve import ServeOptions, serve
-from referee.tournament.lock import FolderBusy
 from tests.ladder.fakes import Fakes, bot_text
 
 

@@ -147,7 +147,7 @@ def test_threads_share_one_ladder(ladder: Ladder, tmp_path: Path) -> None:
 
 
 def test_status_says_who_serves(ladder: Ladder) -> None:
-    from referee.tournament.lock import ResultsLock
+    from referee.contest.lock import ResultsLock
 
     assert ladder.serving() is None
     with ResultsLock(ladder.layout.root):

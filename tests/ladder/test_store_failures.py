@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from referee.contest.chain import genesis
 from referee.ladder import BlockKind, BlockState, LadderStoreError, VersionState
 from referee.ladder.model import SeatRecord
 from referee.ladder.store import SCHEMA, GameRow, LadderStore
-from referee.tournament.chain import genesis
 from tests.tournament.fakes import FakeFault
 
 

@@ -18,7 +18,7 @@ def query(folder: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 def per_entrant(folder: Path) -> dict[str, dict[str, float]]:
     """Games, mean score, mean rank and forfeits of each entrant, straight from the seats table; a forfeiting seat's
     score counted as the statistics count it (one more than the highest score of a seat of its game that did not
-    forfeit, or its own when higher: referee/tournament/counting.py)."""
+    forfeit, or its own when higher: referee/contest/counting.py)."""
     rows = query(
         folder,
         "SELECT s.entrant, count(*), "

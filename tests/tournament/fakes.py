@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from referee.contest.pool import PlayerFactory
 from referee.engine import Discard, Phase, Ruleset, apply, discard_options, forfeit, legal_actions, new_game
-from referee.tournament.pool import PlayerFactory
 
 if TYPE_CHECKING:
-    from referee.tournament.pool import PlayerLike
+    from referee.contest.pool import PlayerLike
     from referee.tournament.store import FaultLike, GameResultLike
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from referee.contest.chain import ChainEntry, audit, genesis, link
 from referee.tournament import DealSecret, ResultsStore, make_schedule
-from referee.tournament.chain import ChainEntry, audit, genesis, link
-from referee.tournament.deal_check import audit_results
+from referee.tournament.verify_deals import audit_results
 
 from .conftest import referee
 from .fakes import FakeFault, FakeResult

@@ -10,10 +10,10 @@ import pytest
 import trio
 import trio.testing
 
-from referee.tournament.deal_queue import DealQueue, rotation_order
-from referee.tournament.deals import DealSecret
+from referee.contest.deal_secret import DealSecret
+from referee.contest.play_order import DealQueue, rotation_order
+from referee.contest.schedule import ScheduledGame, TableBatch, make_schedule
 from referee.tournament.execute import wire_id
-from referee.tournament.schedule import ScheduledGame, TableBatch, make_schedule
 
 
 def unit(deal: int, rotation: int) -> TableBatch:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from referee.tournament.dealstats import DealTally, block_outcomes, deal_standing, holm, mean_ci95, two_sided_p
-from referee.tournament.seating import games_per_block
+from referee.contest.block_stats import DealTally, block_outcomes, deal_standing, holm, mean_ci95, two_sided_p
+from referee.contest.seating import games_per_block
 from referee.tournament.standings import Tally
 from referee.tournament.store import SeatRow
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from referee.contest.seating import games_per_block
 from referee.tournament import DealSecret, EntrantInfo, ScheduleError, TournamentParams, check_format, schedule_for
 from referee.tournament.designs import balanced_tables
-from referee.tournament.seating import games_per_block
 
 SECRET = DealSecret(bytes(range(32)))
 

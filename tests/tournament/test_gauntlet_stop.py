@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.contest.schedule import ScheduleError
 from referee.report.load import load_tournament
 from referee.report.page import render
 from referee.tournament import (
@@ -27,8 +28,7 @@ from referee.tournament import (
 )
 from referee.tournament.designs import gauntlet_tables
 from referee.tournament.formats import planned_games, schedule_of
-from referee.tournament.gauntlet_stop import AHEAD, BEHIND, UNDECIDED, GauntletStop
-from referee.tournament.schedule import ScheduleError
+from referee.tournament.formats.gauntlet_stop import AHEAD, BEHIND, UNDECIDED, GauntletStop
 from tests.compare.fakes import known_difference
 
 from .fakes import make_factory

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.contest.schedule import table_batches
 from referee.report.load import load_tournament
 from referee.tournament import (
     FORMATS,
@@ -32,8 +33,7 @@ from referee.tournament import (
     schedule_of,
     standings_from_store,
 )
-from referee.tournament.deal_check import check_deals
-from referee.tournament.schedule import table_batches
+from referee.tournament.verify_deals import check_deals
 
 from .fakes import fake_play, make_factory
 

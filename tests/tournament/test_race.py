@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from referee.tournament import BettingCSArray, MixtureTests, Race
-from referee.tournament.race import BLOCKS_PER_ROUND, PAIRWISE_FROM
+from referee.tournament.formats.race_rounds import BLOCKS_PER_ROUND, PAIRWISE_FROM
 
 from .fields import Field, cycle_edges, head_to_head, run, wrong_by
 

@@ -275,10 +275,10 @@ def test_a_race_keeps_its_bots_up_across_rounds_and_never_deals_a_process_a_deal
 def test_a_bot_left_out_of_a_round_is_closed_when_the_round_begins(tmp_path: Path) -> None:
     """The local executor asks for the next round once every game of this one is committed, keeps its bots across
     rounds, and closes the processes of an entrant that the new round leaves out (a race's eliminated entrants)."""
+    from referee.contest.schedule import table_batches
     from referee.engine import Ruleset
     from referee.runner import RunnerConfig
     from referee.tournament import PlaySetup
-    from referee.tournament.schedule import table_batches
 
     created: list[FakePlayer] = []
     entrants = tuple(EntrantInfo(n, ("true",), str(tmp_path)) for n in ("a", "b", "c"))
@@ -397,8 +397,8 @@ def test_a_lost_worker_is_one_line_kept_for_the_summary_and_standings(tmp_path: 
 
     from rich.console import Console
 
+    from referee.contest.workers_lost import WorkerLost, lost_workers
     from referee.tournament import LiveProgress
-    from referee.tournament.workers_lost import WorkerLost, lost_workers
 
     class Losing(LocalExecutor):
         def run(self, setup: Any, rounds: Any) -> None:

@@ -7,9 +7,9 @@ from math import comb
 
 import pytest
 
-from referee.tournament.deals import DealSecret
-from referee.tournament.schedule import ScheduleError, default_table_size, make_schedule
-from referee.tournament.seating import games_per_block
+from referee.contest.deal_secret import DealSecret
+from referee.contest.schedule import ScheduleError, default_table_size, make_schedule
+from referee.contest.seating import games_per_block
 
 NAMES = ["a", "b", "c", "d", "e", "f"]
 SECRET = DealSecret(b"k" * 32)

@@ -9,9 +9,9 @@ from collections import Counter
 
 import pytest
 
-from referee.tournament.deals import DealSecret
-from referee.tournament.schedule import make_schedule
-from referee.tournament.seating import cyclic_orders, seat_cycle
+from referee.contest.deal_secret import DealSecret
+from referee.contest.schedule import make_schedule
+from referee.contest.seating import cyclic_orders, seat_cycle
 
 SECRET = DealSecret(b"s" * 32)
 

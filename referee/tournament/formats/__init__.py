@@ -27,8 +27,8 @@ from referee.tournament.formats.base import (
 from referee.tournament.options import FORMAT, Option
 
 if TYPE_CHECKING:
-    from referee.tournament.deals import DealSecret
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
 
 __all__ = [
     "BUILT_IN",
@@ -75,7 +75,7 @@ def format_of(params: FormatParams | str) -> Format:
     name = params if isinstance(params, str) else params.format
     fmt = FORMATS.get(name)
     if fmt is None:
-        from referee.tournament.schedule import ScheduleError
+        from referee.contest.schedule import ScheduleError
 
         raise ScheduleError(f"unknown --format {name!r}; use one of {', '.join(FORMATS)}")
     return fmt
@@ -93,8 +93,8 @@ for _built_in in BUILT_IN:
 def check_format(params: FormatParams) -> None:
     """Raise ``ScheduleError`` (one line, naming the option and what to do) for options that do not make a schedule
     of ``params.format``, or one that would pass ``--max-games``."""
+    from referee.contest.schedule import ScheduleError
     from referee.engine import MAX_PLAYERS, MIN_PLAYERS
-    from referee.tournament.schedule import ScheduleError
 
     fmt = format_of(params)
     n, k = len(params.names), params.table_size
@@ -134,7 +134,7 @@ def schedule_for(params: FormatParams, secret: DealSecret) -> list[TableBatch]:
     check_format(params)
     fmt = format_of(params)
     if fmt.adaptive:
-        from referee.tournament.schedule import ScheduleError
+        from referee.contest.schedule import ScheduleError
 
         raise ScheduleError(f"--format {fmt.name} has no fixed schedule: its rounds depend on the results")
     return fmt.batches(params, secret)

@@ -10,8 +10,8 @@ from referee.tournament.formats.base import Format, FormatParams
 from referee.tournament.options import Option, optional
 
 if TYPE_CHECKING:
-    from referee.tournament.deals import DealSecret
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
 
 __all__ = ["FORMAT", "TABLES_PER_ENTRANT", "Balanced"]
 
@@ -33,7 +33,7 @@ class Balanced(Format):
     deals_per_table = False
 
     def check(self, params: FormatParams) -> None:
-        from referee.tournament.schedule import ScheduleError
+        from referee.contest.schedule import ScheduleError
 
         n, k, tables = len(params.names), params.table_size, TABLES_PER_ENTRANT.of(params)
         if tables is None:
@@ -52,8 +52,8 @@ class Balanced(Format):
         return len(params.names) * (TABLES_PER_ENTRANT.of(params) or 0)
 
     def batches(self, params: FormatParams, secret: DealSecret) -> list[TableBatch]:
+        from referee.contest.schedule import table_batches
         from referee.tournament.designs import balanced_tables
-        from referee.tournament.schedule import table_batches
 
         tables_per_entrant = TABLES_PER_ENTRANT.of(params)
         assert tables_per_entrant is not None

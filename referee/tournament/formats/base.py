@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
-    from referee.tournament.counting import CountedSeat
-    from referee.tournament.deals import DealSecret
+    from referee.contest.counting import CountedSeat
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
     from referee.tournament.options import Option
-    from referee.tournament.schedule import TableBatch
 
 __all__ = [
     "FIXED_ORDER",

@@ -2,7 +2,7 @@
 combination of challengers against each field entrant, ``repeats`` times: field entrants never share a table.
 
 With ``--early-stop C`` the repeats are played one at a time, and the gauntlet stops after the first one at which
-every challenger is proven ahead of or behind the field at C (``referee.tournament.gauntlet_stop``)."""
+every challenger is proven ahead of or behind the field at C (``referee.tournament.formats.gauntlet_stop``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from referee.tournament.formats.base import Format, FormatParams, Results, Round
 from referee.tournament.options import Option, optional, strings
 
 if TYPE_CHECKING:
-    from referee.tournament.deals import DealSecret
-    from referee.tournament.gauntlet_stop import GauntletOutcome, GauntletStop
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
+    from referee.tournament.formats.gauntlet_stop import GauntletOutcome, GauntletStop
 
 __all__ = ["CHALLENGERS", "EARLY_STOP", "FORMAT", "Gauntlet", "GauntletSchedule"]
 
@@ -67,7 +67,7 @@ class GauntletSchedule:
         return sum(len(b.games) for b in self.batches)
 
     def next_round(self, results: Results) -> list[TableBatch]:
-        from referee.tournament.counting import block_totals
+        from referee.contest.counting import block_totals
 
         rounds = self._rounds()
         while self._round < len(rounds) and not self.stop.decided:
@@ -110,7 +110,7 @@ class Gauntlet(Format):
         return "challengers (--challenger, or challenger = true in the manifest) need --format gauntlet"
 
     def check(self, params: FormatParams) -> None:
-        from referee.tournament.schedule import ScheduleError
+        from referee.contest.schedule import ScheduleError
 
         names, k, challengers = params.names, params.table_size, CHALLENGERS.of(params)
         unknown = [c for c in challengers if c not in names]
@@ -138,8 +138,8 @@ class Gauntlet(Format):
 
     def batches(self, params: FormatParams, secret: DealSecret | None) -> list[TableBatch]:
         """Every repeat's blocks in order, a repeat being every table once (without a secret: bookkeeping only)."""
+        from referee.contest.schedule import table_batches
         from referee.tournament.designs import gauntlet_tables
-        from referee.tournament.schedule import table_batches
 
         tables = gauntlet_tables(params.names, CHALLENGERS.of(params), params.table_size)
         return table_batches([(r, table) for r in range(params.repeats) for table in tables], params.seed, secret)
@@ -150,7 +150,7 @@ class Gauntlet(Format):
         if confidence is None:
             return super().schedule(params, secret)
         from referee.tournament.designs import gauntlet_tables
-        from referee.tournament.gauntlet_stop import GauntletStop
+        from referee.tournament.formats.gauntlet_stop import GauntletStop
 
         challengers = CHALLENGERS.of(params)
         per_round = len(gauntlet_tables(params.names, challengers, params.table_size))

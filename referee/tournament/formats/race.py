@@ -1,5 +1,5 @@
-"""``--format race``: adaptive; its rounds come from ``referee.tournament.race`` and stop once the order of the
-``--top`` entrants is settled at ``--confidence`` (or ``--max-games`` is reached). Every table plays one deal.
+"""``--format race``: adaptive; its rounds come from ``referee.tournament.formats.race_rounds`` and stop once the order
+of the ``--top`` entrants is settled at ``--confidence`` (or ``--max-games`` is reached). Every table plays one deal.
 
 ``race_of`` makes the ``Race`` of a tournament's parameters and ``replay_race`` feeds it the stored results, so the
 race's schedule, standings and deals are a pure function of the parameters and the results.
@@ -11,13 +11,13 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from referee.tournament.formats.base import Format, FormatParams, Results, RoundStart, Schedule
+from referee.tournament.formats.race_status import RaceStatus
 from referee.tournament.options import Option
-from referee.tournament.race_status import RaceStatus
 
 if TYPE_CHECKING:
-    from referee.tournament.deals import DealSecret
-    from referee.tournament.race import Race, RaceOutcome
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
+    from referee.tournament.formats.race_rounds import Race, RaceOutcome
 
 __all__ = [
     "CONFIDENCE",
@@ -90,7 +90,7 @@ def table_mix(text: str | None) -> dict[int, float] | None:
 
 def race_of(params: FormatParams, secret: DealSecret | None = None) -> Race:
     """A new race with the parameters of ``params`` (format ``race``), dealt from ``secret`` (see ``Race``)."""
-    from referee.tournament.race import Race  # numpy: only for a race
+    from referee.tournament.formats.race_rounds import Race  # numpy: only for a race
 
     return Race(
         params.names,
@@ -109,7 +109,7 @@ def replay_race(race: Race, results: Results, rounds: list[TableBatch] | None = 
     """Feed ``race`` every round whose games are all in ``results`` (game id → seats); the blocks of the first round
     that is not complete (empty when the race is over). A pure function of the results and the parameters.
     ``rounds``, when given, receives the blocks of every round scheduled on the way, the last one included."""
-    from referee.tournament.counting import block_totals
+    from referee.contest.counting import block_totals
 
     while (batches := race.next_round()) is not None:
         if rounds is not None:
@@ -179,7 +179,7 @@ class RaceFormat(Format):
     )
 
     def check(self, params: FormatParams) -> None:
-        from referee.tournament.schedule import ScheduleError
+        from referee.contest.schedule import ScheduleError
 
         n, top, confidence, margin = len(params.names), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
         if not 1 <= top < n:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from referee.tournament.formats.base import Format, FormatParams
 
 if TYPE_CHECKING:
-    from referee.tournament.deals import DealSecret
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.deal_secret import DealSecret
+    from referee.contest.schedule import TableBatch
 
 __all__ = ["FORMAT", "RoundRobin"]
 
@@ -25,7 +25,7 @@ class RoundRobin(Format):
         return math.comb(len(params.names), k) * k * params.repeats
 
     def batches(self, params: FormatParams, secret: DealSecret) -> list[TableBatch]:
-        from referee.tournament.schedule import make_schedule
+        from referee.contest.schedule import make_schedule
 
         return make_schedule(
             params.names, table_size=params.table_size, repeats=params.repeats, seed=params.seed, secret=secret

@@ -18,8 +18,8 @@ from typing import Any
 
 import trio
 
-from referee.tournament.pool import PoolReport
-from referee.tournament.schedule import ScheduledGame
+from referee.contest.pool import PoolReport
+from referee.contest.schedule import ScheduledGame
 
 __all__ = ["Bye", "Channel", "Done", "Failed", "GameOut", "Play", "Retire", "Stop", "ToParent", "ToWorker"]
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 import trio
 
-from referee.tournament.schedule import ScheduledGame, TableBatch
+from referee.contest.schedule import ScheduledGame, TableBatch
 
 __all__ = ["DealQueue", "rotation_order"]
 

@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from referee.tournament.schedule import TableBatch
+    from referee.contest.schedule import TableBatch
 
 __all__ = ["FORFEITED", "CountedSeat", "block_totals", "counted_scores"]
 
 #: Added to the block total of an entrant that forfeited a game of the block: totals are compared only within a
-#: table, so this places it below every entrant that did not (the forfeit rule of ``dealstats.block_outcomes``).
+#: table, so this places it below every entrant that did not (the forfeit rule of ``block_stats.block_outcomes``).
 FORFEITED = 1e9
 
 

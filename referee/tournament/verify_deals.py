@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from referee.contest.chain import ChainAudit, Findings
+from referee.contest.deal_secret import DealSecret
+from referee.contest.schedule import ScheduleError, TableBatch
 from referee.engine import RulesetError, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
-from referee.tournament.chain import ChainAudit, Findings
-from referee.tournament.deals import DealSecret
 from referee.tournament.formats import schedule_of
 from referee.tournament.params import TournamentParams
-from referee.tournament.schedule import ScheduleError, TableBatch
 from referee.tournament.store import ResultsStore, SeatRow, StoreError
 
 __all__ = ["DealCheck", "audit_results", "check_deals", "check_log_deal"]

@@ -99,10 +99,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from referee.contest.deal_secret import DealSecret
+from referee.contest.schedule import TableBatch, table_batches
+from referee.contest.seating import games_per_block
 from referee.tournament.confseq import BettingCSArray, MixtureTests
-from referee.tournament.deals import DealSecret
-from referee.tournament.schedule import TableBatch, table_batches
-from referee.tournament.seating import games_per_block
 
 __all__ = ["Race", "RaceOutcome"]
 

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 import trio
 
+from referee.contest.schedule import ScheduledGame
 from referee.runner import BotSpec, Player, RunnerConfig
-from referee.tournament.schedule import ScheduledGame
 
 __all__ = ["PlayerFactory", "PlayerLike", "PlayerPool", "PoolReport", "PoolView", "close_all"]
 

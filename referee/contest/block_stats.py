@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Protocol
 
-from referee.tournament.counting import CountedSeat, counted_scores
-from referee.tournament.seating import games_per_block
+from referee.contest.counting import CountedSeat, counted_scores
+from referee.contest.seating import games_per_block
 
 __all__ = [
     "BlockOutcome",

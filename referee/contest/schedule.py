@@ -9,7 +9,7 @@ order the entrants were listed in, so no entrant always acts after another. The 
 
 The schedule is a pure function of (entrant names in order, table size, repeats, seed, deal secret): a resumed
 run and a run on another machine produce exactly the same games with the same ids. The deal of a table batch
-comes from the tournament's secret (``referee.tournament.deals``): the seed, the ids and the schedule tell
+comes from the tournament's secret (``referee.contest.deal_secret``): the seed, the ids and the schedule tell
 nothing of the cards. Game ids are ``g`` + a 6-digit ordinal in
 schedule order (repeat, then table, then seat order), so sorting by id is sorting by schedule order up to 999,999
 games; ``ScheduledGame.ordinal`` is the order at any size.
@@ -22,9 +22,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from referee.contest.deal_secret import DealSecret
+from referee.contest.seating import block_seatings
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS, RefereeError
-from referee.tournament.deals import DealSecret
-from referee.tournament.seating import block_seatings
 
 __all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
 
