@@ -178,7 +178,7 @@ def test_only_the_stores_use_sqlite() -> None:
     """Every read and write of a database goes through its store: a results folder's ``ResultsStore`` (whose errors
     are ``StoreError``s) or a ladder's ``LadderStore``, both built on ``referee.contest.database``."""
     users = sorted(m for m in sources() if "sqlite3" in imports_anything(m))
-    assert users == ["referee.ladder.store", "referee.contest.database", "referee.tournament.store"]
+    assert users == ["referee.contest.database", "referee.ladder.store", "referee.tournament.store"]
 
 
 def imports_anything(module: str) -> set[str]:

@@ -35,7 +35,7 @@ def test_a_full_disk_under_two_lanes_stops_serve_in_one_line(tmp_path: Path, mon
         raise OSError(errno.ENOSPC, "No space left on device")  # a game log cannot be written
 
     def cannot_void(self: LadderStore, block_id: int, reason: str) -> None:
-        raise LadderStoreError(  # as the store words it (tournament/database.py)
+        raise LadderStoreError(  # as the store words it (contest/database.py)
             f"cannot write the ladder database {self.path}: database or disk is full; make room on its disk, then "
             "try again",
             reason="database or disk is full",
