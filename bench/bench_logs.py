@@ -150,8 +150,10 @@ def part_codecs(games: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-logs-") as tmp:
         logs, game_cpu = play_logs(Path(tmp), games)
     plain = sum(map(len, logs)) / len(logs)
-    print(f"Codecs: {games} four-player games of the greedy field in this process, {plain:,.0f} bytes of log a game, "
-          f"{game_cpu * 1000:.2f} ms of CPU a game (runner, engine, log)")
+    print(
+        f"Codecs: {games} four-player games of the greedy field in this process, {plain:,.0f} bytes of log a game, "
+        f"{game_cpu * 1000:.2f} ms of CPU a game (runner, engine, log)"
+    )
     print(f"  {'codec':8}  {'bytes/game':>10}  {'ratio':>6}  {'compress ms':>11}  {'of a game':>9}  {'read ms':>7}")
     for name, (pack, unpack) in codecs(logs).items():
         reps = 3
@@ -251,12 +253,18 @@ def part_scale(games: int, distinct: int, keep: Path | None) -> None:
         # in 4 KiB blocks (an ext4 or tmpfs file of n bytes takes ceil(n / 4096) blocks)
         logs_disk = sum(p.stat().st_blocks * 512 for p in logs)
         plain_disk = on_disk - logs_disk + sum(math.ceil(c / 4096) * 4096 for c in contents)
-        print(f"Scale: {len(real):,} games played in {played:.0f} s, then copied (their logs and results) to "
-              f"{n:,} games in {copied:.0f} s, in {folder}")
-        print(f"  logs: {packed / n:,.0f} bytes a game compressed, {content / n:,.0f} uncompressed "
-              f"({content / packed:.1f}x)")
-        print(f"  folder on disk: {on_disk / 1e6:,.1f} MB, {on_disk / n / 1000:.1f} kB a game; with the same logs "
-              f"uncompressed {plain_disk / 1e6:,.1f} MB: {on_disk / plain_disk:.1%} of it (target: at most 10%)")
+        print(
+            f"Scale: {len(real):,} games played in {played:.0f} s, then copied (their logs and results) to "
+            f"{n:,} games in {copied:.0f} s, in {folder}"
+        )
+        print(
+            f"  logs: {packed / n:,.0f} bytes a game compressed, {content / n:,.0f} uncompressed "
+            f"({content / packed:.1f}x)"
+        )
+        print(
+            f"  folder on disk: {on_disk / 1e6:,.1f} MB, {on_disk / n / 1000:.1f} kB a game; with the same logs "
+            f"uncompressed {plain_disk / 1e6:,.1f} MB: {on_disk / plain_disk:.1%} of it (target: at most 10%)"
+        )
         for jobs in (2,):
             start = time.perf_counter()
             done_ = subprocess.run(
@@ -265,8 +273,10 @@ def part_scale(games: int, distinct: int, keep: Path | None) -> None:
             )  # fmt: skip
             took = time.perf_counter() - start
             said = done_.stdout.strip().splitlines()[-1] if done_.stdout.strip() else done_.stderr.strip()
-            print(f"  referee verify {folder.name} --jobs {jobs}: {took:.0f} s ({took / n * 1000:.2f} ms a game), "
-                  f"exit {done_.returncode}: {said}")
+            print(
+                f"  referee verify {folder.name} --jobs {jobs}: {took:.0f} s ({took / n * 1000:.2f} ms a game), "
+                f"exit {done_.returncode}: {said}"
+            )
     finally:
         if keep is None:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -268,6 +268,7 @@ class RunOptions:
     def challengers(self) -> tuple[str, ...]:
         """The ``--challenger`` BOTs."""
         return tuple(self.declared.get(CHALLENGERS.name) or ())
+
     logs: str = "full"
     as_json: bool = False
 

@@ -56,7 +56,6 @@ class WorkerLost:
         }
 
 
-
 def lost_workers(store: _Meta) -> list[dict[str, object]]:
     """The workers lost in every session of the run ``store`` holds (``WorkerLost.to_dict``), in order."""
     text = store.meta().get(LOST_KEY)

@@ -78,8 +78,14 @@ async def run_build(
 
 
 async def _build(
-    spec: BotSpec, config: RunnerConfig, log: Path, mode: SandboxMode, folder: Path, seconds: float,
-    cap: TreeSize | None, start: float,
+    spec: BotSpec,
+    config: RunnerConfig,
+    log: Path,
+    mode: SandboxMode,
+    folder: Path,
+    seconds: float,
+    cap: TreeSize | None,
+    start: float,
 ) -> BuildOutcome:
     """The build's run and what came of it (``run_build`` prepares the folder and cleans up after it)."""
     try:

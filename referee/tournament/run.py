@@ -25,7 +25,6 @@ from referee.tournament.store import ResultsStore, SeatRow, seat_rows
 __all__ = ["Progress", "RunOutcome", "run_tournament"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
     total: int

@@ -88,8 +88,10 @@ def test_compact_and_absent_logs_are_said_so(tmp_path: Path) -> None:
     none = _tournament(tmp_path / "none", LogLevel.NONE)
     assert not (none / "games").exists() or not list((none / "games").iterdir())
     done = _verify(none)
-    assert done.exit_code == 0 and "verified 0 game logs" in done.output and "12 stored game(s) kept no log" in (
-        done.output
+    assert (
+        done.exit_code == 0
+        and "verified 0 game logs" in done.output
+        and "12 stored game(s) kept no log" in (done.output)
     )
 
 

@@ -137,6 +137,7 @@ class RoundStart:
     outcome: Outcome | None = None
     status: RoundStatus | None = None
 
+
 #: How the standings of a format that does not decide the order are sorted (``standings._best_first``).
 FIXED_ORDER = (
     "Best first by matchpoints over complete deals, then rating (OpenSkill Plackett-Luce, μ − 3σ, updated game by "
