@@ -26,7 +26,7 @@
     ├── DealSecretError               referee.contest.deal_secret: an unusable deal secret
     ├── InputFileError                referee.runner.input_file: a named file that is no file, or endless
     ├── FolderBusy                    referee.contest.lock: another referee holds the results folder
-    ├── ClusterError                  referee.tournament.cluster_errors: a Dask cluster that cannot play
+    ├── ClusterError                  referee.tournament.errors: a Dask cluster that cannot play
     │   └── WorkerSetupError          a worker that cannot set up the bots
     ├── LaneError                     referee.tournament.lane_workers: a lane's worker process failed
     ├── ReportError, ReplayError      referee.report.errors
@@ -59,9 +59,7 @@ from protocol.errors import ProtocolViolation
 from referee.check.errors import CheckError
 from referee.check.observe import StalledTable
 from referee.compare.errors import CompareError, DesignError
-from referee.contest.deal_secret import DealSecretError
-from referee.contest.lock import FolderBusy
-from referee.contest.schedule import ScheduleError
+from referee.contest.errors import DealSecretError, FolderBusy, ScheduleError
 from referee.engine.errors import BotError, DealError, IllegalMove, RefereeError, RulesetError
 from referee.ladder.errors import (
     ClusterGone,
@@ -89,11 +87,15 @@ from referee.runner.errors import (
 from referee.runner.input_file import InputFileError
 from referee.runner.logrecords import LogError, NoHeader
 from referee.settings import ConfigError
-from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
-from referee.tournament.entrants import ManifestError
-from referee.tournament.lane_workers import LaneError
-from referee.tournament.params import ParamsError
-from referee.tournament.store import EmptyStore, StoreError
+from referee.tournament.errors import (
+    ClusterError,
+    EmptyStore,
+    LaneError,
+    ManifestError,
+    ParamsError,
+    StoreError,
+    WorkerSetupError,
+)
 from referee.web.client import SubmitError
 from referee.web.settings import ListenError
 from referee.web.uploads import UploadRefused

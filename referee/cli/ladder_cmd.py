@@ -340,7 +340,7 @@ def _lanes_of(lane_processes: bool, cluster: str | None) -> Any:
         return ProcessLanes
     if cluster:
         from referee.tournament.cluster import check_cluster_address
-        from referee.tournament.cluster_errors import ClusterError
+        from referee.tournament.errors import ClusterError
 
         try:
             check_cluster_address(cluster)

@@ -37,7 +37,8 @@ class ResultsFolder:
         self._held.close()
 
     def lock(self, directory: Path) -> None:
-        from referee.contest.lock import FolderBusy, ResultsLock
+        from referee.contest.errors import FolderBusy
+        from referee.contest.lock import ResultsLock
 
         if self._locked:
             return

@@ -21,14 +21,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.engine.errors import RefereeError
+from referee.contest.errors import DealSecretError
 from referee.runner.input_file import InputFileError, read_input
 
 __all__ = [
     "DEAL_SCHEME",
     "SECRET_BYTES",
     "DealSecret",
-    "DealSecretError",
     "commitment_of",
     "deal_seed",
 ]
@@ -39,10 +38,6 @@ DEAL_SCHEME = "hmac-sha256/v1"
 SECRET_BYTES = 32
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
-
-
-class DealSecretError(RefereeError, ValueError):
-    """A deal secret cannot be used (unreadable file, not hex, too short, or not the committed one)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,11 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from referee.engine.errors import RefereeError
+from referee.contest.errors import FolderBusy
 
 __all__ = ["LOCK_NAME", "FolderBusy", "ResultsLock"]
 
 LOCK_NAME = ".referee.lock"
-
-
-class FolderBusy(RefereeError):
-    """Another referee holds the results folder; the message names the folder and the holder's pid."""
 
 
 class ResultsLock:

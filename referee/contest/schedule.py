@@ -23,14 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from referee.contest.deal_secret import DealSecret
+from referee.contest.errors import ScheduleError
 from referee.contest.seating import block_seatings
-from referee.engine import MAX_PLAYERS, MIN_PLAYERS, RefereeError
+from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 
 __all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
-
-
-class ScheduleError(RefereeError, ValueError):
-    """The entrants and options cannot make a schedule (too few entrants, bad table size or repeats)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.contest.chain import ChainAudit
-from referee.contest.deal_secret import DealSecret, DealSecretError
+from referee.contest.deal_secret import DealSecret
+from referee.contest.errors import DealSecretError
 from referee.engine import Ruleset, RulesetError, seeded_deal
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import BlockState

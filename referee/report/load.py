@@ -11,16 +11,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from referee.contest.schedule import ScheduleError
+from referee.contest.errors import ScheduleError
 from referee.report.errors import NoTournament, ReplayError, ReportError
 from referee.report.gamelog import read_game_log
 from referee.report.model import Entrant, FaultEntry, Game, Tournament
 from referee.report.replay import encode_replay
 from referee.runner.safe_text import visible
+from referee.tournament.errors import EmptyStore, StoreError
 from referee.tournament.formats import check_format, format_of, planned_games
 from referee.tournament.params import TournamentParams
 from referee.tournament.standings import Tally, with_format
-from referee.tournament.store import DB_NAME, EmptyStore, ResultsStore, StoreError
+from referee.tournament.store import DB_NAME, ResultsStore
 
 
 def load_tournament(

@@ -18,29 +18,30 @@ from referee.lazy import lazy_names
 if TYPE_CHECKING:
     from referee.contest.block_stats import DealTally, block_outcomes, holm
     from referee.contest.counting import counted_scores
-    from referee.contest.deal_secret import DEAL_SCHEME, DealSecret, DealSecretError, commitment_of, deal_seed
+    from referee.contest.deal_secret import DEAL_SCHEME, DealSecret, commitment_of, deal_seed
+    from referee.contest.errors import DealSecretError, ScheduleError
     from referee.contest.pool import PlayerPool
-    from referee.contest.schedule import (
-        ScheduledGame,
-        ScheduleError,
-        TableBatch,
-        default_table_size,
-        make_schedule,
-    )
+    from referee.contest.schedule import ScheduledGame, TableBatch, default_table_size, make_schedule
     from referee.contest.seating import block_seatings, cyclic_orders, games_per_block, seat_cycle
     from referee.tournament.cluster import DaskExecutor, check_cluster_address
-    from referee.tournament.cluster_errors import ClusterError, WorkerSetupError
     from referee.tournament.confseq import BettingCSArray, MixtureTests
     from referee.tournament.designs import balanced_tables, gauntlet_tables
     from referee.tournament.display import head_to_head_table, standings_table
     from referee.tournament.entrants import (
-        ManifestError,
         bot_files,
         load_manifest,
         load_manifest_entries,
         name_entrants,
         unique_names,
         with_unique_names,
+    )
+    from referee.tournament.errors import (
+        ClusterError,
+        LaneError,
+        ManifestError,
+        ParamsError,
+        StoreError,
+        WorkerSetupError,
     )
     from referee.tournament.execute import Executor, PlayedGame, PlaySetup, Rounds, play_batch, play_table
     from referee.tournament.formats import (
@@ -58,11 +59,10 @@ if TYPE_CHECKING:
     )
     from referee.tournament.formats.race import race_of, replay_race
     from referee.tournament.formats.race_rounds import Race, RaceOutcome
-    from referee.tournament.lane_workers import LaneError
     from referee.tournament.live import LiveProgress
     from referee.tournament.local import LocalExecutor
     from referee.tournament.options import DEFAULT_MAX_GAMES, Option
-    from referee.tournament.params import EntrantInfo, ParamsError, Requested, TournamentParams, resolve_params
+    from referee.tournament.params import EntrantInfo, Requested, TournamentParams, resolve_params
     from referee.tournament.run import Progress, RunOutcome, run_tournament
     from referee.tournament.standings import (
         WINS_NOTE,
@@ -73,17 +73,17 @@ if TYPE_CHECKING:
         t_quantile_975,
         tally_from_store,
     )
-    from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, StoreError, seat_rows
+    from referee.tournament.store import DB_NAME, ResultsStore, SeatRow, StoredGame, seat_rows
 
 _WHERE: dict[str, str] = {
     "BettingCSArray": "referee.tournament.confseq",
-    "ClusterError": "referee.tournament.cluster_errors",
+    "ClusterError": "referee.tournament.errors",
     "DB_NAME": "referee.tournament.store",
     "DEAL_SCHEME": "referee.contest.deal_secret",
     "DEFAULT_MAX_GAMES": "referee.tournament.options",
     "DaskExecutor": "referee.tournament.cluster",
     "DealSecret": "referee.contest.deal_secret",
-    "DealSecretError": "referee.contest.deal_secret",
+    "DealSecretError": "referee.contest.errors",
     "DealTally": "referee.contest.block_stats",
     "EntrantInfo": "referee.tournament.params",
     "EntrantStanding": "referee.tournament.standings",
@@ -92,14 +92,14 @@ _WHERE: dict[str, str] = {
     "Format": "referee.tournament.formats",
     "FormatParams": "referee.tournament.formats",
     "Outcome": "referee.tournament.formats",
-    "LaneError": "referee.tournament.lane_workers",
+    "LaneError": "referee.tournament.errors",
     "LiveProgress": "referee.tournament.live",
     "LocalExecutor": "referee.tournament.local",
-    "ManifestError": "referee.tournament.entrants",
+    "ManifestError": "referee.tournament.errors",
     "bot_files": "referee.tournament.entrants",
     "MixtureTests": "referee.tournament.confseq",
     "Option": "referee.tournament.options",
-    "ParamsError": "referee.tournament.params",
+    "ParamsError": "referee.tournament.errors",
     "PlaySetup": "referee.tournament.execute",
     "PlayedGame": "referee.tournament.execute",
     "PlayerPool": "referee.contest.pool",
@@ -111,17 +111,17 @@ _WHERE: dict[str, str] = {
     "Rounds": "referee.tournament.execute",
     "RunOutcome": "referee.tournament.run",
     "Schedule": "referee.tournament.formats",
-    "ScheduleError": "referee.contest.schedule",
+    "ScheduleError": "referee.contest.errors",
     "ScheduledGame": "referee.contest.schedule",
     "SeatRow": "referee.tournament.store",
     "Standings": "referee.tournament.standings",
-    "StoreError": "referee.tournament.store",
+    "StoreError": "referee.tournament.errors",
     "StoredGame": "referee.tournament.store",
     "TableBatch": "referee.contest.schedule",
     "Tally": "referee.tournament.standings",
     "TournamentParams": "referee.tournament.params",
     "WINS_NOTE": "referee.tournament.standings",
-    "WorkerSetupError": "referee.tournament.cluster_errors",
+    "WorkerSetupError": "referee.tournament.errors",
     "balanced_tables": "referee.tournament.designs",
     "block_outcomes": "referee.contest.block_stats",
     "block_seatings": "referee.contest.seating",

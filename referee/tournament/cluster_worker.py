@@ -38,8 +38,8 @@ from referee.engine import Ruleset
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel
-from referee.tournament.cluster_errors import ClusterError as ClusterError
-from referee.tournament.cluster_errors import WorkerSetupError as WorkerSetupError
+from referee.tournament.errors import ClusterError as ClusterError
+from referee.tournament.errors import WorkerSetupError as WorkerSetupError
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.params import EntrantInfo
 

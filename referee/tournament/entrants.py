@@ -30,15 +30,14 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
-from referee.engine import RefereeError
 from referee.runner import BotSpec, BotSpecError, parse_bot_spec
 from referee.runner.input_file import InputFileError, nested_too_deeply, read_input
 from referee.runner.safe_text import visible
 from referee.runner.sandbox import SYSTEM_PATHS, is_system_program, program_files
 from referee.runner.spec import is_file
+from referee.tournament.errors import ManifestError
 
 __all__ = [
-    "ManifestError",
     "bot_files",
     "load_manifest",
     "load_manifest_entries",
@@ -55,10 +54,6 @@ NAME_MAX = 48
 MANIFEST_MAX = 4 * 1024 * 1024
 #: A command whose first word is a bot file of these kinds runs it as ``referee run FILE`` would, with the arguments.
 BOT_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs")
-
-
-class ManifestError(RefereeError, ValueError):
-    """A bots.toml manifest cannot be used; the message names the file, the entrant and the field."""
 
 
 def unique_names(names: Sequence[str]) -> list[str]:

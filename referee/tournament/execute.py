@@ -29,9 +29,9 @@ from referee.engine import Ruleset
 from referee.runner import RunnerConfig, opaque_game_id, play_game
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel, log_name
+from referee.tournament.errors import StoreError
 from referee.tournament.formats import format_of
 from referee.tournament.params import EntrantInfo, TournamentParams
-from referee.tournament.store import StoreError
 
 __all__ = [
     "STORAGE_FAILURES",

@@ -53,10 +53,10 @@ import trio
 from referee.contest.lane_channel import Bye, Channel, Done, Failed, Play, Retire, Stop, ToWorker
 from referee.contest.pool import PlayerFactory, PlayerPool, PoolView
 from referee.contest.schedule import ScheduledGame, TableBatch
-from referee.engine import RefereeError
 from referee.runner import Stopped, run_until_stopped
 from referee.runner.limits import die_with_parent
 from referee.runner.stopping import SIGNALS
+from referee.tournament.errors import LaneError
 from referee.tournament.execute import (
     STORAGE_FAILURES,
     GameFn,
@@ -77,10 +77,6 @@ STOP_MARGIN = 10.0
 
 #: CPU seconds (user + system) of every worker that has ended in this process, as each reported it.
 _worker_cpu: list[float] = []
-
-
-class LaneError(RefereeError):
-    """A lane's worker process failed: it ended unexpectedly, or could not be started."""
 
 
 def workers_cpu_seconds() -> float:

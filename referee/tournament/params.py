@@ -18,7 +18,7 @@ from typing import Any
 
 from protocol import check_line_bound
 from referee.contest.schedule import default_table_size
-from referee.engine import RefereeError, Ruleset
+from referee.engine import Ruleset
 from referee.runner import (
     BotSettings,
     BotSpec,
@@ -30,6 +30,7 @@ from referee.runner import (
     opaque_game_id,
 )
 from referee.settings import settings_fields
+from referee.tournament.errors import ParamsError
 from referee.tournament.fingerprint import changed_file, file_digests
 from referee.tournament.formats import FORMATS, format_options
 from referee.tournament.options import (
@@ -47,15 +48,10 @@ from referee.tournament.options import (
 __all__ = [
     "DEFAULT_MAX_GAMES",
     "EntrantInfo",
-    "ParamsError",
     "Requested",
     "TournamentParams",
     "resolve_params",
 ]
-
-
-class ParamsError(RefereeError, ValueError):
-    """The requested tournament cannot be run (no entrants, or it differs from the one it would continue)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -88,21 +88,20 @@ from referee.contest.chain import (
     link,
 )
 from referee.contest.database import Database, Migration, Schema, create_tables
-from referee.contest.deal_secret import DEAL_SCHEME, DealSecret, DealSecretError
+from referee.contest.deal_secret import DEAL_SCHEME, DealSecret
+from referee.contest.errors import DealSecretError
 from referee.contest.schedule import ScheduledGame
-from referee.engine import RefereeError
 from referee.runner.layout import DB_NAME
+from referee.tournament.errors import EmptyStore, StoreError
 from referee.tournament.params import TournamentParams
 
 __all__ = [
     "DB_NAME",
     "SCHEMA_VERSION",
-    "EmptyStore",
     "FaultLike",
     "GameResultLike",
     "ResultsStore",
     "SeatRow",
-    "StoreError",
     "StoredEntrant",
     "StoredFault",
     "StoredGame",
@@ -142,20 +141,6 @@ CREATE TABLE IF NOT EXISTS chain(
 #: The schema's history (``Database.migrate``): one step so far, every table (``replays`` and ``chain`` came after
 #: the first tournaments, which get them when opened to write).
 SCHEMA = Schema(SCHEMA_VERSION, (Migration("tables", create_tables(_SCHEMA)),))
-
-
-class StoreError(RefereeError):
-    """The results directory or database cannot be used (not a tournament, newer schema, unreadable), or a read or
-    write of it failed (a full or read-only disk). Every ``sqlite3`` error of the store is one of these: ``reason``
-    is SQLite's own words (``"database or disk is full"``), or the message when the store found the problem."""
-
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
-        super().__init__(message)
-        self.reason = message if reason is None else reason
-
-
-class EmptyStore(StoreError):
-    """A results database that holds no tournament yet."""
 
 
 class FaultLike(Protocol):

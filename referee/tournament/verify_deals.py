@@ -14,13 +14,15 @@ from pathlib import Path
 
 from referee.contest.chain import ChainAudit, Findings
 from referee.contest.deal_secret import DealSecret
-from referee.contest.schedule import ScheduleError, TableBatch
+from referee.contest.errors import ScheduleError
+from referee.contest.schedule import TableBatch
 from referee.engine import RulesetError, seeded_deal
 from referee.runner import LogError
 from referee.runner.gamelog import read_header
+from referee.tournament.errors import StoreError
 from referee.tournament.formats import schedule_of
 from referee.tournament.params import TournamentParams
-from referee.tournament.store import ResultsStore, SeatRow, StoreError
+from referee.tournament.store import ResultsStore, SeatRow
 
 __all__ = ["DealCheck", "audit_results", "check_deals", "check_log_deal"]
 

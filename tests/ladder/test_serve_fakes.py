@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from referee.contest.lock import FolderBusy
+from referee.contest.errors import FolderBusy
 from referee.ladder import BlockKind, BlockState, Ladder, VersionState
 from referee.ladder.serve import ServeOptions, serve
 from tests.ladder.fakes import Fakes, bot_text

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.contest.schedule import ScheduleError
+from referee.contest.errors import ScheduleError
 from referee.report.load import load_tournament
 from referee.report.page import render
 from referee.tournament import (

@@ -8,7 +8,8 @@ from math import comb
 import pytest
 
 from referee.contest.deal_secret import DealSecret
-from referee.contest.schedule import ScheduleError, default_table_size, make_schedule
+from referee.contest.errors import ScheduleError
+from referee.contest.schedule import default_table_size, make_schedule
 from referee.contest.seating import games_per_block
 
 NAMES = ["a", "b", "c", "d", "e", "f"]

@@ -20,7 +20,7 @@ from referee.tournament import (
     resolve_params,
     schedule_for,
 )
-from referee.tournament.params import ParamsError
+from referee.tournament.errors import ParamsError
 
 from .fakes import FakeFault, FakeResult
 

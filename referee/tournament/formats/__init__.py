@@ -75,7 +75,7 @@ def format_of(params: FormatParams | str) -> Format:
     name = params if isinstance(params, str) else params.format
     fmt = FORMATS.get(name)
     if fmt is None:
-        from referee.contest.schedule import ScheduleError
+        from referee.contest.errors import ScheduleError
 
         raise ScheduleError(f"unknown --format {name!r}; use one of {', '.join(FORMATS)}")
     return fmt
@@ -93,7 +93,7 @@ for _built_in in BUILT_IN:
 def check_format(params: FormatParams) -> None:
     """Raise ``ScheduleError`` (one line, naming the option and what to do) for options that do not make a schedule
     of ``params.format``, or one that would pass ``--max-games``."""
-    from referee.contest.schedule import ScheduleError
+    from referee.contest.errors import ScheduleError
     from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 
     fmt = format_of(params)
@@ -134,7 +134,7 @@ def schedule_for(params: FormatParams, secret: DealSecret) -> list[TableBatch]:
     check_format(params)
     fmt = format_of(params)
     if fmt.adaptive:
-        from referee.contest.schedule import ScheduleError
+        from referee.contest.errors import ScheduleError
 
         raise ScheduleError(f"--format {fmt.name} has no fixed schedule: its rounds depend on the results")
     return fmt.batches(params, secret)

@@ -33,7 +33,7 @@ class Balanced(Format):
     deals_per_table = False
 
     def check(self, params: FormatParams) -> None:
-        from referee.contest.schedule import ScheduleError
+        from referee.contest.errors import ScheduleError
 
         n, k, tables = len(params.names), params.table_size, TABLES_PER_ENTRANT.of(params)
         if tables is None:

@@ -110,7 +110,7 @@ class Gauntlet(Format):
         return "challengers (--challenger, or challenger = true in the manifest) need --format gauntlet"
 
     def check(self, params: FormatParams) -> None:
-        from referee.contest.schedule import ScheduleError
+        from referee.contest.errors import ScheduleError
 
         names, k, challengers = params.names, params.table_size, CHALLENGERS.of(params)
         unknown = [c for c in challengers if c not in names]

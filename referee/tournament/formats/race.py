@@ -179,7 +179,7 @@ class RaceFormat(Format):
     )
 
     def check(self, params: FormatParams) -> None:
-        from referee.contest.schedule import ScheduleError
+        from referee.contest.errors import ScheduleError
 
         n, top, confidence, margin = len(params.names), TOP.of(params), CONFIDENCE.of(params), TIE_MARGIN.of(params)
         if not 1 <= top < n:
