@@ -84,13 +84,31 @@ def dominated(move: Move, legal: Sequence[Move], turn: Turn, ruleset: Ruleset) -
 
 def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset, size: int | None = SHORTLIST) -> list[Move]:
     """The legal moves to number, cheapest first (``score_cost``; then more cards, lower value, fewer chips): the
-    plays no other play of the same cards has ``dominated``, at most ``size`` of them, with pass, force and drop;
-    ``size`` None: every legal move. What is left out is legal, and accepted when typed."""
+    plays no other play of the same cards has ``dominated``, at most ``size`` of them, with pass, force and drop
+    (pass and force left out when the table is ``stalled``); ``size`` None: every legal move (a stalled table's
+    passes last). What is left out is legal, and accepted when typed."""
     ranked = sorted(legal, key=lambda m: (score_cost(m, turn, ruleset), *_order(m)))
+    if stalled(turn):  # a pass only comes back: it goes last in the whole list, and out of the short one
+        ranked = [m for m in ranked if not isinstance(m, PassReply)] + [m for m in ranked if isinstance(m, PassReply)]
+        if size is not None:
+            ranked = [m for m in ranked if not isinstance(m, PassReply)]
     if size is None:
         return ranked
     plays = [m for m in ranked if isinstance(m, PlayReply) and not dominated(m, legal, turn, ruleset)][:size]
     return [m for m in ranked if not isinstance(m, PlayReply) or m in plays]
+
+
+def stalled(turn: Turn) -> bool:
+    """Whether a pass now would only come back to the mover (PROTOCOL.md's stalled-table rule): no other seat is
+    still playing, or nobody has played since the mover's own last pass of this round."""
+    if all(p.status != "playing" for i, p in enumerate(turn.players) if i != turn.seat):
+        return True
+    for entry in reversed(turn.history):
+        if entry.action == "play":
+            return False
+        if entry.action == "pass" and entry.seat == turn.seat:
+            return True
+    return False
 
 
 def _order(move: Move) -> tuple[int, int, int]:

@@ -155,6 +155,30 @@ def test_a_long_list_is_cut_to_the_cheapest_plays_with_pass_force_and_drop() -> 
         assert parse_move(move_text(move), moves) == move
 
 
+def test_a_pass_that_only_comes_back_is_not_offered() -> None:
+    """PROTOCOL.md's stalled-table rule: alone at the table, or after a circle of passes since one's own, a pass
+    comes straight back; the short list leaves pass and force out (a newcomer following "cheapest first" passed
+    338 times in a row), the whole list puts them last, and typed they are still accepted."""
+    legal = [PlayReply(value=20, count=1, bonus=2), PassReply(), DropReply()]
+    open_table = turn([9, 9], 15)
+    assert listed(legal, open_table, RULES)[0] == PassReply()  # someone else may still play: a pass is cheapest
+    alone = open_table.model_copy(
+        update={"players": [open_table.players[0].model_copy(update={"status": "dropped"}), open_table.players[1]]}
+    )
+    circle = turn([9, 9], 15, [PassEntry(seat=1, penalty=1, force=False), PassEntry(seat=0, penalty=1, force=False)])
+    moved_since = turn(
+        [9, 9],
+        15,
+        [PassEntry(seat=1, penalty=1, force=False), PlayEntry(seat=0, value=15, count=1, bonus=0, penalty=0)],
+    )
+    assert listed(legal, moved_since, RULES)[0] == PassReply()
+    for stalled_turn in (alone, circle):
+        short = listed(legal, stalled_turn, RULES)
+        assert sorted(map(move_text, short)) == ["20x1+2", "drop"]
+        assert listed(legal, stalled_turn, RULES, size=None)[-1] == PassReply()
+        assert parse_move("pass", short) == PassReply()
+
+
 def test_the_others_actions_in_words() -> None:
     names = ["greedy", "you"]
     assert describe_entry(PlayEntry(seat=0, value=8, count=2, bonus=1, penalty=0), names) == (
