@@ -484,9 +484,19 @@ class Ladder:
     def blocks(
         self, *, name: str | None = None, number: int | None = None, before: int | None = None, limit: int | None = 50
     ) -> list[Block]:
-        """Blocks newest first: every block, or those of one version (``name`` and ``number``)."""
-        vid = self.version(name, number).id if name is not None and number is not None else None
-        return self.store.blocks(version_id=vid, before=before, limit=limit)
+        """Blocks newest first: every block, those of one version (``name`` and ``number``), or those of any version
+        of the entrant ``name`` (``number`` None; a ``number`` without ``name`` is ignored). Raises ``NotFound``
+        for an unknown entrant or version."""
+        if name is None:
+            return self.store.blocks(before=before, limit=limit)
+        if number is not None:
+            return self.store.blocks(version_id=self.version(name, number).id, before=before, limit=limit)
+        found: dict[int, Block] = {}
+        for v in self.versions(name):  # an entrant's versions are few; a block may hold two of them
+            for b in self.store.blocks(version_id=v.id, before=before, limit=limit):
+                found[b.id] = b
+        newest = sorted(found.values(), key=lambda b: -b.id)
+        return newest if limit is None else newest[:limit]
 
     def block(self, block_id: int) -> Block:
         return self.store.block(block_id)

@@ -210,7 +210,10 @@ async def blocks(
     entrant: Annotated[str | None, Query(max_length=48)] = None,
     version: Annotated[int | None, Query(ge=1, le=NUMBER_MAX)] = None,
 ) -> list[BlockBody]:
-    """Blocks newest first with their results (of one version with ``entrant`` and ``version``)."""
+    """Blocks newest first with their results: of one entrant's versions with ``entrant``, of one version with
+    ``entrant`` and ``version``."""
+    if version is not None and entrant is None:
+        raise HTTPException(422, "version: give entrant too (a version number names a version only with its entrant)")
     found: list[BlockBody] = await _ladder(request).run(
         lambda ladder: views.blocks(ladder, before=before, limit=limit, name=entrant, number=version)
     )

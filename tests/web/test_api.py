@@ -55,6 +55,12 @@ def test_blocks_block_and_games(client: TestClient, built: Built) -> None:
     assert older[0]["id"] < blocks[-1]["id"]
     mine = client.get("/api/blocks", params={"entrant": "alice", "version": 1, "limit": 200}).json()
     assert mine and all(any(r["key"] == "alice#1" for r in b["results"]) for b in mine)
+    # an entrant alone: the blocks of any of its versions (a newcomer found the filter ignored without a version)
+    bobs = client.get("/api/blocks", params={"entrant": "bob", "limit": 3}).json()
+    assert len(bobs) == 3 and all(any(r["key"].startswith("bob#") for r in b["results"]) for b in bobs)
+    assert [b["id"] for b in bobs] == sorted((b["id"] for b in bobs), reverse=True)
+    assert client.get("/api/blocks", params={"entrant": "nosuch"}).status_code == 404
+    assert client.get("/api/blocks", params={"version": 1}).status_code == 422
     block = client.get(f"/api/blocks/{built.real_block}").json()
     assert block["state"] == "done" and block["seed"] == "5"
     assert len(block["games"]) == 3
