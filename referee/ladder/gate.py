@@ -37,8 +37,11 @@ QUOTED = 200
 def gate_reasons(report: dict[str, Any]) -> list[str]:
     """One line per failed check of a check report (``CheckReport.to_dict``): its name and summary and, when the
     bot sent a line that caused it, that line as received (its first ``QUOTED`` characters, unprintable
-    characters escaped), as ``referee check`` shows it."""
+    characters escaped), as ``referee check`` shows it. When no failed check quotes a line (a bot that ended or
+    stayed silent), the first reason ends with the last line the bot wrote on stderr, which usually says why (a
+    script not found, an exception): the reasons are its author's alone, as its stderr is."""
     reasons = []
+    quoted = False
     for check in report.get("checks", []):
         if check.get("outcome") != "failed":
             continue
@@ -46,7 +49,11 @@ def gate_reasons(report: dict[str, Any]) -> list[str]:
         received = next((e["received"] for e in check.get("evidence", []) if e.get("received") is not None), None)
         if received is not None:
             reason += f" (received: {visible(line_text(received, QUOTED, mark='...') or '')})"
+            quoted = True
         reasons.append(reason)
+    said = [line for line in report.get("stderr_tail", ()) if str(line).strip()]
+    if reasons and not quoted and said:
+        reasons[0] += f" (its stderr ends: {visible(line_text(str(said[-1]).strip(), QUOTED, mark='...') or '')})"
     return reasons
 
 

@@ -146,3 +146,20 @@ def test_a_failed_gate_quotes_the_offending_line(reports: dict[str, CheckReport]
     line = next(r for r in reasons if r.startswith("stdout-protocol-only: "))
     assert line.endswith('(received: {"type": "play", "value": 8,)'), line
     assert all("\n" not in r for r in reasons)
+
+
+def test_a_gate_failed_by_a_bot_that_ended_says_its_last_stderr_line(reports: dict[str, CheckReport]) -> None:
+    """A bot that ends before its hello (a script not found, an exception) left why on stderr: the gate's first
+    reason ends with that line (a newcomer saw only "the bot closed its input: exit code 2 before its hello
+    reply"); the reason quoting a received line has no need of it."""
+    from referee.ladder.gate import gate_reasons
+
+    ended = reports["crash_start"].to_dict()
+    assert gate_reasons(ended) == [r for r in gate_reasons(ended) if "stderr" not in r]  # it wrote nothing
+    ended["stderr_tail"] = ["Traceback (most recent call last):", "FileNotFoundError: weights.bin\x1b[2J", "  "]
+    first = gate_reasons(ended)[0]
+    assert first.startswith("handshake: ") and first.endswith(
+        "(its stderr ends: FileNotFoundError: weights.bin\\x1b[2J)"
+    )
+    quoting = reports["invalid_json"].to_dict() | {"stderr_tail": ["debug"]}
+    assert not any("its stderr ends" in r for r in gate_reasons(quoting))

@@ -49,7 +49,8 @@ def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_take
         broken = tmp_path / "src" / "broken"
         broken.mkdir()
         (broken / "bot.toml").write_text('command = "python bot.py"\n')
-        (broken / "bot.py").write_text("raise SystemExit(3)\n")
+        crash = "import sys\nsys.stderr.write('no weights file: model.bin\\n')\nraise SystemExit(3)\n"
+        (broken / "bot.py").write_text(crash)
         ladder.submit("crasher", broken)
     lines: list[str] = []
 
@@ -77,6 +78,7 @@ def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_take
     with Ladder.open(lad) as ladder:
         crasher = ladder.version("crasher", 1)
         assert crasher.state == VersionState.FAILED and "handshake" in (crasher.reason or ""), crasher
+        assert "(its stderr ends: no weights file: model.bin)" in (crasher.reason or ""), crasher  # why, not only how
         assert not ladder.blocks(name="crasher", number=1)  # kept out: it never played
         status = ladder.version_status("random_bot", 2)
         assert status.gate is not None and status.gate.passed
