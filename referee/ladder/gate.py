@@ -50,6 +50,8 @@ def gate_reasons(report: dict[str, Any]) -> list[str]:
         if received is not None:
             reason += f" (received: {visible(line_text(received, QUOTED, mark='...') or '')})"
             quoted = True
+            if check["name"] == "stdout-protocol-only":
+                reason += "; stdout carries protocol lines only: write logs and debug lines to stderr"
         reasons.append(reason)
     said = [line for line in report.get("stderr_tail", ()) if str(line).strip()]
     if reasons and not quoted and said:

@@ -144,7 +144,10 @@ def test_a_failed_gate_quotes_the_offending_line(reports: dict[str, CheckReport]
 
     reasons = gate_reasons(reports["invalid_json"].to_dict())
     line = next(r for r in reasons if r.startswith("stdout-protocol-only: "))
-    assert line.endswith('(received: {"type": "play", "value": 8,)'), line
+    assert line.endswith(
+        '(received: {"type": "play", "value": 8,); stdout carries protocol lines only: write logs and debug lines '
+        "to stderr"
+    ), line
     assert all("\n" not in r for r in reasons)
 
 
