@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from markupsafe import Markup
 
 from referee.ladder import LadderError
+from referee.ladder.final import final_folder
 from referee.ladder.notices import notices_of
 from referee.report import REPLAY_MARKUP
 from referee.web import api, charts, views
@@ -97,7 +98,11 @@ def _access(request: Request) -> Any:
 async def leaderboard_page(request: Request, who: Caller) -> Response:
     web = _web(request)
     board = await web.leaderboard()
-    return render(request, "leaderboard.html", title="Leaderboard", board=board, tables=web.board_tables(board))
+    final_played = await _access(request).run(lambda ladder: final_folder(ladder) is not None)
+    return render(
+        request, "leaderboard.html", title="Leaderboard", board=board, tables=web.board_tables(board),
+        final_played=final_played,
+    )  # fmt: skip
 
 
 @router.get("/entrants/{name}")

@@ -53,7 +53,7 @@ def test_before_its_final_the_page_says_so_and_the_api_is_404(make_client, ladde
     assert page.status_code == 200 and "No final yet" in page.text
     assert client.get("/api/final").status_code == 404
     assert "no final has been played" in client.get("/api/final").json()["error"]
-    assert 'href="/final"' in client.get("/").text  # the leaderboard links to it
+    assert "The contest ends with" in client.get("/").text  # the leaderboard links to it
 
 
 def test_the_final_is_on_the_site(make_client, ladder_root: Path, tmp_path: Path) -> None:
@@ -76,6 +76,7 @@ def test_the_final_is_on_the_site(make_client, ladder_root: Path, tmp_path: Path
     assert "the ladder's official standing" in body["verdict"][-1]
     assert body["secret"] and len(body["commitment"]) == 64  # the final's own secret, revealed once it ended
 
+    assert "The contest ended with" in client.get("/").text  # the leaderboard no longer speaks of it as to come
     page = client.get("/final").text
     for n in NAMES:
         assert f'href="/entrants/{n}/versions/1"' in page
