@@ -212,3 +212,20 @@ def test_the_organisers_page_lists_voided_blocks_and_why(own_ladder: Built) -> N
     assert f'<a href="/blocks/{block.id}">{block.id}</a></td><td>1</td>' in voids
     assert "lost at 17:40:12 UTC while it played &lt;b&gt;" in voids
     assert 'id="voids"' not in author  # the organiser's alone
+
+
+def test_me_warns_an_author_none_of_whose_versions_plays(own_ladder: Built) -> None:
+    """A newcomer retired their newest version and /me still said "active" with nothing playing."""
+    from referee.ladder import Ladder
+    from tests.web.conftest import open_client
+
+    client, ladder = open_client(own_ladder.root)
+    with client:
+        before = client.get("/me", headers=bearer(own_ladder.tokens["bob"])).text
+        ladder.retire("bob", 1)
+        after = client.get("/me", headers=bearer(own_ladder.tokens["bob"])).text
+    ladder.close()
+    assert 'id="none-playing"' not in before
+    assert 'id="none-playing"' in after and "Make active" in after
+    with Ladder.open(own_ladder.root) as check:
+        assert check.version("bob", 1).state.value == "retired"
