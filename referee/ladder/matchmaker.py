@@ -190,7 +190,8 @@ class Matchmaker:
         return self.rng.choices(eligible, weights=weights)[0]
 
     def _size(self, fillable: int, entrants: int, playing: bool) -> int | None:
-        """The table size with the most credit among those ``fillable`` entrants can fill (or as many as can sit);
+        """The table size with the most credit among those ``fillable`` entrants can fill (or, when the whole field is
+        smaller than every size, as many as can sit; when it is not, a wait for the seats playing now);
         None (wait) when seats are ``playing`` (so that they free up) and either a size the field's ``entrants``
         could fill is behind its share by more than ``size_slack`` points and the most behind, or even the best size
         that can be filled now is ahead of its share by more than that."""
@@ -201,7 +202,9 @@ class Matchmaker:
         if playing and ((behind and max(self._credit[k] for k in behind) > most) or -slack > most > -math.inf):
             return None
         if not sizes:
-            return min(max(self.sizes), fillable)
+            if playing and any(k <= entrants for k in self.sizes):
+                return None  # a size the ladder plays needs seats that are playing now: never a size it does not
+            return min(max(self.sizes), fillable)  # a field smaller than every size: as many as can sit
         return max(sizes, key=lambda k: (self._credit[k], self.rng.random()))
 
     def _count(self, size: int, entrants: int) -> None:

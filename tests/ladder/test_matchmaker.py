@@ -138,3 +138,19 @@ def test_a_field_in_two_parts_that_never_met_is_joined_by_the_next_block() -> No
         choice = mm.choose(field(), set(), met, 0.0)
         assert choice is not None and choice.reason == "weighted"
         assert len({v < 3 for v in choice.seats}) == 1, choice  # both from one group
+
+
+def test_a_ladder_of_3_and_4_seats_never_seats_2_while_its_other_versions_play() -> None:
+    """Four versions, two lanes, tables of 3 and 4: with one block playing, the two free versions used to be seated
+    at a table of 2 (a size the ladder does not play), and the two lanes then split the field in two pairs for good
+    (146 of 150 blocks in a test's serve). The free lane waits instead; a field smaller than every size still
+    plays as many as can sit."""
+    games = GamesSection(table_sizes=(3, 4), table_weights=(3.0, 1.0))
+    mm = Matchmaker(MatchmakingSection(), games, random.Random(6))
+    field = [_candidate(i) for i in range(4)]
+    assert mm.choose(field, {0, 1}, {}, 0.0) is None  # 0 and 1 play: 2 and 3 wait for them
+    choice = mm.choose(field, set(), {}, 0.0)
+    assert choice is not None and len(choice.seats) in (3, 4)
+    small = Matchmaker(MatchmakingSection(), games, random.Random(7))
+    pair = small.choose(field[:2], set(), {}, 0.0)
+    assert pair is not None and len(pair.seats) == 2  # two entrants in all: they still play
