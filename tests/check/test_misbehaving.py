@@ -30,7 +30,8 @@ RUNNER_CASES: dict[str, tuple[str, dict[str, str], str]] = {
     "ignore_term": ("ignore_term", {}, "move-time"),
     "deaf": ("deaf", {}, "move-time"),
     "fork_bomb": ("fork_bomb", {}, "move-time"),
-    "memory_hog": ("memory_hog", {}, "move-time"),
+    # Its memory cap (the OOM kill: a crash) or its move deadline, whichever comes first on the machine: both stop it.
+    "memory_hog": ("memory_hog", {}, "move-time|stays-alive"),
     "illegal-opening": ("illegal", {"ILLEGAL": "opening"}, "situation-holds-the-1"),
     "illegal-too_low": ("illegal", {"ILLEGAL": "too_low"}, "situation-only-lower-cards"),
     "illegal-pass_forced": ("illegal", {"ILLEGAL": "pass_forced"}, "situation-forced"),
@@ -76,9 +77,10 @@ def reports() -> dict[str, CheckReport]:
 @pytest.mark.parametrize("key", sorted(RUNNER_CASES))
 def test_runner_misbehaving_bot_fails_the_right_check(reports: dict[str, CheckReport], key: str) -> None:
     report = reports[key]
-    expected = RUNNER_CASES[key][2]
+    either = RUNNER_CASES[key][2].split("|")
     assert not report.passed
-    assert expected in report.failed_names, report.failed_names
+    expected = next((name for name in either if name in report.failed_names), None)
+    assert expected is not None, report.failed_names
     failed = report.check(expected)
     assert failed.evidence, "a failed check says where"
 

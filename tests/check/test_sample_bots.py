@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from referee.check import CheckReport, Outcome, sample_bot_spec
@@ -17,9 +19,11 @@ CASES = [*PYTHON_BOTS, pytest.param("js_bot", marks=NEEDS_NODE)]
 @pytest.fixture(scope="module")
 def reports() -> dict[str, CheckReport]:
     specs = {name: sample_bot_spec(name) for name in SAMPLE_BOTS}
-    # montecarlo thinks for half its move time: a short one keeps it quick (it keeps a safety margin).
+    # montecarlo thinks for half its move time: its thinking capped at 0.2 s keeps it quick, and a 1 s move time
+    # leaves it 0.8 s of margin on a loaded machine (at 0.4 s, 0.2 s of margin was missed once in a CI run).
+    specs["montecarlo"] = replace(specs["montecarlo"], env={**specs["montecarlo"].env, "MONTECARLO_THINK_MS": "200"})
     options = {name: sample_options(games=6) for name in specs}
-    options["montecarlo"] = sample_options(games=3, move_time=0.4, jobs=2)
+    options["montecarlo"] = sample_options(games=3, move_time=1.0, jobs=2)
     return check_all(specs, options, at_once=5)
 
 
