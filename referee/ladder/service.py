@@ -491,12 +491,7 @@ class Ladder:
             return self.store.blocks(before=before, limit=limit)
         if number is not None:
             return self.store.blocks(version_id=self.version(name, number).id, before=before, limit=limit)
-        found: dict[int, Block] = {}
-        for v in self.versions(name):  # an entrant's versions are few; a block may hold two of them
-            for b in self.store.blocks(version_id=v.id, before=before, limit=limit):
-                found[b.id] = b
-        newest = sorted(found.values(), key=lambda b: -b.id)
-        return newest if limit is None else newest[:limit]
+        return self.store.blocks(entrant_id=self.entrant(name).id, before=before, limit=limit)
 
     def block(self, block_id: int) -> Block:
         return self.store.block(block_id)

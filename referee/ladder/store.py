@@ -725,9 +725,10 @@ class LadderStore:
         before: int | None = None,
         limit: int | None = 50,
         epoch_id: int | None = None,
+        entrant_id: int | None = None,
     ) -> list[Block]:
-        """Blocks newest first (of one version, in some states, of one epoch, with ids below ``before`` when
-        asked)."""
+        """Blocks newest first (of one version, of any version of one entrant, in some states, of one epoch, with
+        ids below ``before`` when asked)."""
         where: list[str] = []
         args: list[Any] = []
         if epoch_id is not None:
@@ -736,6 +737,12 @@ class LadderStore:
         if version_id is not None:
             where.append("id IN (SELECT block_id FROM block_seats WHERE version_id = ?)")
             args.append(version_id)
+        if entrant_id is not None:
+            where.append(
+                "id IN (SELECT s.block_id FROM block_seats s JOIN versions v ON v.id = s.version_id "
+                "WHERE v.entrant_id = ?)"
+            )
+            args.append(entrant_id)
         if states is not None:
             wanted = [s.value for s in states]
             where.append(f"state IN ({', '.join('?' * len(wanted))})")
