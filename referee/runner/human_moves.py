@@ -87,15 +87,16 @@ def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset, size: int | None
     plays no other play of the same cards has ``dominated``, at most ``size`` of them, with pass, force and drop
     (pass and force left out when the table is ``stalled``); ``size`` None: every legal move (a stalled table's
     passes last). What is left out is legal, and accepted when typed."""
-    ranked = sorted(legal, key=lambda m: (score_cost(m, turn, ruleset), *_order(m)))
-    if stalled(turn):  # a pass only comes back: it goes last in the whole list, and out of the short one
-        ranked = [m for m in ranked if not isinstance(m, PassReply)] + [m for m in ranked if isinstance(m, PassReply)]
-        if size is not None:
-            ranked = [m for m in ranked if not isinstance(m, PassReply)]
+    stall = stalled(turn)  # a pass only comes back: last in the whole list, out of the short one
+
+    def futile(m: Move) -> bool:
+        return stall and isinstance(m, PassReply)
+
+    ranked = sorted(legal, key=lambda m: (futile(m), score_cost(m, turn, ruleset), *_order(m)))
     if size is None:
         return ranked
     plays = [m for m in ranked if isinstance(m, PlayReply) and not dominated(m, legal, turn, ruleset)][:size]
-    return [m for m in ranked if not isinstance(m, PlayReply) or m in plays]
+    return [m for m in ranked if not futile(m) and (not isinstance(m, PlayReply) or m in plays)]
 
 
 def stalled(turn: Turn) -> bool:
