@@ -17,7 +17,7 @@ from types import TracebackType
 
 from referee.contest.errors import FolderBusy
 
-__all__ = ["LOCK_NAME", "FolderBusy", "ResultsLock"]
+__all__ = ["LOCK_NAME", "ResultsLock"]
 
 LOCK_NAME = ".referee.lock"
 

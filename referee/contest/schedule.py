@@ -27,7 +27,7 @@ from referee.contest.errors import ScheduleError
 from referee.contest.seating import block_seatings
 from referee.engine import MAX_PLAYERS, MIN_PLAYERS
 
-__all__ = ["ScheduleError", "ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
+__all__ = ["ScheduledGame", "TableBatch", "default_table_size", "make_schedule", "table_batches"]
 
 
 @dataclass(frozen=True, slots=True)

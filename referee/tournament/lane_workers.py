@@ -69,7 +69,7 @@ from referee.tournament.execute import (
     play_lanes,
 )
 
-__all__ = ["LaneError", "LaneState", "run_in_workers", "run_lane", "workers_cpu_seconds"]
+__all__ = ["LaneState", "run_in_workers", "run_lane", "workers_cpu_seconds"]
 
 #: Seconds a worker has to close its bots and exit once told to stop, beyond the bots' own grace (twice theirs:
 #: bye, then TERM): after that it is killed (its bots die with it).
