@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from referee.ladder import NotFound
 from referee.memo import Memo, Policy
 from referee.report import REPLAY_MARKUP
+from referee.web import views
 from referee.web.access import caller
 
 __all__ = ["FinalBody", "FinalGameBody", "FinalRowBody", "api_router", "page_router"]
@@ -229,10 +230,7 @@ def _replay(ladder: Any, game_id: str) -> dict[str, Any]:
         text = store.replay(game_id)
     if text is None:
         raise NotFound(f"the final's game {game_id!r} has no replay (its log was not kept)")
-    label = f"final {game_id}"
-    seats = list(range(len(game.names)))
-    return {"game": {"key": 0, "label": label, "seats": seats, "seed": None}, "names": game.names,
-            "replay": json.loads(text), "faults": []}  # fmt: skip
+    return views.viewer_payload(f"final {game_id}", game.names, json.loads(text))
 
 
 @api_router.get("/final/games/{game_id}/replay")

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from referee.ladder.errors import Refused, SeatRefused
 from referee.report import REPLAY_MARKUP, encode_replay, read_game_log
+from referee.web import views
 from referee.web.access import caller
 from referee.web.human_games import HumanGame, opponents
 from referee.web.pages import render
@@ -159,12 +160,9 @@ async def replay(request: Request, who: Caller, game_id: str) -> dict[str, Any]:
         summary = games.summary(game_id)
         logged = read_game_log(games.log_path(game_id))
         names = summary["names"]
-        return {
-            "game": {"key": 0, "label": game_id, "seats": list(range(len(names))), "seed": None},
-            "names": names,
-            "replay": encode_replay(len(names), logged.ruleset, logged.steps, deal=logged.deal),
-            "faults": [],
-        }
+        return views.viewer_payload(
+            game_id, names, encode_replay(len(names), logged.ruleset, logged.steps, deal=logged.deal)
+        )
 
     found: dict[str, Any] = await request.app.state.web.ladder.run_in_thread(read)
     return found

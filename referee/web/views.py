@@ -10,7 +10,7 @@ from the bots) and without fault details: what anyone needs to replay and re-rat
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -225,18 +225,20 @@ def replay(ladder: Ladder, principal: Any, game_id: str) -> dict[str, Any]:
                 {"game": 0, "seat": e.fault.seat, "kind": e.fault.kind, "detail": e.fault.detail if mine else ""}
             )
     stderr, full = game_stderr(ladder, g, names, mine_seats) if mine_seats else ([], [])
+    seed = None if logged.seed is None else str(logged.seed)
+    return {**viewer_payload(g.id, names, rep, seed=seed, faults=faults), "stderr": stderr, "stderr_full": full}
+
+
+def viewer_payload(
+    label: str, names: Sequence[str], replay: Any, *, seed: str | None = None, faults: Sequence[Any] = ()
+) -> dict[str, Any]:
+    """What the replay viewer reads for one game (a ladder game's, a final's, a human game's): its ``label``, the
+    seats' ``names``, the compact ``replay``, the deal's ``seed`` when shown and the ``faults`` shown."""
     return {
-        "game": {
-            "key": 0,
-            "label": g.id,
-            "seats": list(range(len(names))),
-            "seed": None if logged.seed is None else str(logged.seed),
-        },
-        "names": names,
-        "replay": rep,
-        "faults": faults,
-        "stderr": stderr,
-        "stderr_full": full,
+        "game": {"key": 0, "label": label, "seats": list(range(len(names))), "seed": seed},
+        "names": list(names),
+        "replay": replay,
+        "faults": list(faults),
     }
 
 
