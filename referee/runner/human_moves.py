@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from protocol import DropEntry, DropReply, PassEntry, PassReply, PlayEntry, PlayReply, Turn, observation_from_turn
-from protocol.tactics import play_penalty
+from protocol.tactics import others_playing, play_penalty, stalled
 from referee.engine import Drop, IllegalMove, Pass, Play, Ruleset, apply, sample_state
 
 Move = PlayReply | PassReply | DropReply
@@ -85,9 +85,11 @@ def dominated(move: Move, legal: Sequence[Move], turn: Turn, ruleset: Ruleset) -
 def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset, size: int | None = SHORTLIST) -> list[Move]:
     """The legal moves to number, cheapest first (``score_cost``; then more cards, lower value, fewer chips): the
     plays no other play of the same cards has ``dominated``, at most ``size`` of them, with pass, force and drop
-    (pass and force left out when the table is ``stalled``); ``size`` None: every legal move (a stalled table's
-    passes last). What is left out is legal, and accepted when typed."""
-    stall = stalled(turn)  # a pass only comes back: last in the whole list, out of the short one
+    (pass and force left out at a stalled table: no one else playing, or nobody played since one's own pass);
+    ``size`` None: every legal move (a stalled table's passes last). What is left out is legal, and accepted when
+    typed."""
+    obs = observation_from_turn(turn)  # PROTOCOL.md's stalled-table rule: a pass only comes back, so it goes
+    stall = not others_playing(obs) or stalled(obs)  # last in the whole list and out of the short one
 
     def futile(m: Move) -> bool:
         return stall and isinstance(m, PassReply)
@@ -97,19 +99,6 @@ def listed(legal: Sequence[Move], turn: Turn, ruleset: Ruleset, size: int | None
         return ranked
     plays = [m for m in ranked if isinstance(m, PlayReply) and not dominated(m, legal, turn, ruleset)][:size]
     return [m for m in ranked if not futile(m) and (not isinstance(m, PlayReply) or m in plays)]
-
-
-def stalled(turn: Turn) -> bool:
-    """Whether a pass now would only come back to the mover (PROTOCOL.md's stalled-table rule): no other seat is
-    still playing, or nobody has played since the mover's own last pass of this round."""
-    if all(p.status != "playing" for i, p in enumerate(turn.players) if i != turn.seat):
-        return True
-    for entry in reversed(turn.history):
-        if entry.action == "play":
-            return False
-        if entry.action == "pass" and entry.seat == turn.seat:
-            return True
-    return False
 
 
 def _order(move: Move) -> tuple[int, int, int]:
