@@ -56,7 +56,13 @@ class SeatRefused(Refused):
 
 
 class NotFound(Refused):
-    """No entrant, version, block, game or epoch of that name or number."""
+    """No entrant, version, block, game or epoch of that name or number. ``organiser``: what the organiser can do
+    about it (a command), said after the message in the organiser's tools and left out of ``public`` (what the web
+    shows everyone)."""
+
+    def __init__(self, message: str, *, organiser: str | None = None) -> None:
+        super().__init__(f"{message}: {organiser}" if organiser else message)
+        self.public = message
 
 
 class LadderStoreError(LadderError):

@@ -301,7 +301,7 @@ class Ladder:
     def entrant(self, name: str) -> Entrant:
         entrant = self.store.entrant_named(name)
         if entrant is None:
-            raise NotFound(f"no entrant named {visible(name)!r}: add it with referee ladder add NAME")
+            raise NotFound(f"no entrant named {visible(name)!r}", organiser="add it with referee ladder add NAME")
         return entrant
 
     def entrants(self) -> list[Entrant]:

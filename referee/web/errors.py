@@ -78,7 +78,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def referee_error(request: Request, exc: Exception) -> Response:
         status = LADDER_STATUS.get(type(exc).__name__, 400)
-        return error_response(request, status, str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        said = getattr(exc, "public", None) or str(exc)  # NotFound's, without the organiser's command
+        return error_response(request, status, said.splitlines()[0] if said else type(exc).__name__)
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         log_failure(request.scope, exc)

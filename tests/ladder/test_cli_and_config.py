@@ -62,7 +62,7 @@ def test_refusals_are_one_line_and_status_2(tmp_path: Path) -> None:
     cases = [
         (["ladder", "init", str(lad)], "holds a ladder already"),
         (["ladder", "status", str(tmp_path)], "not a ladder folder"),
-        (["ladder", "submit", str(lad), "nobody", str(tmp_path)], "no entrant named 'nobody'"),
+        (["ladder", "submit", str(lad), "nobody", str(tmp_path)], "'nobody': add it with referee ladder"),
         (["ladder", "add", str(lad), "a/b"], "entrant name"),
         (["ladder", "token", str(lad)], "give an entrant NAME or --admin"),
     ]

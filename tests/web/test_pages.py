@@ -120,6 +120,7 @@ def test_error_pages_are_one_line(client: TestClient) -> None:
     r = client.get("/entrants/nobody")
     assert r.status_code == 404
     assert "no entrant named &#39;nobody&#39;" in r.text and "Traceback" not in r.text
+    assert "referee ladder add" not in r.text  # the organiser's command is the organiser's (the CLI says it)
     r = client.get("/blocks/notanumber")
     assert r.status_code == 422 and 'id="error-message">path.block_id:' in r.text
 
