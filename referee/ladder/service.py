@@ -29,6 +29,7 @@ from referee.ladder.errors import LadderError, NotFound, Refused
 from referee.ladder.intake import IntakeLimits, discard, freeze, stage
 from referee.ladder.layout import LadderLayout
 from referee.ladder.model import (
+    ACTIVE_STATES,
     GATE_STATES,
     Block,
     Entrant,
@@ -317,16 +318,25 @@ class Ladder:
         return self.entrant(name)
 
     def reinstate(self, name: str) -> Entrant:
-        """Let a suspended entrant play again; a suspended version of it (faults) is put back into placement."""
+        """Let a suspended entrant play again; a suspended version of it (faults) is put back into placement, as long
+        as it is among the entrant's newest ``active_versions`` (with those active now): the older ones of those
+        retire, replaced by the newest, as an upload retires them."""
         entrant = self.entrant(name)
         if entrant.state == EntrantState.RETIRED:
             raise Refused(f"{visible(name)} has retired; add it again under another name")
         self.store.move_entrant(entrant.id, EntrantState.ACTIVE, None)
-        for v in self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED]):
-            self.store.move_version(
-                v.id, VersionState.PLACEMENT, "reinstated", only=[VersionState.SUSPENDED],
-                placement_left=self.config.matchmaking.placement_blocks,
-            )  # fmt: skip
+        held = self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED])
+        active = self.store.versions(entrant_id=entrant.id, states=ACTIVE_STATES)
+        newest = sorted([*held, *active], key=lambda v: v.number, reverse=True)
+        kept = {v.id for v in newest[: self.config.submissions.active_versions]}
+        for v in newest:
+            if v.id not in kept:
+                self.store.move_version(v.id, VersionState.RETIRED, f"replaced by version {newest[0].number}")
+            elif v.state == VersionState.SUSPENDED:
+                self.store.move_version(
+                    v.id, VersionState.PLACEMENT, "reinstated", only=[VersionState.SUSPENDED],
+                    placement_left=self.config.matchmaking.placement_blocks,
+                )  # fmt: skip
         return self.entrant(name)
 
     def retire(self, name: str, number: int | None = None) -> list[Version]:

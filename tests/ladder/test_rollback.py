@@ -135,3 +135,20 @@ def test_a_version_back_in_the_field_has_its_meetings_again(tmp_path: Path) -> N
         assert store.move_version(c, VersionState.RANKED, only=[VersionState.RETIRED])
         tracker.refresh(5.0)
         assert tracker.met[(a, c)] == 2 and tracker.opponents == {a: 4, b: 4, c: 4}
+
+
+def test_reinstating_an_entrant_keeps_its_active_versions_to_the_cap(tmp_path: Path) -> None:
+    lad, _, _ = _two_versions(tmp_path)
+    with Ladder.open(lad) as ladder:
+        # ann#2 suspended for its faults (as settling a block does), then its author brings ann#1 back meanwhile
+        assert ladder.store.move_version(ladder.version("ann", 2).id, VersionState.SUSPENDED, "forfeited 40%")
+        assert activate(ladder, "ann", 1).retired == ()  # a suspended version is not an active one
+        ladder.suspend("ann", "looking into it")
+        ladder.reinstate("ann")
+        v1, v2 = ladder.version("ann", 1), ladder.version("ann", 2)
+        # one active version ([submissions] active_versions = 1): the newest, ann#2, back into placement; ann#1
+        # retired as an upload would retire it, so that its author may bring it back
+        assert v2.state == VersionState.PLACEMENT and v2.reason == "reinstated", v2
+        assert v1.state == VersionState.RETIRED and v1.reason == "replaced by version 2", v1
+        assert [v.key for v in ladder.store.active_versions() if v.entrant == "ann"] == ["ann#2"]
+    _check_events(lad / "ladder.sqlite")
