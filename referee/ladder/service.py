@@ -318,25 +318,25 @@ class Ladder:
         return self.entrant(name)
 
     def reinstate(self, name: str) -> Entrant:
-        """Let a suspended entrant play again; a suspended version of it (faults) is put back into placement, as long
-        as it is among the entrant's newest ``active_versions`` (with those active now): the older ones of those
-        retire, replaced by the newest, as an upload retires them."""
+        """Let a suspended entrant play again. A version of it suspended for its faults goes back into placement while
+        the entrant has fewer than ``active_versions`` active (the newest first); beyond that it retires, replaced
+        by the newest active one (its author's choice stands; the author may bring it back with ``activate``)."""
         entrant = self.entrant(name)
         if entrant.state == EntrantState.RETIRED:
             raise Refused(f"{visible(name)} has retired; add it again under another name")
         self.store.move_entrant(entrant.id, EntrantState.ACTIVE, None)
-        held = self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED])
         active = self.store.versions(entrant_id=entrant.id, states=ACTIVE_STATES)
-        newest = sorted([*held, *active], key=lambda v: v.number, reverse=True)
-        kept = {v.id for v in newest[: self.config.submissions.active_versions]}
-        for v in newest:
-            if v.id not in kept:
-                self.store.move_version(v.id, VersionState.RETIRED, f"replaced by version {newest[0].number}")
-            elif v.state == VersionState.SUSPENDED:
+        held = self.store.versions(entrant_id=entrant.id, states=[VersionState.SUSPENDED])
+        playing = [v.number for v in active]
+        for v in sorted(held, key=lambda v: v.number, reverse=True):
+            if len(playing) < self.config.submissions.active_versions:
                 self.store.move_version(
                     v.id, VersionState.PLACEMENT, "reinstated", only=[VersionState.SUSPENDED],
                     placement_left=self.config.matchmaking.placement_blocks,
                 )  # fmt: skip
+                playing.append(v.number)
+            else:
+                self.store.move_version(v.id, VersionState.RETIRED, f"replaced by version {max(playing)}")
         return self.entrant(name)
 
     def retire(self, name: str, number: int | None = None) -> list[Version]:

@@ -146,9 +146,10 @@ def test_reinstating_an_entrant_keeps_its_active_versions_to_the_cap(tmp_path: P
         ladder.suspend("ann", "looking into it")
         ladder.reinstate("ann")
         v1, v2 = ladder.version("ann", 1), ladder.version("ann", 2)
-        # one active version ([submissions] active_versions = 1): the newest, ann#2, back into placement; ann#1
-        # retired as an upload would retire it, so that its author may bring it back
-        assert v2.state == VersionState.PLACEMENT and v2.reason == "reinstated", v2
-        assert v1.state == VersionState.RETIRED and v1.reason == "replaced by version 2", v1
-        assert [v.key for v in ladder.store.active_versions() if v.entrant == "ann"] == ["ann#2"]
+        # one active version ([submissions] active_versions = 1): the author's choice, ann#1, stays; ann#2 is retired
+        # as replaced by it, so that its author may still bring it back
+        assert v1.state == VersionState.RANKED, v1
+        assert v2.state == VersionState.RETIRED and v2.reason == "replaced by version 1", v2
+        assert [v.key for v in ladder.store.active_versions() if v.entrant == "ann"] == ["ann#1"]
+        assert activate(ladder, "ann", 2).version.state == VersionState.PLACEMENT  # what it had left of placement
     _check_events(lad / "ladder.sqlite")
