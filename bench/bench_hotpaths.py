@@ -44,6 +44,7 @@ from bench_engine import measure  # noqa: E402
 from protocol import encode, turn_message  # noqa: E402
 from protocol.wire import GameWire  # noqa: E402
 from referee.engine import PassEvent, new_game, observation_for  # noqa: E402
+from referee.runner.gamelog import log_lines  # noqa: E402
 
 STDLIB_BOT = ROOT / "bench" / "bots" / "stdlib_random.py"
 SDK_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -77,15 +78,24 @@ def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float,
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", RUN_MEASURED, str(cpu_file), "run", *args], check=True, capture_output=True)
     wall = time.perf_counter() - start
-    games = len(list((folder / "games").glob("*.jsonl")))
+    games = len(list((folder / "games").glob("*.jsonl*")))
     cpu, bots_cpu = map(float, cpu_file.read_text().split())
     return games, wall, cpu, bots_cpu
 
 
 def naive_run(folder: Path) -> tuple[int, float, float, float]:
     """(games, wall seconds, referee CPU seconds, bots' CPU seconds) of the naive referee on the deals of
-    ``folder``'s game logs."""
-    logs = sorted(str(p) for p in (folder / "games").glob("*.jsonl"))
+    ``folder``'s game logs (compressed: their header lines are copied to plain files first, outside its timing)."""
+    headers = folder / "naive_headers"
+    headers.mkdir(exist_ok=True)
+    logs = []
+    for path in sorted((folder / "games").glob("*.jsonl*")):
+        lines = log_lines(path)
+        _, header = next(lines)
+        lines.close()
+        plain = headers / path.name.split(".")[0]
+        plain.write_text(header, encoding="utf-8")
+        logs.append(str(plain))
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, str(NAIVE), f"{sys.executable} {STDLIB_BOT}", *logs], check=True, capture_output=True

@@ -10,7 +10,7 @@ from typing import Any
 from referee.engine.cards import HIGHEST as HIGHEST
 from referee.engine.errors import DealError
 from referee.engine.ruleset import MAX_PLAYERS, MIN_PLAYERS, Ruleset
-from referee.memo import memoized
+from referee.memo import Policy, memoized
 
 #: The full deck, sorted: one 1, two 2s, three each of 3..23.
 DECK: tuple[int, ...] = (1, 2, 2, *(v for v in range(3, HIGHEST + 1) for _ in range(3)))
@@ -25,6 +25,9 @@ RoundDeal = tuple[Hand, ...]
 Deal = tuple[RoundDeal, ...]
 
 
+#: Kept by (seed, players, ruleset): a tournament plays each deal once per seat rotation (four games for four seats),
+#: and each game starts from it; the deal is a tuple of tuples, so every game may share it.
+@memoized("engine.deck.seeded_deal", 256, Policy.RENEW)
 def seeded_deal(seed: int, players: int, ruleset: Ruleset) -> Deal:
     """Deal every round of a game from ``seed`` (same seed, same deal, on any machine).
 

@@ -4,8 +4,8 @@ A tournament writes each game's log as one Zstandard frame (``games/<id>.jsonl.z
 named anything else (``referee play``'s ``referee-logs/<id>.jsonl``, the logs of an older referee) is plain JSON
 Lines. Readers go by the file's first bytes, not its name, and read plain, Zstandard and gzip logs alike.
 
-Zstandard at its default level was chosen by measurement (bench/bench_logs.py, bench/README.md "Compact logs"):
-about as small as gzip's default level at a sixth of its CPU time a game.
+Zstandard was chosen by measurement (bench/bench_logs.py, bench/README.md "Compact logs"): about as small as gzip's
+default level at a sixth of its CPU time a game; its level 1, not its default 3, as measured there and for issue 33.
 """
 
 from __future__ import annotations
@@ -47,10 +47,12 @@ COMPRESSED_SUFFIX = ".jsonl.zst"
 
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GZIP_MAGIC = b"\x1f\x8b"
-#: Zstandard's default level: about gzip -6's size at a sixth of its CPU time (bench/bench_logs.py).
-_LEVEL = 3
-#: The largest window a log's frame may ask the reader for (the writer's frames need at most 2 MiB): a hostile
-#: frame asking for more is refused instead of allocated.
+#: Zstandard's level 1: a game's log as small as at the default level 3 (within 2%, smaller for some) for about
+#: three quarters of its CPU time, and its compressor needs under half the memory (bench/README.md, "Compact logs" and
+#: "Hot paths").
+_LEVEL = 1
+#: The largest window a log's frame may ask the reader for (the writer's frames need at most 512 KiB, an older
+#: referee's at level 3 up to 2 MiB): a hostile frame asking for more is refused instead of allocated.
 _MAX_WINDOW = 1 << 24
 #: Compressed bytes fed to the decompressor at a time: a Zstandard block (at least 4 bytes) holds at most 128 KiB,
 #: so one feed gives at most 8 MiB, however the data was made (a decompression bomb is read in bounded steps).

@@ -16,7 +16,6 @@ from referee.tournament.execute import (
     lane_pool,
     play_lanes,
 )
-from referee.tournament.lane_workers import run_in_workers
 
 __all__ = ["LocalExecutor"]
 
@@ -41,6 +40,9 @@ class LocalExecutor:
 
     def run(self, setup: PlaySetup, rounds: Rounds) -> None:
         if self.workers:
+            # Loaded only here: the workers' modules (pickle, the lanes' channel) are about 10 ms of a run's start.
+            from referee.tournament.lane_workers import run_in_workers
+
             run_in_workers(setup, rounds, max(1, self.jobs), fresh=self.fresh, play=self.play, factory=self.factory)
             return
 

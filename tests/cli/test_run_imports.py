@@ -1,7 +1,7 @@
 """``referee run`` loads only what it uses: a run of bots that behave, without ``--cluster`` or ``--manifest``, never
 imports pydantic (replies are read by ``protocol.replies``), the cluster's modules, the log verifier, the seat for a
-person at the terminal, the TOML reader or numpy; ``referee standings`` not the runner; ``--help`` loads none of the
-runner, the tournament or rich."""
+person at the terminal, the TOML reader, numpy or (without ``--lane-processes``) the lane workers; ``referee
+standings`` not the runner; ``--help`` loads none of the runner, the tournament or rich."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ NEVER_IN_A_RUN = [
     "tomllib",
     "numpy",
     "importlib.resources",
+    "referee.tournament.lane_workers",  # only with --lane-processes
+    "referee.contest.lane_channel",
 ]
 
 

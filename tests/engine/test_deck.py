@@ -15,6 +15,7 @@ from referee.engine import (
     STANDARD,
     DealError,
     Ruleset,
+    RulesetError,
     deal_from_json,
     deal_to_json,
     new_game,
@@ -63,6 +64,22 @@ def test_the_same_seed_gives_the_same_deal_and_other_seeds_differ() -> None:
     assert seeded_deal(42, 3, STANDARD) == seeded_deal(42, 3, STANDARD)
     assert len({seeded_deal(s, 3, STANDARD) for s in range(10)}) == 10
     assert new_game(3, seed=42) == new_game(3, seed=42)
+
+
+def test_a_deal_kept_for_its_seed_is_the_one_dealt_afresh_for_those_players_and_that_ruleset() -> None:
+    # Each deal is kept by (seed, players, ruleset) for the games that replay it; asked in a mixed order, with the
+    # same seed for other player counts and other rulesets, each is what dealing it afresh gives.
+    short = Ruleset(hand_size=10, discard=2, rounds=2)
+    asks = [(s, p, r) for s in (5, 6, 5) for p in (2, 4, 3) for r in (STANDARD, short)]
+    deals = [seeded_deal(*ask) for ask in asks]
+    fresh = seeded_deal.__wrapped__  # type: ignore[attr-defined]
+    assert deals == [fresh(*ask) for ask in asks]
+    assert len({deal for deal in deals}) == len(set(asks))  # no two keys share a deal
+    assert [len(deal) for deal in deals[:2]] == [STANDARD.rounds, 2] and len(deals[0][0][0]) == 15
+    big = Ruleset(hand_size=17)  # 68 cards for 4 players: refused each time, never kept
+    for _ in range(2):
+        with pytest.raises(RulesetError, match="too large"):
+            seeded_deal(5, 4, big)
 
 
 def test_the_seeded_deal_is_the_same_on_every_machine() -> None:
