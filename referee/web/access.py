@@ -14,7 +14,7 @@ from fastapi import HTTPException, Request
 
 from referee.web.auth import bearer_token, cookie_name
 
-__all__ = ["caller", "checked", "may_see", "signed_in"]
+__all__ = ["caller", "checked", "may_see", "organiser", "signed_in"]
 
 
 async def caller(request: Request) -> Any:
@@ -76,6 +76,14 @@ def signed_in(principal: Any) -> Any:
             "sign in first: send Authorization: Bearer TOKEN, or sign in on /signin",
             {"WWW-Authenticate": "Bearer"},
         )
+    return principal
+
+
+def organiser(principal: Any, what: str) -> Any:
+    """``principal`` when it is the organiser's; else 401 (signed out) or 403 saying only the organiser may ``what``."""
+    signed_in(principal)
+    if not principal.admin:
+        raise HTTPException(403, f"only the organiser's token may {what}")
     return principal
 
 

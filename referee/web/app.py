@@ -115,7 +115,7 @@ def _swagger_assets() -> Path:
 def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> FastAPI:
     """The web app of ``ladder`` with ``settings`` (defaults: ``WebSettings()``). While it runs (its lifespan), a
     task keeps the leaderboard current."""
-    from referee.web import api, final, human, pages
+    from referee.web import api, api_organiser, final, human, pages
 
     settings = settings or WebSettings()
     web = Web(settings, ladder)
@@ -142,6 +142,7 @@ def create_app(ladder: LadderAccess, settings: WebSettings | None = None) -> Fas
     declare_bearer_scheme(app)
     install_error_handlers(app)
     app.include_router(api.router)
+    app.include_router(api_organiser.router)
     app.include_router(pages.router)
     app.include_router(human.router)
     app.include_router(final.api_router)

@@ -19,7 +19,7 @@ from referee.ladder.final import final_folder
 from referee.ladder.notices import notices_of
 from referee.report import REPLAY_MARKUP
 from referee.web import api, charts, views
-from referee.web.access import caller, checked, signed_in
+from referee.web.access import caller, checked, organiser, signed_in
 from referee.web.auth import cookie_name
 from referee.web.errors import LADDER_STATUS
 from referee.web.organiser import human_bytes, overview
@@ -228,10 +228,7 @@ Name = Annotated[str, Form(min_length=1, max_length=48)]
 
 def _organiser(principal: Any) -> Any:
     """``principal`` when it is the organiser's; else 401 (signed out) or 403."""
-    signed_in(principal)
-    if not principal.admin:
-        raise HTTPException(403, "only the organiser's token may open the organiser's page or act from it")
-    return principal
+    return organiser(principal, "open the organiser's page or act from it")
 
 
 @router.get("/admin")

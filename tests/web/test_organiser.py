@@ -155,3 +155,40 @@ def test_the_activate_command_through_the_api(own_ladder: Built, live_server: An
     assert "the server refused it (409): alice#1 cannot be made active: it is active already" in again.output
     other = runner.invoke(main, [*args, "bob", "1"])
     assert other.exit_code == 2 and "(403): only bob and the organiser may choose" in other.output
+
+
+def test_the_organisers_actions_in_the_api(own_ladder: Built) -> None:
+    client, ladder = open_client(own_ladder.root)
+    admin, bob = bearer(own_ladder.admin), bearer(own_ladder.tokens["bob"])
+    with client:
+        r = client.post("/api/entrants/bob/suspend", json={"reason": "looking into its logs"}, headers=admin)
+        assert r.status_code == 200 and r.json()["state"] == "suspended", r.text
+        assert r.json()["reason"] == "looking into its logs"  # the organiser sees why
+        assert ladder.entrant("bob").state == EntrantState.SUSPENDED
+        r = client.post("/api/entrants/bob/suspend", json={}, headers=admin)
+        assert r.status_code == 409 and r.json()["error"] == "bob is suspended already"
+        # an entrant's own token, no token, another site's page with the organiser's cookie: nothing changes
+        r = client.post("/api/entrants/bob/lift", headers=bob)
+        assert r.status_code == 403 and r.json()["error"] == "only the organiser's token may lift a suspension"
+        assert client.post("/api/entrants/bob/lift").status_code == 401
+        client.cookies.set("referee_token", own_ladder.admin)
+        foreign = {"Origin": "http://127.0.0.1:9", "Sec-Fetch-Site": "same-site"}
+        assert client.post("/api/entrants/bob/lift", headers=foreign).status_code == 403
+        client.cookies.clear()
+        assert ladder.entrant("bob").state == EntrantState.SUSPENDED
+        r = client.post("/api/entrants/bob/lift", headers=admin)
+        assert r.status_code == 200 and r.json()["state"] == "active"
+        r = client.post("/api/entrants/bob/versions/1/retire", headers=admin)
+        assert r.status_code == 200 and r.json()["state"] == "retired" and r.json()["key"] == "bob#1"
+        r = client.post("/api/entrants/carol/retire", json={}, headers=admin)
+        assert r.status_code == 422 and "for_good" in r.json()["error"]
+        assert ladder.entrant("carol").state == EntrantState.ACTIVE
+        r = client.post("/api/entrants/carol/retire", json={"for_good": True}, headers=admin)
+        assert r.status_code == 200 and r.json()["state"] == "retired"
+        assert {v["state"] for v in r.json()["versions"]} <= {"retired", "failed"}
+        r = client.post("/api/entrants/nobody/suspend", json={}, headers=admin)
+        assert r.status_code == 404 and r.json()["error"] == "no entrant named 'nobody'"
+        assert client.post("/api/entrants/bob/suspend", json={"reason": "x" * 501}, headers=admin).status_code == 422
+        spec = client.get("/api/openapi.json").json()
+        assert spec["paths"]["/api/entrants/{name}/suspend"]["post"]["tags"] == ["organiser"]
+    ladder.close()
