@@ -26,7 +26,7 @@ import re
 import secrets
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -176,7 +176,8 @@ class HumanGames:
         return game
 
     async def _play(self, game: HumanGame, versions: list[Version]) -> None:
-        config = RunnerConfig.of(self.ladder.config.bot_settings(), hidden=self.ladder.layout.hidden_paths())
+        settings = self.ladder.config.bot_settings()
+        config = replace(RunnerConfig.of(settings, hidden=self.ladder.layout.hidden_paths()), freeze=True)
         bots: list[Any] = []
         result = None
         try:
@@ -184,6 +185,7 @@ class HumanGames:
                 for seat, v in enumerate(versions, start=1):
                     spec = version_spec(v.key, BotManifest(v.command, v.build), self.ladder.version_folder(v))
                     bots.append(self.factory(spec, config, self.folder / f"{game.id}.seat{seat}.stderr.log"))
+                game.seat.bots = bots  # frozen while the person thinks over a turn
                 result = await play_game(
                     [game.seat, *bots],
                     game_id=game.id,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import trio
 
@@ -85,6 +86,10 @@ class BrowserSeat(PersonSeat):
         self._answer: Move | DiscardReply | None = None
         self._answered = trio.Event()
         self.changed = trio.Event()
+        #: The game's bots, frozen while the person thinks over a turn (``pause``/``resume``: a ``Player`` whose
+        #: ``RunnerConfig.freeze`` gave it a freezer), so that a bot burning CPU while it waits takes none of the
+        #: machine meanwhile. Not at a discard: every seat is asked that at once.
+        self.bots: Sequence[Any] = ()
 
     async def end(self, message: str | None = None) -> None:
         if message:
@@ -122,8 +127,15 @@ class BrowserSeat(PersonSeat):
             return light_reply(reply), reply.model_dump_json().encode()
         self.asked, self.at, self._answer, self._answered = msg, self.at + 1, None, trio.Event()
         self._poke()
-        with trio.move_on_after(self.idle):
-            await self._answered.wait()
+        resting = list(self.bots) if isinstance(msg, Turn) else []
+        try:
+            for bot in resting:
+                _call(bot, "pause")
+            with trio.move_on_after(self.idle):
+                await self._answered.wait()
+        finally:
+            for bot in resting:
+                _call(bot, "resume")
         answer, self.asked = self._answer, None
         if answer is None:
             self._on_idle(f"no move for {self.idle:g} s")
@@ -177,3 +189,10 @@ class BrowserSeat(PersonSeat):
         """What happened so far in this round, in words (the turn's public history)."""
         asked = self.asked
         return describe_since(asked.history, 0, self.players, -1) if isinstance(asked, Turn) else []
+
+
+def _call(bot: Any, method: str) -> None:
+    """``bot.<method>()`` when it has one (a ``Player``; the tests' in-process bots have not)."""
+    do = getattr(bot, method, None)
+    if do is not None:
+        do()
