@@ -32,8 +32,6 @@ def test_the_bots_are_frozen_while_the_person_thinks(mode: str, tmp_path: Path) 
                 assert problem is None or "no longer open" in problem, problem
             elif isinstance(asked, Turn):
                 if not burnt:
-                    if burner._proc is None or burner._proc.freezer is None:
-                        pytest.skip("no freezer cgroup can be made here")
                     start = burner.cpu_seconds() or 0.0
                     await trio.sleep(0.6)
                     burnt["thinking"] = (burner.cpu_seconds() or 0.0) - start
@@ -45,6 +43,10 @@ def test_the_bots_are_frozen_while_the_person_thinks(mode: str, tmp_path: Path) 
             await trio.sleep(0)
 
     async def main() -> None:
+        await burner.ensure_started()
+        if burner._proc is None or burner._proc.freezer is None:
+            await burner.aclose()
+            pytest.skip("no freezer cgroup can be made here")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(person)
             result = await play_game([seat, burner], game_id="h1", seed=3, log_path=tmp_path / "h1.jsonl")
