@@ -8,8 +8,9 @@ as a newer version that passes its gate retires them ("replaced by version N"), 
 Who may bring back what (``model.VERSION_TRANSITIONS``: ``retired`` -> ``placement``/``ranked``):
 
 - its author, a version that passed its gate and was retired by a newer version of its own ("replaced by ...");
-  not one retired by the organiser, one that was suspended for its faults (a suspended version is never
-  "replaced"), one superseded before its gate or one that failed it;
+  not one retired by the organiser, one still suspended for its faults, one superseded before its gate or one that
+  failed it (a version suspended for its faults is "replaced" only when the organiser lifts its entrant's suspension
+  while another version of it plays: ``Ladder.reinstate``);
 - the organiser, any retired version that passed its gate.
 
 Never for a suspended or retired entrant, nor once submissions are closed (the final). The whole choice is one
@@ -19,18 +20,27 @@ transaction: two choices at once cannot leave an entrant with none of its versio
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import quote
 
+from referee.ladder.config import LadderConfig
 from referee.ladder.errors import NotFound, Refused
-from referee.ladder.model import ACTIVE_STATES, EntrantState, Version, VersionState
-from referee.ladder.store import _move, now
+from referee.ladder.model import ACTIVE_STATES, Entrant, EntrantState, Version, VersionState
+from referee.ladder.store import LadderStore, _move, now
 from referee.runner.safe_text import visible
 
-if TYPE_CHECKING:
-    from referee.ladder.service import Ladder
+__all__ = ["REPLACED", "Activated", "LadderLike", "activate", "may_activate", "same_bot"]
 
-__all__ = ["REPLACED", "Activated", "activate", "may_activate", "same_bot"]
+
+class LadderLike(Protocol):
+    """What this module uses of a ``referee.ladder.Ladder`` (which calls ``same_bot`` when a bot is submitted): its
+    settings, its store and its entrants by name."""
+
+    config: LadderConfig
+    store: LadderStore
+
+    def entrant(self, name: str) -> Entrant: ...
+
 
 #: How the reason of a version retired by a newer one begins (``gate.Gatekeeper._admit``, and ``activate``).
 REPLACED = "replaced by version "
@@ -58,7 +68,7 @@ def may_activate(state: VersionState, reason: str | None, passed: bool | None, *
     return None
 
 
-def activate(ladder: Ladder, name: str, number: int, *, organiser: bool = False) -> Activated:
+def activate(ladder: LadderLike, name: str, number: int, *, organiser: bool = False) -> Activated:
     """Make version ``number`` of ``name`` active again (its author's choice, or the organiser's with ``organiser``),
     retiring its entrant's other active versions beyond ``active_versions``. Raises ``NotFound`` (no such entrant or
     version), ``Refused`` (see ``may_activate``; a suspended or retired entrant; submissions closed),
@@ -105,7 +115,7 @@ def activate(ladder: Ladder, name: str, number: int, *, organiser: bool = False)
     return Activated(found[vid], tuple(found[r] for r in retired))
 
 
-def same_bot(ladder: Ladder, entrant_id: int, digest: str) -> Refused | None:
+def same_bot(ladder: LadderLike, entrant_id: int, digest: str) -> Refused | None:
     """The refusal of a submission that is the same bot (``digest``) as an earlier version of the entrant, saying how
     to play that one again; None when there is none."""
     same = next((v for v in ladder.store.versions(entrant_id=entrant_id) if v.digest == digest), None)
