@@ -23,11 +23,11 @@ from referee.web.access import caller, checked, organiser, signed_in
 from referee.web.auth import cookie_name
 from referee.web.errors import LADDER_STATUS
 from referee.web.organiser import human_bytes, overview
+from referee.web.site import Web
 from referee.web.uploads import UploadRefused
 
 if TYPE_CHECKING:
     from referee.ladder import Ladder
-    from referee.web.app import Web
 
 router = APIRouter(include_in_schema=False)
 

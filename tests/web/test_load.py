@@ -20,8 +20,8 @@ import httpx2
 
 from referee.ladder import Ladder
 from referee.web import LadderAccess, WebSettings, create_app
-from referee.web.app import LOGS
 from referee.web.server import serve_web
+from referee.web.site import LOGS
 from tests.web.conftest import InThread, bearer
 from tests.web.ladderdata import Built
 from tests.web.test_hostile import GREEDY
