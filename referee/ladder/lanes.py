@@ -81,6 +81,10 @@ class Lanes(Protocol):
     async def retire(self, lane: int, keep: set[str]) -> None:
         """Close the lane's idle bots of every version not in ``keep`` (retired, suspended or replaced ones)."""
 
+    async def wanted(self) -> int:
+        """How many lanes they can feed now: ``jobs``, or more when the machines grew (a Dask worker joined);
+        ``serve`` then opens lanes up to that number."""
+
     async def aclose(self) -> None:
         """Close every bot and worker (shielded by the caller when it must finish)."""
 
@@ -118,6 +122,9 @@ class InProcessLanes:
                 self.specs[v.key] = self.settings.spec(v)
         s = self.settings
         return await play_batch(batch, self._pool(lane), ruleset=s.ruleset, games_dir=games_dir, play=s.play)
+
+    async def wanted(self) -> int:
+        return self.jobs
 
     async def retire(self, lane: int, keep: set[str]) -> None:
         await self._pool(lane).retire(keep)

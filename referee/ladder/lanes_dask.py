@@ -7,7 +7,7 @@ of the lanes wait here in one queue, at most one task more than the cluster has 
 scheduler's hands at a time, and a task takes up to ``BLOCKS_PER_TASK`` waiting blocks, played in turn on its
 worker. So with blocks to spare each task carries several, and an idle cluster still gets each block at once. There
 are as many lanes as ``--jobs``, or ``BLOCKS_PER_TASK`` per worker thread of the cluster at the start when that is
-more (workers that join later take blocks from the queue; raise ``--jobs`` to give them more); a small field, where
+more (workers that join later add lanes at that rate: ``wanted``); a small field, where
 few blocks can be in play at once, has one block a task. Each version is shipped by digest (``lanes_ship``): packed
 once here and left with the scheduler, fetched once by each worker that plays it and checked against its digest.
 
@@ -156,6 +156,14 @@ class DaskLanes:
 
         await trio.to_thread.run_sync(released)
         self._stack.close()  # here, not in a thread: the client's close holds SIGINT and SIGTERM back meanwhile
+
+    async def wanted(self) -> int:
+        """``BLOCKS_PER_TASK`` lanes per worker thread of the cluster now (workers that joined since the last count
+        are counted again, in a thread), or ``jobs`` when that is more."""
+        if not self._counted and self.client is not None:
+            await trio.to_thread.run_sync(self._count_threads)
+        self.jobs = max(self.jobs, BLOCKS_PER_TASK * sum(self._threads.values()))
+        return self.jobs
 
     async def retire(self, lane: int, keep: set[str]) -> None:
         """Nothing to do here: a worker's idle bots of a version no block needs are closed after two idle minutes

@@ -172,6 +172,9 @@ class ProcessLanes:
             for game, (result, duration, declared) in zip(batch.games, message.games, strict=True)
         ]
 
+    async def wanted(self) -> int:
+        return self.jobs
+
     async def retire(self, lane: int, keep: set[str]) -> None:
         child = self.children.get(lane)
         wanted = frozenset(keep)

@@ -62,6 +62,8 @@ __all__ = ["MAX_ATTEMPTS", "ServeOptions", "serve"]
 
 #: A block voided this many times is given up (a referee error that keeps happening must not loop forever).
 MAX_ATTEMPTS = 3
+#: Seconds between two looks at whether the lanes can feed more lanes (a Dask worker that joined the cluster).
+GROW_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class LadderServer:
                 nursery.start_soon(Courier(self.store, self.config.notices, self.announce, self.options.poll).run)
                 for lane in range(self.jobs):
                     nursery.start_soon(self._lane, lane)
+                nursery.start_soon(self._grow, nursery)
                 task_status.started(self.ladder)
         finally:
             with trio.CancelScope(shield=True):
@@ -243,6 +246,18 @@ class LadderServer:
             if block is not None:
                 return block
             await self._wait(self.options.poll)
+
+    async def _grow(self, nursery: trio.Nursery) -> None:
+        """Open more lanes when the lanes can feed more (a Dask worker joined), every ``GROW_SECONDS``."""
+        while True:
+            await trio.sleep(GROW_SECONDS)
+            wanted = await self.lanes.wanted()
+            if wanted > self.jobs:
+                self.announce(f"more workers: {wanted} lanes now (were {self.jobs})")
+                for lane in range(self.jobs, wanted):
+                    self.warm.append(OrderedDict())
+                    nursery.start_soon(self._lane, lane)
+                self.jobs = wanted
 
     async def _lane(self, lane: int) -> None:
         while True:

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -42,45 +43,61 @@ def _started(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen
         return subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
-    """A scheduler and two single-threaded workers without nannies (so a SIGKILL ends a worker for good), each
-    worker with its own version cache."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
-        "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
-    }
-    address_file = tmp_path / "scheduler.json"
-    scheduler = [*SCHEDULER, "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file"]
-    procs = [_started([*scheduler, str(address_file)], env, tmp_path / "scheduler.log")]
-    try:
+class Cluster:
+    """A scheduler and single-threaded workers without nannies (so a SIGKILL ends a worker for good), each worker
+    with its own version cache (``add_worker``)."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
+            "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION": "1.0",
+        }
+        self.address_file = tmp_path / "scheduler.json"
+        scheduler = [*SCHEDULER, "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file"]
+        self.procs = [_started([*scheduler, str(self.address_file)], self.env, tmp_path / "scheduler.log")]
         deadline = time.monotonic() + 60
-        while not address_file.exists():
+        while not self.address_file.exists():
             assert time.monotonic() < deadline, (tmp_path / "scheduler.log").read_text()
             time.sleep(0.1)
-        for i in range(2):
-            worker_env = {**env, "REFEREE_VERSION_CACHE": str(tmp_path / f"cache{i}")}
-            cmd = [*WORKER, "--scheduler-file", str(address_file), "--nthreads", "1", "--no-nanny", "--name", f"w{i}"]
-            cmd += ["--host", "127.0.0.1", "--no-dashboard"]
-            procs.append(_started(cmd, worker_env, tmp_path / f"worker{i}.log"))
         while True:
             try:
-                address = json.loads(address_file.read_text())["address"]
+                self.address: str = json.loads(self.address_file.read_text())["address"]
                 break
             except (ValueError, KeyError):
                 time.sleep(0.1)
-        yield address, procs
-    finally:
-        for p in reversed(procs):
+
+    def add_worker(self) -> None:
+        """Start worker ``w<i>`` (``procs[1 + i]``)."""
+        i = len(self.procs) - 1
+        worker_env = {**self.env, "REFEREE_VERSION_CACHE": str(self.tmp_path / f"cache{i}")}
+        cmd = [*WORKER, "--scheduler-file", str(self.address_file), "--nthreads", "1", "--no-nanny", "--name", f"w{i}"]
+        cmd += ["--host", "127.0.0.1", "--no-dashboard"]
+        self.procs.append(_started(cmd, worker_env, self.tmp_path / f"worker{i}.log"))
+
+    def close(self) -> None:
+        for p in reversed(self.procs):
             if p.poll() is None:
                 p.terminate()
-        for p in procs:
+        for p in self.procs:
             try:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A scheduler and two workers (``Cluster``)."""
+    made = Cluster(tmp_path)
+    try:
+        made.add_worker()
+        made.add_worker()
+        yield made.address, made.procs
+    finally:
+        made.close()
 
 
 def test_a_worker_killed_mid_block_voids_its_blocks_which_are_played_again_on_the_other(
@@ -176,3 +193,51 @@ def test_the_scheduler_lost_for_good_stops_serve_in_one_line_with_nothing_lost(
 
 def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return [x for e in group.exceptions for x in (_leaves(e) if isinstance(e, BaseExceptionGroup) else [e])]
+
+
+def test_a_worker_that_joins_while_serve_runs_gets_lanes_of_its_own(tmp_path: Path, monkeypatch: Any) -> None:
+    """One worker at the start: eight lanes (``BLOCKS_PER_TASK`` a worker thread); a second one joins: serve opens
+    eight more, says so in a line, and the blocks go on."""
+    import referee.ladder.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "GROW_SECONDS", 0.2)
+    made = Cluster(tmp_path)
+    try:
+        made.add_worker()
+        with distributed.Client(made.address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
+        lad = four_entrants(tmp_path)
+        fakes = Fakes(delay=0.02)
+        lines: list[str] = []
+        lanes: list[DaskLanes] = []
+
+        def dask_lanes(settings: LaneSettings) -> DaskLanes:
+            lanes.append(DaskLanes(made.address, settings))
+            return lanes[-1]
+
+        async def run() -> None:
+            options = ServeOptions(
+                announce=lines.append, poll=0.02, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=3,
+                lanes=dask_lanes,
+            )  # fmt: skip
+            async with trio.open_nursery() as nursery:
+                ladder = await nursery.start(serve, lad, options)
+                assert lanes[0].jobs == 8, lanes[0].jobs
+                with trio.fail_after(120):
+                    while ladder.store.block_count() < 3:
+                        await trio.sleep(0.02)
+                    made.add_worker()
+                    while not any("more workers" in line for line in lines):
+                        await trio.sleep(0.05)
+                    done = ladder.store.block_count()
+                    while ladder.store.block_count() < done + 3:  # and blocks go on
+                        await trio.sleep(0.02)
+                nursery.cancel_scope.cancel()
+
+        trio.run(run)
+    finally:
+        made.close()
+    assert "more workers: 16 lanes now (were 8)" in lines, lines
+    assert lanes[0].jobs == 16
+    assert assert_each_block_stored_once(lad) >= 6
+    audited(lad)
