@@ -132,27 +132,36 @@ class Matchmaker:
         window = self._window(seed, pool, size - 1)
         # the seed of a part apart meets the rest first (its first opponent from outside the part)
         first = [c for c in pool if c.id not in part] if part is not None and seed.id in part else []
-        met_table = {c.id: met.get(_pair(c.id, seed.id), 0) for c in window}  # meetings with the table so far
+        # the pair bound: a pair may have met at most ``bound`` of either one's blocks (``_allowed``)
+        cap = self.settings.pair_cap / max(1, others)
+        bound = {c.id: cap * (c.opponents_met + size - 1) for c in free}
+        sid = seed.id
+        met_table = {c.id: met.get((c.id, sid) if c.id < sid else (sid, c.id), 0) for c in window}  # with the table
+        draw = self.rng.random
         while len(table) < size:
             taken = {c.entrant for c in table}
             groups = [[c for c in group if c.entrant not in taken] for group in (first, window, pool)]
             first = []
             # the pair bound first (from the window, else the pool), then the window, then the pool
-            fits = ([c for c in g if self._allowed(c, table, met, size, others)] for g in groups)
-            options = next((fit for fit in fits if fit), next((g for g in groups if g), []))
+            options = next(
+                (fit for fit in (self._fits(g, table, met, bound) for g in groups) if fit),
+                next((g for g in groups if g), []),
+            )
             if not options and len(table) < 2:  # the daily bound gives way rather than the ladder stopping
                 options = [c for c in reserve if c.entrant not in taken]
             if not options:
                 break
-
-            def meetings(c: Candidate) -> int:
+            # the fewest meetings with the table, a warm one first, then at random (a draw for each option, in order)
+            pick, best = options[0], None
+            for c in options:
                 known = met_table.get(c.id)
-                return self._meetings(c, table, met) if known is None else known
-
-            pick = min(options, key=lambda c: (meetings(c), not c.warm, self.rng.random()))
+                key = (self._meetings(c, table, met) if known is None else known, not c.warm, draw())
+                if best is None or key < best:
+                    pick, best = c, key
             table.append(pick)
+            pid = pick.id
             for cid in met_table:
-                met_table[cid] += met.get(_pair(cid, pick.id), 0)
+                met_table[cid] += met.get((cid, pid) if cid < pid else (pid, cid), 0)
         if len(table) < 2:
             return None
         self._count(len(table), entrants)
@@ -229,17 +238,27 @@ class Matchmaker:
                 return inside
             width *= 2
 
-    def _allowed(
-        self, c: Candidate, table: Sequence[Candidate], met: Mapping[tuple[int, int], int], size: int, others: int
-    ) -> bool:
-        """Whether ``c`` may join ``table``: no pair of it and one already seated has met more than ``pair_cap`` x the
-        fair share of either (its opponents met after this block, spread over the ``others`` entrants)."""
-        cap = self.settings.pair_cap / max(1, others)
-        for t in table:
-            n = met.get(_pair(c.id, t.id), 0)
-            if n > cap * (c.opponents_met + size - 1) or n > cap * (t.opponents_met + size - 1):
-                return False
-        return True
+    @staticmethod
+    def _fits(
+        group: Sequence[Candidate],
+        table: Sequence[Candidate],
+        met: Mapping[tuple[int, int], int],
+        bound: Mapping[int, float],
+    ) -> list[Candidate]:
+        """The versions of ``group`` that may join ``table``: no pair of one and a version already seated has met
+        more than the fair share of either (``bound``: ``pair_cap`` x its opponents met after this block, spread
+        over the other entrants)."""
+        seated = [(t.id, bound[t.id]) for t in table]
+        out = []
+        for c in group:
+            cid, mine = c.id, bound[c.id]
+            for tid, theirs in seated:
+                n = met.get((cid, tid) if cid < tid else (tid, cid), 0)
+                if n > mine or n > theirs:
+                    break
+            else:
+                out.append(c)
+        return out
 
     def _part(self, field: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> frozenset[int] | None:
         """The smallest part of the field whose versions never shared a block with the rest (None: connected)."""
