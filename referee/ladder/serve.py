@@ -223,9 +223,10 @@ class LadderServer:
 
     def _replay(self) -> Block | None:
         """A void block whose versions are all free and active, in an open epoch, not given up: played again."""
-        open_epoch = self.store.open_epoch_now()
-        for block in self.store.blocks(states=[BlockState.VOID], limit=None):
-            if block.attempts >= MAX_ATTEMPTS or open_epoch is None or block.epoch_id != open_epoch.id:
+        voids = self.store.blocks(states=[BlockState.VOID], limit=None)
+        open_epoch = self.store.open_epoch_id() if voids else None
+        for block in voids:
+            if block.attempts >= MAX_ATTEMPTS or open_epoch is None or block.epoch_id != open_epoch:
                 continue
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue

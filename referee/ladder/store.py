@@ -659,8 +659,13 @@ class LadderStore:
 
     def open_epoch_now(self) -> Epoch | None:
         """The epoch still open, if any (the newest one without a close)."""
+        epoch_id = self.open_epoch_id()
+        return None if epoch_id is None else self.epoch(epoch_id)
+
+    def open_epoch_id(self) -> int | None:
+        """The id of the epoch still open, if any: ``open_epoch_now`` without counting its blocks (read per block)."""
         rows = self._read("SELECT id FROM epochs WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
-        return self.epoch(rows[0][0]) if rows else None
+        return int(rows[0][0]) if rows else None
 
     def epoch_rules(self, epoch_id: int) -> dict[str, Any]:
         return dict(json.loads(self._read("SELECT rules FROM epochs WHERE id = ?", (epoch_id,))[0][0]))
