@@ -42,9 +42,10 @@ from referee.ladder.config import GamesSection, MatchmakingSection
 __all__ = ["Candidate", "Choice", "Matchmaker", "charges"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
-    """A version of the field as the matchmaker sees it."""
+    """A version of the field as the matchmaker sees it (read, never changed: not frozen only because a frozen one
+    costs five times as much to make, and ``serve`` makes one for every version of the field before each block)."""
 
     id: int
     entrant: int
