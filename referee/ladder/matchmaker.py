@@ -133,21 +133,32 @@ class Matchmaker:
         window = self._window(seed, pool, size - 1)
         # the seed of a part apart meets the rest first (its first opponent from outside the part)
         first = [c for c in pool if c.id not in part] if part is not None and seed.id in part else []
-        # the pair bound: a pair may have met at most ``bound`` of either one's blocks (``_allowed``)
+        # the pair bound: a version may join the table when no pair of it and one seated has met more than
+        # ``pair_cap`` x the fair share of either (its opponents met after this block, spread over the others)
         cap = self.settings.pair_cap / max(1, others)
         bound = {c.id: cap * (c.opponents_met + size - 1) for c in free}
-        sid = seed.id
-        met_table = {c.id: met.get((c.id, sid) if c.id < sid else (sid, c.id), 0) for c in window}  # with the table
+        met_table = dict.fromkeys((c.id for c in window), 0)  # each one's meetings with the versions at the table
+        barred: set[int] = set()  # the versions of the pool the pair bound keeps from the table as it is
         draw = self.rng.random
+        seated = seed
         while len(table) < size:
+            # the one seated last: the pool's meetings with it, against the pair bound and for the pick
+            sid, theirs = seated.id, bound[seated.id]
+            for c in pool:
+                cid = c.id
+                n = met.get((cid, sid) if cid < sid else (sid, cid), 0)
+                if n > bound[cid] or n > theirs:
+                    barred.add(cid)
+                if cid in met_table:
+                    met_table[cid] += n
             taken = {c.entrant for c in table}
-            groups = [[c for c in group if c.entrant not in taken] for group in (first, window, pool)]
-            first = []
             # the pair bound first (from the window, else the pool), then the window, then the pool
-            options = next(
-                (fit for fit in (self._fits(g, table, met, bound) for g in groups) if fit),
-                next((g for g in groups if g), []),
-            )
+            fits = ([c for c in g if c.entrant not in taken and c.id not in barred] for g in (first, window, pool))
+            options = next((fit for fit in fits if fit), None)
+            if options is None:
+                free_of = ([c for c in g if c.entrant not in taken] for g in (first, window, pool))
+                options = next((g for g in free_of if g), [])
+            first = []
             if not options and len(table) < 2:  # the daily bound gives way rather than the ladder stopping
                 options = [c for c in reserve if c.entrant not in taken]
             if not options:
@@ -160,9 +171,7 @@ class Matchmaker:
                 if best is None or key < best:
                     pick, best = c, key
             table.append(pick)
-            pid = pick.id
-            for cid in met_table:
-                met_table[cid] += met.get((cid, pid) if cid < pid else (pid, cid), 0)
+            seated = pick
         if len(table) < 2:
             return None
         self._count(len(table), entrants)
@@ -238,28 +247,6 @@ class Matchmaker:
             if len({c.entrant for c in inside}) >= wanted or len(inside) == len(pool):
                 return inside
             width *= 2
-
-    @staticmethod
-    def _fits(
-        group: Sequence[Candidate],
-        table: Sequence[Candidate],
-        met: Mapping[tuple[int, int], int],
-        bound: Mapping[int, float],
-    ) -> list[Candidate]:
-        """The versions of ``group`` that may join ``table``: no pair of one and a version already seated has met
-        more than the fair share of either (``bound``: ``pair_cap`` x its opponents met after this block, spread
-        over the other entrants)."""
-        seated = [(t.id, bound[t.id]) for t in table]
-        out = []
-        for c in group:
-            cid, mine = c.id, bound[c.id]
-            for tid, theirs in seated:
-                n = met.get((cid, tid) if cid < tid else (tid, cid), 0)
-                if n > mine or n > theirs:
-                    break
-            else:
-                out.append(c)
-        return out
 
     def _part(self, field: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> frozenset[int] | None:
         """The smallest part of the field whose versions never shared a block with the rest (None: connected)."""
