@@ -130,6 +130,7 @@ CREATE TABLE IF NOT EXISTS faults(
     version_id INTEGER NOT NULL REFERENCES versions(id), kind TEXT NOT NULL, round INTEGER, turn INTEGER,
     detail TEXT NOT NULL, line TEXT);
 CREATE INDEX IF NOT EXISTS faults_by_version ON faults(version_id);
+CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
 CREATE TABLE IF NOT EXISTS ratings(
     version_id INTEGER NOT NULL REFERENCES versions(id), block_id INTEGER NOT NULL REFERENCES blocks(id),
     mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (version_id, block_id));
@@ -192,6 +193,7 @@ SCHEMA = Schema(
         Migration("epoch columns", _new_columns),  # revealed_at, rules and chain_head came after the first ladders
         Migration("sums", _sums),  # the standing's sums and counters, for a ladder stored before them
         Migration("notices", _create),  # the notices table and its indexes (issue 34), for a ladder made before
+        Migration("faults by game", _create),  # the chain reads a game's faults as it links the game (issue 33)
     ),
 )
 
