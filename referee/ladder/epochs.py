@@ -34,10 +34,15 @@ class EpochKeeper:
         self.rules = rules
         self.announce = announce
         self._secrets: dict[int, DealSecret] = {}
+        self._open_epoch: Epoch | None = None  # as last read (its id, scheme, commitment, opening never change)
 
     def current(self, now: float) -> Epoch:
-        """The epoch new blocks are dealt in: the open one, or a new one when it is due to close (announced)."""
-        epoch = self.store.open_epoch_now()
+        """The epoch new blocks are dealt in: the open one, or a new one when it is due to close (announced). Its
+        ``blocks`` are counted when it is first read here (asked before each block: only its id is read again)."""
+        epoch_id = self.store.open_epoch_id()
+        if self._open_epoch is None or self._open_epoch.id != epoch_id:
+            self._open_epoch = None if epoch_id is None else self.store.epoch(epoch_id)
+        epoch = self._open_epoch
         if epoch is not None and not self._due(epoch, now):
             return epoch
         if epoch is not None:

@@ -42,9 +42,10 @@ from referee.ladder.config import GamesSection, MatchmakingSection
 __all__ = ["Candidate", "Choice", "Matchmaker", "charges"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Candidate:
-    """A version of the field as the matchmaker sees it."""
+    """A version of the field as the matchmaker sees it (read, never changed: not frozen only because a frozen one
+    costs five times as much to make, and ``serve`` makes one for every version of the field before each block)."""
 
     id: int
     entrant: int
@@ -132,27 +133,45 @@ class Matchmaker:
         window = self._window(seed, pool, size - 1)
         # the seed of a part apart meets the rest first (its first opponent from outside the part)
         first = [c for c in pool if c.id not in part] if part is not None and seed.id in part else []
-        met_table = {c.id: met.get(_pair(c.id, seed.id), 0) for c in window}  # meetings with the table so far
+        # the pair bound: a version may join the table when no pair of it and one seated has met more than
+        # ``pair_cap`` x the fair share of either (its opponents met after this block, spread over the others)
+        cap = self.settings.pair_cap / max(1, others)
+        bound = {c.id: cap * (c.opponents_met + size - 1) for c in free}
+        met_table = dict.fromkeys((c.id for c in window), 0)  # each one's meetings with the versions at the table
+        barred: set[int] = set()  # the versions of the pool the pair bound keeps from the table as it is
+        draw = self.rng.random
+        seated = seed
         while len(table) < size:
+            # the one seated last: the pool's meetings with it, against the pair bound and for the pick
+            sid, theirs = seated.id, bound[seated.id]
+            for c in pool:
+                cid = c.id
+                n = met.get((cid, sid) if cid < sid else (sid, cid), 0)
+                if n > bound[cid] or n > theirs:
+                    barred.add(cid)
+                if cid in met_table:
+                    met_table[cid] += n
             taken = {c.entrant for c in table}
-            groups = [[c for c in group if c.entrant not in taken] for group in (first, window, pool)]
-            first = []
             # the pair bound first (from the window, else the pool), then the window, then the pool
-            fits = ([c for c in g if self._allowed(c, table, met, size, others)] for g in groups)
-            options = next((fit for fit in fits if fit), next((g for g in groups if g), []))
+            fits = ([c for c in g if c.entrant not in taken and c.id not in barred] for g in (first, window, pool))
+            options = next((fit for fit in fits if fit), None)
+            if options is None:
+                free_of = ([c for c in g if c.entrant not in taken] for g in (first, window, pool))
+                options = next((g for g in free_of if g), [])
+            first = []
             if not options and len(table) < 2:  # the daily bound gives way rather than the ladder stopping
                 options = [c for c in reserve if c.entrant not in taken]
             if not options:
                 break
-
-            def meetings(c: Candidate) -> int:
+            # the fewest meetings with the table, a warm one first, then at random (a draw for each option, in order)
+            pick, best = options[0], None
+            for c in options:
                 known = met_table.get(c.id)
-                return self._meetings(c, table, met) if known is None else known
-
-            pick = min(options, key=lambda c: (meetings(c), not c.warm, self.rng.random()))
+                key = (self._meetings(c, table, met) if known is None else known, not c.warm, draw())
+                if best is None or key < best:
+                    pick, best = c, key
             table.append(pick)
-            for cid in met_table:
-                met_table[cid] += met.get(_pair(cid, pick.id), 0)
+            seated = pick
         if len(table) < 2:
             return None
         self._count(len(table), entrants)
@@ -228,18 +247,6 @@ class Matchmaker:
             if len({c.entrant for c in inside}) >= wanted or len(inside) == len(pool):
                 return inside
             width *= 2
-
-    def _allowed(
-        self, c: Candidate, table: Sequence[Candidate], met: Mapping[tuple[int, int], int], size: int, others: int
-    ) -> bool:
-        """Whether ``c`` may join ``table``: no pair of it and one already seated has met more than ``pair_cap`` x the
-        fair share of either (its opponents met after this block, spread over the ``others`` entrants)."""
-        cap = self.settings.pair_cap / max(1, others)
-        for t in table:
-            n = met.get(_pair(c.id, t.id), 0)
-            if n > cap * (c.opponents_met + size - 1) or n > cap * (t.opponents_met + size - 1):
-                return False
-        return True
 
     def _part(self, field: Sequence[Candidate], met: Mapping[tuple[int, int], int]) -> frozenset[int] | None:
         """The smallest part of the field whose versions never shared a block with the rest (None: connected)."""

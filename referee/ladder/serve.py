@@ -120,6 +120,8 @@ class LadderServer:
         self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0
         self._change = trio.Event()
+        self._keys: tuple[frozenset[int], set[str]] = (frozenset(), set())  # the field's ids and their versions' keys
+        self._root = str(ladder.layout.root) + "/"
 
     # ------------------------------------------------------------------------------------------ start
 
@@ -226,9 +228,10 @@ class LadderServer:
 
     def _replay(self) -> Block | None:
         """A void block whose versions are all free and active, in an open epoch, not given up: played again."""
-        open_epoch = self.store.open_epoch_now()
-        for block in self.store.blocks(states=[BlockState.VOID], limit=None):
-            if block.attempts >= MAX_ATTEMPTS or open_epoch is None or block.epoch_id != open_epoch.id:
+        voids = self.store.blocks(states=[BlockState.VOID], limit=None)
+        open_epoch = self.store.open_epoch_id() if voids else None
+        for block in voids:
+            if block.attempts >= MAX_ATTEMPTS or open_epoch is None or block.epoch_id != open_epoch:
                 continue
             if any(vid not in self.field.field or self.field.busy[vid] for vid in block.seats):
                 continue
@@ -266,7 +269,11 @@ class LadderServer:
             await self._play(lane, block)
 
     def _active_keys(self) -> set[str]:
-        return {entry.version.key for entry in self.field.field.values()}
+        """The keys of the field's versions (made again only when the field's versions change; not to be changed)."""
+        ids = self.field.field.keys()
+        if self._keys[0] != ids:
+            self._keys = (frozenset(ids), {entry.version.key for entry in self.field.field.values()})
+        return self._keys[1]
 
     async def _play(self, lane: int, block: Block) -> None:
         known = self.store.versions_by_id(block.seats)
@@ -324,14 +331,9 @@ class LadderServer:
         game, result = played.game, played.result
         forfeited = set(result.forfeits)
         log = result.log_path
-        relative = None
-        if log is not None:
-            path = Path(log)
-            relative = (
-                str(path.relative_to(self.ladder.layout.root))
-                if path.is_relative_to(self.ladder.layout.root)
-                else str(path)
-            )
+        relative = None if log is None else str(log)
+        if relative is not None and relative.startswith(self._root):  # stored relative to the ladder's folder
+            relative = str(Path(relative[len(self._root) :]))
         return GameRow(
             rotation=game.rotation,
             seats=tuple(by_key[k] for k in game.seats),

@@ -130,6 +130,7 @@ CREATE TABLE IF NOT EXISTS faults(
     version_id INTEGER NOT NULL REFERENCES versions(id), kind TEXT NOT NULL, round INTEGER, turn INTEGER,
     detail TEXT NOT NULL, line TEXT);
 CREATE INDEX IF NOT EXISTS faults_by_version ON faults(version_id);
+CREATE INDEX IF NOT EXISTS faults_by_game ON faults(game_id);
 CREATE TABLE IF NOT EXISTS ratings(
     version_id INTEGER NOT NULL REFERENCES versions(id), block_id INTEGER NOT NULL REFERENCES blocks(id),
     mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (version_id, block_id));
@@ -192,6 +193,7 @@ SCHEMA = Schema(
         Migration("epoch columns", _new_columns),  # revealed_at, rules and chain_head came after the first ladders
         Migration("sums", _sums),  # the standing's sums and counters, for a ladder stored before them
         Migration("notices", _create),  # the notices table and its indexes (issue 34), for a ladder made before
+        Migration("faults by game", _create),  # the chain reads a game's faults as it links the game (issue 33)
     ),
 )
 
@@ -659,8 +661,13 @@ class LadderStore:
 
     def open_epoch_now(self) -> Epoch | None:
         """The epoch still open, if any (the newest one without a close)."""
+        epoch_id = self.open_epoch_id()
+        return None if epoch_id is None else self.epoch(epoch_id)
+
+    def open_epoch_id(self) -> int | None:
+        """The id of the epoch still open, if any: ``open_epoch_now`` without counting its blocks (read per block)."""
         rows = self._read("SELECT id FROM epochs WHERE closed_at IS NULL ORDER BY id DESC LIMIT 1")
-        return self.epoch(rows[0][0]) if rows else None
+        return int(rows[0][0]) if rows else None
 
     def epoch_rules(self, epoch_id: int) -> dict[str, Any]:
         return dict(json.loads(self._read("SELECT rules FROM epochs WHERE id = ?", (epoch_id,))[0][0]))

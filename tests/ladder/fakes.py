@@ -99,6 +99,7 @@ class FakeResult:
     log_path: Path | None
     seed: int
     replay: dict[str, Any] | None = None  # the tournament store keeps one when a game has it
+    log_sha256: str | None = None  # of the log as written, as the runner's result carries it (the chain links it)
 
 
 class Fakes:
@@ -160,6 +161,7 @@ class Fakes:
             tuple(faults),
             log_path,
             seed,
+            log_sha256=log.sha256,
         )
 
     async def check(self, spec: Any, options: Any) -> Any:
