@@ -6,9 +6,9 @@ Anyone else gets 401 (no token) or 403; a refusal of the ladder's (already suspe
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, HTTPException, Path, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from referee.web import views
@@ -36,7 +36,7 @@ class RetireEntrant(BaseModel):
     """Retiring an entrant is for good (its versions stop; its games and ratings stay): ``for_good`` must say so."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    for_good: Literal[True]
+    for_good: bool = False
 
 
 def _ladder(request: Request) -> LadderAccess:
@@ -70,6 +70,8 @@ async def lift(request: Request, who: Caller, name: Name) -> EntrantBody:
 async def retire_entrant(request: Request, who: Caller, name: Name, body: RetireEntrant) -> EntrantBody:
     """Retire the entrant and every version of it, for good (send ``{"for_good": true}``)."""
     organiser(who, "retire an entrant")
+    if not body.for_good:
+        raise HTTPException(422, f'retiring the entrant {name} is for good: send {{"for_good": true}} to do it')
     return await _entrant_after(request, who, name, lambda ladder: ladder.retire(name))
 
 

@@ -181,7 +181,8 @@ def test_the_organisers_actions_in_the_api(own_ladder: Built) -> None:
         r = client.post("/api/entrants/bob/versions/1/retire", headers=admin)
         assert r.status_code == 200 and r.json()["state"] == "retired" and r.json()["key"] == "bob#1"
         r = client.post("/api/entrants/carol/retire", json={}, headers=admin)
-        assert r.status_code == 422 and "for_good" in r.json()["error"]
+        said = 'retiring the entrant carol is for good: send {"for_good": true} to do it'
+        assert r.status_code == 422 and r.json()["error"] == said
         assert ladder.entrant("carol").state == EntrantState.ACTIVE
         r = client.post("/api/entrants/carol/retire", json={"for_good": True}, headers=admin)
         assert r.status_code == 200 and r.json()["state"] == "retired"
