@@ -111,10 +111,14 @@ def smtp() -> Iterator[tuple[int, list[tuple[str, list[str], str]]]]:
     server.server_close()
 
 
-def _closed_port() -> int:
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port that refuses every connection while the test runs: bound, never listening. (A port closed at once
+    may be taken by another test process's server meanwhile: a bind to port 0 draws a given free port about once in
+    15,000 here.)"""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+        yield int(s.getsockname()[1])
 
 
 def _ladder(tmp_path: Path, notices: str) -> Path:
@@ -202,12 +206,12 @@ def test_notices_are_kept_and_sent_to_the_webhook_and_by_mail(
 
 @pytest.mark.parametrize("hook", [True], indirect=True)
 def test_a_webhook_that_hangs_or_a_relay_that_refuses_does_not_slow_serve(
-    tmp_path: Path, hook: tuple[str, Hook]
+    tmp_path: Path, hook: tuple[str, Hook], refused_port: int
 ) -> None:
     url, state = hook
     lad = _ladder(
         tmp_path,
-        f'webhook = "{url}"\ntimeout = 60\ntries = 2\nsmtp_host = "127.0.0.1"\nsmtp_port = {_closed_port()}\n'
+        f'webhook = "{url}"\ntimeout = 60\ntries = 2\nsmtp_host = "127.0.0.1"\nsmtp_port = {refused_port}\n'
         'mail_to = ["org@example.org"]\n',
     )
     marks: dict[str, Any] = {}

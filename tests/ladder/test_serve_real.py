@@ -69,7 +69,9 @@ def test_a_version_submitted_mid_run_passes_the_gate_gets_its_placement_and_take
                     v2 = ladder.version("random_bot", 2)
                     if v2.state == VersionState.RANKED and ladder.blocks(name="random_bot", number=2, limit=5):
                         board = ladder.leaderboard()
-                        if len(board.rows) == 2 and v2.blocks >= 6:
+                        # 10 blocks against greedy: heuristic trails or ties greedy over them about once in 300,000
+                        # runs (over 6, once in 3,000: a block of two games is a tie 18% of the time)
+                        if len(board.rows) == 2 and v2.blocks >= 10:
                             break
                     await trio.sleep(0.1)
             nursery.cancel_scope.cancel()

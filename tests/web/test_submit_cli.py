@@ -55,11 +55,11 @@ def test_submit_refusals_are_one_line(own_ladder: Built, live_server, tmp_path: 
     token.write_text("", encoding="utf-8")
     done = referee("ladder", "submit", "--server", server.url, "--token-file", token, bot)
     assert "is empty" in done.stderr and done.returncode == 2
-    with socket.socket() as s:  # a port nothing listens on
+    token.write_text(own_ladder.tokens["bob"], encoding="utf-8")
+    with socket.socket() as s:  # a port nothing listens on, held bound so that no other process's server takes it
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    token.write_text(own_ladder.tokens["bob"], encoding="utf-8")
-    done = referee("ladder", "submit", "--server", f"http://127.0.0.1:{port}", "--token-file", token, bot)
+        done = referee("ladder", "submit", "--server", f"http://127.0.0.1:{port}", "--token-file", token, bot)
     assert done.returncode == 2 and done.stderr.startswith(
         f"referee ladder submit: error: cannot reach http://127.0.0.1:{port}"
     )
