@@ -78,7 +78,7 @@ def test_versions_pass_the_gate_play_placement_first_and_take_their_rank(tmp_pat
 
 
 def test_a_new_version_mid_run_gets_its_placement_first_and_replaces_the_old(tmp_path: Path) -> None:
-    lad = _ladder(tmp_path)
+    lad = _ladder(tmp_path, matchmaking="share_cap = 1000\n")  # placement first, not the daily share (see above)
     for i, name in enumerate(["ann", "bob", "cat", "dan"]):
         _submit(lad, name, bot_text(strength=i), tmp_path)
     fakes, lines = Fakes(), []
@@ -88,7 +88,7 @@ def test_a_new_version_mid_run_gets_its_placement_first_and_replaces_the_old(tmp
         before = ladder.store.block_count()
         last = ladder.store.blocks(limit=1)[0].id  # the newest block so far (voided ones have ids too)
     # 40 blocks more, and enough of them the new version's for the official fit to place it (under load the other
-    # lane can take most of the 40)
+    # lane can take most of the 40); its official figure led the next by 0.30 +- 0.077 over 60 runs (z 4)
     enough = lambda lad_: lad_.store.block_count() >= before + 40 and lad_.version("ann", 2).blocks >= 12  # noqa: E731
     trio.run(_serve_until, lad, fakes, enough, lines)
     with Ladder.open(lad) as ladder:
