@@ -54,7 +54,7 @@ __all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_ad
 _LOCAL = re.compile(r"local:(\d+)")
 #: One-game batches a Dask task carries at most: a task costs the coordinator far more CPU than a game's result, so
 #: while games are to spare each task carries several (fewer as the round ends, so that every worker has work).
-GAMES_PER_TASK = 8
+GAMES_PER_TASK = 16
 #: How many waiting games past the first a task looks through for games whose deal is not in play.
 LOOKAHEAD = 64
 #: Seconds to fetch a finished batch's result when the run stops early (its worker may be gone).
