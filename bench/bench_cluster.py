@@ -7,10 +7,13 @@ through ``referee.tournament.run_tournament`` (the code behind ``referee run``) 
 everything a user waits for: for the cluster, starting and stopping the cluster and its workers, probing the
 entrants, shipping game logs back and writing them.
 
-It prints each run's games/s (end to end, and "steady" from the first finished game to the last), checks that
-both executors produced the same standings, and compares the best run of each: the target is the cluster
-taking at most 1.5x the embedded runner's time (on one machine the cluster only adds overhead; it pays off
-across machines).
+It prints each run's games/s (end to end, and "steady" from the first finished game to the last) and this
+process's CPU a game over the same span (``getrusage``: the coordinator's, with ``local:N`` the scheduler's too,
+never the workers' or the bots'), checks that every executor produced the same standings, and compares the best
+run of each: the target is the cluster taking at most 1.5x the embedded runner's time (on one machine the cluster
+only adds overhead; it pays off across machines). With ``--dask-scheduler`` it also plays on a ``dask scheduler``
+and ``--workers`` single-threaded ``dask worker`` processes started here, where this process is the coordinator
+alone: the target there is at most 1 ms of CPU a game (issue 33).
 
 Run: ``python bench/bench_cluster.py`` (``--help`` for options; ``--quick`` for a short smoke run).
 """
