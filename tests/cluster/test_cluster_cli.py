@@ -170,7 +170,7 @@ def test_a_race_stopped_on_the_cluster_resumes_there_to_the_local_standings(tmp_
     local = referee("run", *race, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     folder = tmp_path / "cluster"
-    stored, kept, err = _interrupt_on_cluster(race, folder, 30)
+    stored, kept, err = _interrupt_on_cluster(race, folder, 8)
     assert "games of the race" in err
     assert stored <= kept < 120
     _resume_to_local_standings(bot_dir, folder, tmp_path / "local")
