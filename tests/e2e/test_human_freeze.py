@@ -18,7 +18,8 @@ from .helpers import MODES, bot, config, new_mark, processes_with
 @pytest.mark.parametrize("mode", MODES)
 def test_the_bots_are_frozen_while_the_person_thinks(mode: str, tmp_path: Path) -> None:
     mark = new_mark()
-    burner = Player(bot("think_burner", mark), config(mode, freeze=True), tmp_path / "burner.stderr.log")
+    spinning = bot("idle_burner", mark, BURN_FROM="game_start")  # a child spinning from the game's start
+    burner = Player(spinning, config(mode, freeze=True), tmp_path / "burner.stderr.log")
     seat = BrowserSeat("ann (human)", idle=60, on_idle=lambda why: None)
     seat.bots = [burner]
     burnt: dict[str, float] = {}
