@@ -19,7 +19,16 @@ import trio
 from referee.contest.schedule import ScheduledGame
 from referee.runner import BotSpec, Player, RunnerConfig
 
-__all__ = ["PlayerFactory", "PlayerLike", "PlayerPool", "PoolReport", "PoolView", "close_all"]
+__all__ = [
+    "PlayerFactory",
+    "PlayerLike",
+    "PlayerPool",
+    "PoolReport",
+    "PoolView",
+    "close_all",
+    "pause_players",
+    "resume_players",
+]
 
 
 class PlayerLike(Protocol):
@@ -143,8 +152,7 @@ class PlayerPool:
         self._report_seated.append(tuple(p.number for p in chosen))
         self._playing = [p.player for p in chosen]
         if self.freeze_idle:
-            for player in self._playing:
-                _call(player, "resume")
+            resume_players(self._playing)
         return [p.player for p in chosen]
 
     def take_report(self) -> PoolReport:
@@ -202,8 +210,7 @@ class PlayerPool:
         if self.fresh:
             await self.aclose()
         elif self.freeze_idle:
-            for player in self._playing:
-                _call(player, "pause")
+            pause_players(self._playing)
         self._playing = []
 
     async def retire(self, keep: Iterable[str]) -> None:
@@ -218,6 +225,18 @@ class PlayerPool:
         live, self._live = self._live, {}
         self._seated = {}
         await self._close([p for procs in live.values() for p in procs])
+
+
+def pause_players(players: Iterable[PlayerLike]) -> None:
+    """Freeze each player's idle process (``Player.pause``: a freezer per bot start, ``RunnerConfig.freeze``)."""
+    for player in players:
+        _call(player, "pause")
+
+
+def resume_players(players: Iterable[PlayerLike]) -> None:
+    """Thaw what ``pause_players`` froze."""
+    for player in players:
+        _call(player, "resume")
 
 
 def _call(player: PlayerLike, method: str) -> None:

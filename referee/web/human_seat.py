@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import trio
 
@@ -34,6 +33,7 @@ from protocol import (
 )
 from protocol.replies import Reply, light_reply
 from protocol.sdk import ruleset_from_rules
+from referee.contest.pool import PlayerLike, pause_players, resume_players
 from referee.runner.errors import BotCrashed
 from referee.runner.human import PersonSeat
 from referee.runner.human_moves import (
@@ -89,7 +89,7 @@ class BrowserSeat(PersonSeat):
         #: The game's bots, frozen while the person thinks over a turn (``pause``/``resume``: a ``Player`` whose
         #: ``RunnerConfig.freeze`` gave it a freezer), so that a bot burning CPU while it waits takes none of the
         #: machine meanwhile. Not at a discard: every seat is asked that at once.
-        self.bots: Sequence[Any] = ()
+        self.bots: Sequence[PlayerLike] = ()
 
     async def end(self, message: str | None = None) -> None:
         if message:
@@ -129,13 +129,11 @@ class BrowserSeat(PersonSeat):
         self._poke()
         resting = list(self.bots) if isinstance(msg, Turn) else []
         try:
-            for bot in resting:
-                _call(bot, "pause")
+            pause_players(resting)
             with trio.move_on_after(self.idle):
                 await self._answered.wait()
         finally:
-            for bot in resting:
-                _call(bot, "resume")
+            resume_players(resting)
         answer, self.asked = self._answer, None
         if answer is None:
             self._on_idle(f"no move for {self.idle:g} s")
@@ -189,10 +187,3 @@ class BrowserSeat(PersonSeat):
         """What happened so far in this round, in words (the turn's public history)."""
         asked = self.asked
         return describe_since(asked.history, 0, self.players, -1) if isinstance(asked, Turn) else []
-
-
-def _call(bot: Any, method: str) -> None:
-    """``bot.<method>()`` when it has one (a ``Player``; the tests' in-process bots have not)."""
-    do = getattr(bot, method, None)
-    if do is not None:
-        do()
