@@ -31,7 +31,7 @@ from referee.web.models import (
 from referee.web.reads import LOGS_SHARE, LadderAccess
 from referee.web.uploads import UploadRefused, received_upload
 
-__all__ = ["NUMBER_MAX", "Before", "Number", "activate_version", "router", "submit_upload"]
+__all__ = ["NUMBER_MAX", "Before", "Number", "activate_version", "ladder_of", "router", "submit_upload"]
 
 Caller = Annotated[Any, Depends(caller)]
 #: The largest number a block id or version number can be (SQLite's integers): a larger one is refused with 422.
@@ -57,7 +57,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 router = APIRouter(prefix="/api", responses=ERRORS)
 
 
-def _ladder(request: Request) -> LadderAccess:
+def ladder_of(request: Request) -> LadderAccess:
+    """The ladder's read and submit side of the app serving ``request``."""
     access: LadderAccess = request.app.state.web.ladder
     return access
 
@@ -83,7 +84,7 @@ async def my_notices(
         store = ladder.store
         return recent_notices(store, limit) if principal.admin else notices_of(store, principal.entrant_id, limit)
 
-    found = await _ladder(request).run(read)
+    found = await ladder_of(request).run(read)
     return [NoticeBody(**{**n.to_json(), "id": n.id}) for n in found]
 
 
@@ -104,7 +105,7 @@ async def submit_upload(request: Request, principal: Any, entrant: str | None) -
         raise UploadRefused(400, "the organiser submits for an entrant: add ?entrant=NAME")
     if not principal.admin and entrant not in (None, principal.name):
         raise UploadRefused(403, f"a token of {principal.name} submits only versions of {principal.name}")
-    access = _ladder(request)
+    access = ladder_of(request)
     web = request.app.state.web
     async with received_upload(request, web.settings) as upload, web.intakes.held(name):  # the daily cap holds
         v = await access.run_in_thread(lambda ladder: ladder.submit(name, upload.path, label=upload.filename))
@@ -149,14 +150,14 @@ async def submit(
 @router.get("/entrants/{name}", response_model=EntrantBody, tags=["entrants"])
 async def entrant(request: Request, who: Caller, name: str) -> EntrantBody:
     """An entrant and its versions (newest first) with their states and fault counts by kind."""
-    body: EntrantBody = await _ladder(request).run(views.entrant, who, name)
+    body: EntrantBody = await ladder_of(request).run(views.entrant, who, name)
     return body
 
 
 @router.get("/entrants/{name}/versions/{number}", response_model=VersionBody, tags=["versions"])
 async def version(request: Request, who: Caller, name: str, number: Number) -> VersionBody:
     """A version's status: building, gating, placement, ranked, or failed (with the reasons, for its author)."""
-    body: VersionBody = await _ladder(request).run(views.version, who, name, number)
+    body: VersionBody = await ladder_of(request).run(views.version, who, name, number)
     return body
 
 
@@ -168,7 +169,7 @@ async def activate_version(request: Request, principal: Any, name: str, number: 
     principal = signed_in(principal)
     if not principal.admin and principal.name != name:
         raise HTTPException(403, f"only {name} and the organiser may choose {name}'s active version")
-    access = _ladder(request)
+    access = ladder_of(request)
     await access.run_in_thread(lambda ladder: activate(ladder, name, number, organiser=principal.admin))
     body: VersionBody = await access.run(views.version, principal, name, number)
     return body
@@ -189,7 +190,7 @@ async def faults(request: Request, who: Caller, name: str, number: Number) -> li
     """The version's latest faults with their details and the offending lines: its author's and the organiser's
     only."""
     may_see(who, name)
-    found: list[FaultBody] = await _ladder(request).run(views.faults, name, number)
+    found: list[FaultBody] = await ladder_of(request).run(views.faults, name, number)
     return found
 
 
@@ -197,7 +198,7 @@ async def faults(request: Request, who: Caller, name: str, number: Number) -> li
 async def stderr(request: Request, who: Caller, name: str, number: Number) -> list[LogFile]:
     """The version's stderr (ranked play and its gate), each file's end: its author's and the organiser's only."""
     may_see(who, name)
-    found: list[LogFile] = await _ladder(request).run(views.stderr, name, number)
+    found: list[LogFile] = await ladder_of(request).run(views.stderr, name, number)
     return found
 
 
@@ -214,7 +215,7 @@ async def blocks(
     ``entrant`` and ``version``."""
     if version is not None and entrant is None:
         raise HTTPException(422, "version: give entrant too (a version number names a version only with its entrant)")
-    found: list[BlockBody] = await _ladder(request).run(
+    found: list[BlockBody] = await ladder_of(request).run(
         lambda ladder: views.blocks(ladder, before=before, limit=limit, name=entrant, number=version)
     )
     return found
@@ -223,14 +224,14 @@ async def blocks(
 @router.get("/blocks/{block_id}", response_model=BlockBody, tags=["games"])
 async def block(request: Request, who: Caller, block_id: Number) -> BlockBody:
     """A block: its deal's seed, its epoch, each version's result on it, and its games."""
-    body: BlockBody = await _ladder(request).run(views.block, block_id)
+    body: BlockBody = await ladder_of(request).run(views.block, block_id)
     return body
 
 
 @router.get("/games/{game_id}", response_model=GameBody, tags=["games"])
 async def game(request: Request, who: Caller, game_id: str) -> GameBody:
     """A game's seats, scores, ranks and forfeits."""
-    body: GameBody = await _ladder(request).run(views.game, game_id)
+    body: GameBody = await ladder_of(request).run(views.game, game_id)
     return body
 
 
@@ -239,7 +240,7 @@ async def game_log(request: Request, who: Caller, game_id: str) -> Response:
     """The game's public log (JSON lines, the format of PROTOCOL.md's game logs, without the wire lines and the
     fault details): enough to replay it (``referee replay``) and re-rate it. Streamed; two logs or replays are read
     at once in all, one per caller (429 or 503 with ``Retry-After`` past that)."""
-    access = _ladder(request)
+    access = ladder_of(request)
     await access.run(lambda ladder: ladder.game_log(game_id))  # 404 before anything is sent
     release = request.app.state.web.logs.take(request.state.caller_key, "a game's log")
     try:
@@ -259,7 +260,7 @@ async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, 
     slots, paced (``reads.Pace``)."""
     release = request.app.state.web.logs.take(request.state.caller_key, "a game's replay")
     try:
-        found: dict[str, Any] = await _ladder(request).run_paced(views.replay, who, game_id, share=LOGS_SHARE)
+        found: dict[str, Any] = await ladder_of(request).run_paced(views.replay, who, game_id, share=LOGS_SHARE)
     finally:
         release()
     return found
@@ -268,7 +269,7 @@ async def game_replay(request: Request, who: Caller, game_id: str) -> dict[str, 
 @router.get("/epochs", response_model=list[EpochBody], tags=["standings"])
 async def epochs(request: Request, who: Caller) -> list[EpochBody]:
     """Every epoch, newest first: the SHA-256 commitment of its deal secret, and the secret once it closed."""
-    found: list[EpochBody] = await _ladder(request).run(views.epochs)
+    found: list[EpochBody] = await ladder_of(request).run(views.epochs)
     return found
 
 
@@ -279,7 +280,7 @@ async def export(request: Request, who: Caller) -> StreamingResponse:
     all (429 or 503 with ``Retry-After`` past that)."""
     release = request.app.state.web.exports.take(request.state.caller_key, "the export")
     try:
-        return _Releasing(_ladder(request).stream(views.export_lines), release, media_type="application/x-ndjson")
+        return _Releasing(ladder_of(request).stream(views.export_lines), release, media_type="application/x-ndjson")
     except BaseException:
         release()
         raise

@@ -13,9 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from referee.web import views
 from referee.web.access import organiser
-from referee.web.api import ERRORS, Caller, Number
+from referee.web.api import ERRORS, Caller, Number, ladder_of
 from referee.web.models import EntrantBody, VersionBody
-from referee.web.reads import LadderAccess
 
 __all__ = ["RetireEntrant", "Suspension", "router"]
 
@@ -39,13 +38,8 @@ class RetireEntrant(BaseModel):
     for_good: bool = False
 
 
-def _ladder(request: Request) -> LadderAccess:
-    access: LadderAccess = request.app.state.web.ladder
-    return access
-
-
 async def _entrant_after(request: Request, who: Any, name: str, act: Any) -> EntrantBody:
-    access = _ladder(request)
+    access = ladder_of(request)
     await access.run_in_thread(act)
     body: EntrantBody = await access.run(views.entrant, who, name)
     return body
@@ -80,7 +74,7 @@ async def retire_version(request: Request, who: Caller, name: Name, number: Numb
     """Retire one version: it plays no block after (one it is playing ends and counts); only the organiser brings
     it back (``activate``)."""
     organiser(who, "retire a version")
-    access = _ladder(request)
+    access = ladder_of(request)
     await access.run_in_thread(lambda ladder: ladder.retire(name, number))
     body: VersionBody = await access.run(views.version, who, name, number)
     return body
