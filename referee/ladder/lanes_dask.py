@@ -65,7 +65,7 @@ from referee.ladder.lanes_ship import (
 )
 from referee.ladder.model import Version
 from referee.runner.logfile import LogLevel, log_name
-from referee.tournament.cluster import _client, _distributed, check_cluster_address
+from referee.tournament.cluster import _client, _distributed, check_cluster_address, worker_threads
 from referee.tournament.cluster_worker import BatchOut, ClusterError, WorkerSetupError
 from referee.tournament.execute import PlayedGame
 
@@ -140,8 +140,7 @@ class DaskLanes:
         """Read the cluster's workers and their threads (in a thread: it asks the scheduler)."""
         self._counted = True
         with contextlib.suppress(Exception):
-            workers = self.client.scheduler_info()["workers"]
-            self._threads = {str(a): int(w.get("nthreads", 1)) for a, w in workers.items()}
+            self._threads = worker_threads(self.client)
 
     async def aclose(self) -> None:
         client, self.client = self.client, None

@@ -49,7 +49,7 @@ from referee.tournament.cluster_worker import (
 from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
 
-__all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address"]
+__all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address", "worker_threads"]
 
 _LOCAL = re.compile(r"local:(\d+)")
 #: One-game batches a Dask task carries at most: a task costs the coordinator far more CPU than a game's result, so
@@ -375,8 +375,7 @@ class _Run:
         if self._recount:
             self._recount = False
             with suppress(Exception):  # the scheduler is gone: the tasks in play fail and say so
-                workers = self.client.scheduler_info()["workers"]
-                self._threads = sum(int(w.get("nthreads", 1)) for w in workers.values())
+                self._threads = sum(worker_threads(self.client).values())
         return 2 * max(1, self._threads)
 
     def release(self) -> None:
@@ -403,6 +402,13 @@ def _take_units(waiting: deque[TableBatch], dealt: set[int], size: int) -> list[
             deals.add(unit.batch)
     waiting.extendleft(reversed(passed))
     return chosen
+
+
+def worker_threads(client: Any) -> dict[str, int]:
+    """The cluster's workers (by address) and their threads, as the scheduler counts them now (it asks the scheduler:
+    call it outside the event loop; raises what the client raises when the scheduler cannot be reached)."""
+    workers = client.scheduler_info()["workers"]
+    return {str(address): int(w.get("nthreads", 1)) for address, w in workers.items()}
 
 
 def _failure(future: Any) -> BaseException:
