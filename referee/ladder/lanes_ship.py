@@ -9,6 +9,10 @@ lacks once (``fetch``), unpacks it into its cache (``REFEREE_VERSION_CACHE``, de
 ``$TMPDIR/referee-versions-<uid>``, shared by the worker processes of a machine), checks the unpacked tree's hash
 against the digest (a mismatch raises ``VersionShipError``, and the block is voided and played again), makes it
 read-only and only then moves it into place under its digest. Later blocks with that version use the cached copy.
+A version with a build command is played so only on a worker of the coordinator's platform
+(``referee.ladder.platforms``); a worker of another one fetches the version's files as submitted (shipped under
+the version's own digest) and builds them itself, once per machine (``platform_build.build_here``), unless the
+coordinator says that build already failed on this platform in this ``serve``.
 
 ``play_blocks_task`` is what a Dask task runs: one or more blocks (``BlocksJob``; the coordinator puts in one task
 the blocks waiting when a worker thread is free, so that a task's own cost is shared), each played in turn: its
