@@ -44,6 +44,7 @@
     │   ├── LaneLost                  a lane's worker process or Dask worker ended while it played a block
     │   ├── ClusterGone               serve --cluster's Dask scheduler gone for good: serve stops
     │   └── VersionShipError          a version's files not fetched on a Dask worker, or not matching their digest
+    │       └── VersionBuildError     a version's build failed on a Dask worker of another platform
     ├── ListenError                   referee.web.settings: a --listen address that cannot be served on
     ├── UploadRefused                 referee.web.uploads: an upload refused before it was stored (its HTTP status)
     └── SubmitError                   referee.web.client: a submission over the web API that did not go through
@@ -71,6 +72,7 @@ from referee.ladder.errors import (
     NotFound,
     Refused,
     SeatRefused,
+    VersionBuildError,
     VersionShipError,
 )
 from referee.report.errors import NoTournament, ReplayError, ReportError
@@ -147,6 +149,7 @@ __all__ = [
     "SubmitError",
     "UnsolicitedOutput",
     "UploadRefused",
+    "VersionBuildError",
     "VersionShipError",
     "WorkerSetupError",
 ]

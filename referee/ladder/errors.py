@@ -9,6 +9,7 @@ LadderError          referee.engine.RefereeError: a ladder folder or request tha
 ├── LaneLost         a lane's worker (a process of ours, a Dask worker) ended while it played a block
 ├── ClusterGone      serve --cluster's Dask scheduler gone for good (not reached again in time): serve stops
 └── VersionShipError a version's files could not be fetched on a Dask worker, or did not match their digest
+    └── VersionBuildError  a version's build failed on a Dask worker of another platform than the coordinator's
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "NotFound",
     "Refused",
     "SeatRefused",
+    "VersionBuildError",
     "VersionShipError",
 ]
 
@@ -82,6 +84,12 @@ class LaneLost(LadderError):
 
 class VersionShipError(LadderError):
     """A version's files could not be fetched on a Dask worker, or did not match their digest (``lanes_ship``)."""
+
+
+class VersionBuildError(VersionShipError):
+    """A version's build failed on a Dask worker whose platform is not the coordinator's (``platform_build``): the
+    block is voided, the version not charged (it passed its gate), and the build not tried again on that platform
+    while ``serve`` runs."""
 
 
 class ClusterGone(LadderError):

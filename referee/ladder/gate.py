@@ -24,6 +24,7 @@ from referee.ladder.errors import IntakeError
 from referee.ladder.intake import TreeSize
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
 from referee.ladder.notices import NoticeKind, record
+from referee.ladder.platform_build import keep_source
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
 from referee.runner.safe_text import line_text, visible
@@ -120,6 +121,10 @@ class Gatekeeper:
                 return self._left(v)
             log = ladder.layout.build_log(v.digest)
             build_log = str(log.relative_to(ladder.layout.root))
+            try:  # for Dask workers of other platforms than this machine's, which build it themselves
+                keep_source(folder, BotManifest(v.command, v.build), v.digest, ladder.layout.source_pack(v.digest))
+            except OSError as exc:
+                self.announce(f"{v.key}: its files as submitted could not be kept ({exc}): played where it is built")
             try:
                 built = await run_build(
                     folder,

@@ -31,6 +31,7 @@ from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
 from referee.ladder.errors import LaneLost
 from referee.ladder.model import Version
+from referee.ladder.platform_build import BuildLimits
 from referee.runner import BotSpec, RunnerConfig
 from referee.tournament.execute import GameFn, PlayedGame, play_batch
 
@@ -43,7 +44,9 @@ class LaneSettings:
     stderr goes (``bots_dir``); how many processes of a version a lane keeps (``keep``) and holds at most
     (``max_live``); the folder of a stored version (``folder``); the tests' in-process ``play`` and ``factory``;
     ``clock``, the serve's ``BotClock``: every kind of lane adds each version's reply time to it before ``play``
-    returns (None: not measured)."""
+    returns (None: not measured); for lanes on machines of other platforms (``lanes_dask``), what a version's
+    build may take (``build``) and where the files as submitted of a version with a build command are kept
+    (``source``: ``platform_build.keep_source``)."""
 
     jobs: int
     runner: RunnerConfig
@@ -55,6 +58,8 @@ class LaneSettings:
     play: GameFn | None = None
     factory: PlayerFactory | None = None
     clock: BotClock | None = None
+    build: BuildLimits | None = None
+    source: Callable[[Version], Path] | None = None
 
     def spec(self, v: Version) -> BotSpec:
         """The runner's ``BotSpec`` of version ``v`` as stored here."""

@@ -10,6 +10,14 @@ are as many lanes as ``--jobs``, or ``BLOCKS_PER_TASK`` per worker thread of the
 more (workers that join later add lanes at that rate: ``wanted``); a small field, where
 few blocks can be in play at once, has one block a task. Each version is shipped by digest (``lanes_ship``): packed
 once here and left with the scheduler, fetched once by each worker that plays it and checked against its digest.
+A version with a build command is shipped twice: built (for workers of this machine's platform,
+``referee.ladder.platforms``) and as submitted, when its gate kept it so (``platform_build.keep_source``), for
+workers of other platforms, which build it themselves once per machine (``platform_build.build_here``). A build
+that fails on a worker voids the block; the failure, ``(digest, platform)``, is remembered here for the serve's
+life and sent with every later task, and the blocks of that version go only to workers of other platforms (each
+worker's platform is asked when the workers are counted): played there, or waiting here until such a worker
+joins. A worker that leaves as the last of the platforms such a task may go to: the task is cancelled and its
+block voided, to wait here in turn.
 
 A finished block's games come back with their logs and the bots' new stderr; the logs are written where an
 in-process lane writes them (``games_dir``), the stderr to ``bots/<version>.<worker>-<port>-<lane>.log``.
@@ -62,8 +70,10 @@ from referee.ladder.lanes_ship import (
     play_blocks_task,
     release,
     variable_name,
+    worker_platform,
 )
 from referee.ladder.model import Version
+from referee.ladder.platforms import platform_tag
 from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.cluster import _client, _distributed, check_cluster_address, worker_threads
 from referee.tournament.cluster_worker import BatchOut, ClusterError, WorkerSetupError
@@ -78,12 +88,14 @@ BLOCKS_PER_TASK = 8
 @dataclass(eq=False)
 class _Task:
     """A task as the lanes wait for it: ``finished`` when it is done or its worker is lost (``lost``); its blocks'
-    outcomes fetched once (``outs`` or ``error``) by the first lane to look; forgotten when no lane waits for it."""
+    outcomes fetched once (``outs`` or ``error``) by the first lane to look; forgotten when no lane waits for it;
+    ``workers``: the only workers it may go to (None: any)."""
 
     key: str
     future: Any
     blocks: list[_Block]
     waiting: int
+    workers: frozenset[str] | None = None
     finished: bool = False
     lost: str | None = None
     outs: tuple[BlockOut, ...] | None = None
@@ -113,6 +125,10 @@ class DaskLanes:
         self.max_live = settings.max_live
         self.run_key = uuid.uuid4().hex
         self.rules = settings.ruleset.to_dict()
+        #: This machine's platform tag: workers of another one build versions with a build command themselves.
+        self.platform = platform_tag()
+        #: The builds that failed on a worker during this serve, ``(digest, platform)``, and the line said then.
+        self.unbuilt: dict[tuple[str, str], str] = {}
         self.client: Any = None
         self._stack = contextlib.ExitStack()
         self._token: trio.lowlevel.TrioToken | None = None
@@ -121,6 +137,7 @@ class DaskLanes:
         self._queue: list[_Block] = []  # blocks not yet in a task, oldest first
         self._tasks: dict[str, _Task] = {}  # tasks some lane waits for
         self._threads: dict[str, int] = {}  # the cluster's workers and their threads
+        self._platforms: dict[str, str] = {}  # the cluster's workers and their platform tags
         self._counted = True  # False when a worker joined since ``_threads`` was read
         self._keys = itertools.count()
         self._lock = threading.Lock()
@@ -141,6 +158,8 @@ class DaskLanes:
         self._counted = True
         with contextlib.suppress(Exception):
             self._threads = worker_threads(self.client)
+        with contextlib.suppress(Exception):  # a worker that cannot say is sent no block it would have to build
+            self._platforms = {str(a): str(tag) for a, tag in self.client.run(worker_platform).items()}
 
     async def aclose(self) -> None:
         client, self.client = self.client, None
@@ -161,6 +180,7 @@ class DaskLanes:
         are counted again, in a thread), or ``jobs`` when that is more."""
         if not self._counted and self.client is not None:
             await trio.to_thread.run_sync(self._count_threads)
+            self._dispatch()  # a block waiting for a worker of another platform may go now
         self.jobs = max(self.jobs, BLOCKS_PER_TASK * sum(self._threads.values()))
         return self.jobs
 
@@ -178,7 +198,12 @@ class DaskLanes:
                 def put() -> ShippedVersion:
                     manifest = BotManifest(v.command, v.build)
                     one = ShippedVersion(v.key, tree_digest(folder, manifest), manifest.command, manifest.build)
-                    _distributed().Variable(variable_name(one.digest), client=self.client).set(pack(folder))
+                    variable = _distributed().Variable
+                    variable(variable_name(one.digest), client=self.client).set(pack(folder))
+                    kept = None if v.build is None or self.settings.source is None else self.settings.source(v)
+                    if kept is not None and kept.is_file():  # for workers of other platforms, which build it
+                        variable(variable_name(v.digest), client=self.client).set(kept.read_bytes())
+                        one = replace(one, source=v.digest)
                     return one
 
                 shipped = await trio.to_thread.run_sync(put)
@@ -215,6 +240,8 @@ class DaskLanes:
             out = task.outs[block.index]
         finally:
             await self._leave(block)
+        for digest, platform, said in out.unbuilt:
+            self.unbuilt.setdefault((digest, platform), said)
         if out.error is not None:
             raise out.error
         if out.out is None:
@@ -242,19 +269,60 @@ class DaskLanes:
         worker threads, plus one (so that a worker that finishes a task finds the next one there)."""
         slots = sum(self._threads.values()) + 1
         while self._queue and sum(not t.finished for t in self._tasks.values()) < slots:
-            blocks, self._queue = self._queue[:BLOCKS_PER_TASK], self._queue[BLOCKS_PER_TASK:]
+            if not self.unbuilt:
+                blocks, self._queue = self._queue[:BLOCKS_PER_TASK], self._queue[BLOCKS_PER_TASK:]
+                workers = None
+            else:
+                blocks, workers = self._next_blocks()
+                if not blocks:
+                    return  # each block waiting needs a worker of another platform than the cluster has
             s = self.settings
+            sources = {v.source for b in blocks for v in b.block[1]} if self.unbuilt else set()
+            unbuilt = tuple((d, p, said) for (d, p), said in self.unbuilt.items() if d in sources)
             job = BlocksJob(
-                self.run_key, tuple(b.block for b in blocks), s.runner, self.rules, s.keep, s.play, s.factory
-            )
+                self.run_key, tuple(b.block for b in blocks), s.runner, self.rules, s.keep, s.play, s.factory,
+                self.platform, s.build, unbuilt,
+            )  # fmt: skip
             key = f"referee-ladder-{self.run_key}-{blocks[0].block[0].batch}-{next(self._keys)}"
-            future = self.client.submit(play_blocks_task, job, key=key, pure=False)
-            task = self._tasks[key] = _Task(key, future, blocks, len(blocks))
+            if workers is None:
+                future = self.client.submit(play_blocks_task, job, key=key, pure=False)
+            else:
+                future = self.client.submit(
+                    play_blocks_task, job, key=key, pure=False, workers=sorted(workers), allow_other_workers=False
+                )
+            task = self._tasks[key] = _Task(key, future, blocks, len(blocks), workers)
             self.tasks_sent += 1
             self.blocks_sent += len(blocks)
             for i, b in enumerate(blocks):
                 b.task, b.index = task, i
             future.add_done_callback(lambda _, key=key: self._wake(key))
+
+    def _next_blocks(self) -> tuple[list[_Block], frozenset[str] | None]:
+        """The next task's blocks, taken out of the queue, and the workers it may go to (None: any): up to
+        ``BLOCKS_PER_TASK`` blocks any worker can play, or else one block with a version whose build failed on some
+        platform, for the workers of the others (a block that no worker here can play stays in the queue)."""
+        plain: list[_Block] = []
+        for block in self._queue:
+            workers = self._allowed(block)
+            if workers is None:
+                plain.append(block)
+                if len(plain) == BLOCKS_PER_TASK:
+                    break
+            elif workers and not plain:
+                self._queue.remove(block)
+                return [block], workers
+        for block in plain:
+            self._queue.remove(block)
+        return plain, None
+
+    def _allowed(self, block: _Block) -> frozenset[str] | None:
+        """The workers that can play ``block``: None (any) unless a build of one of its versions failed on some
+        platform during this serve; then those of the other platforms."""
+        sources = {v.source for v in block.block[1] if v.source is not None}
+        avoid = {platform for digest, platform in self.unbuilt if digest in sources}
+        if not avoid:
+            return None
+        return frozenset(w for w, tag in self._platforms.items() if tag not in avoid)
 
     async def _leave(self, block: _Block) -> None:
         """``block``'s lane no longer waits: out of the queue if it was never sent; its task forgotten (cancelled if
@@ -360,10 +428,14 @@ class DaskLanes:
 
         def mark() -> None:
             self._threads.pop(worker, None)
+            self._platforms.pop(worker, None)
             for key in keys:
                 task = self._tasks.get(key)
                 if task is not None and not task.finished:
                     self._finish(task, line)
+            for task in list(self._tasks.values()):  # waiting for workers of which none is left: wait here
+                if not task.finished and task.workers is not None and not task.workers & self._platforms.keys():
+                    self._finish(task, f"worker {worker} {how} at {when}: no worker left that can build its versions")
 
         with contextlib.suppress(trio.RunFinishedError):
             trio.from_thread.run_sync(mark, trio_token=self._token)

@@ -9,6 +9,10 @@ lacks once (``fetch``), unpacks it into its cache (``REFEREE_VERSION_CACHE``, de
 ``$TMPDIR/referee-versions-<uid>``, shared by the worker processes of a machine), checks the unpacked tree's hash
 against the digest (a mismatch raises ``VersionShipError``, and the block is voided and played again), makes it
 read-only and only then moves it into place under its digest. Later blocks with that version use the cached copy.
+A version with a build command is played so only on a worker of the coordinator's platform
+(``referee.ladder.platforms``); a worker of another one fetches the version's files as submitted (shipped under
+the version's own digest) and builds them itself, once per machine (``platform_build.build_here``), unless the
+coordinator says that build already failed on this platform in this ``serve``.
 
 ``play_blocks_task`` is what a Dask task runs: one or more blocks (``BlocksJob``; the coordinator puts in one task
 the blocks waiting when a worker thread is free, so that a task's own cost is shared), each played in turn: its
@@ -37,8 +41,10 @@ from referee.contest.pool import PlayerFactory
 from referee.contest.schedule import TableBatch
 from referee.ladder.botclock import BotClock
 from referee.ladder.botmanifest import BotManifest, version_spec
-from referee.ladder.errors import VersionShipError
+from referee.ladder.errors import LadderError, VersionBuildError, VersionShipError
 from referee.ladder.intake import discard, freeze, tree_digest
+from referee.ladder.platform_build import BuildLimits, build_here, pack
+from referee.ladder.platforms import platform_tag
 from referee.memo import Memo, Policy
 from referee.runner import RunnerConfig
 from referee.tournament.cluster_worker import BatchJob, BatchOut, _lanes, _worker_address, release_run
@@ -56,6 +62,7 @@ __all__ = [
     "play_blocks_task",
     "release",
     "variable_name",
+    "worker_platform",
 ]
 
 #: Seconds a worker waits for a version's files from the scheduler.
@@ -71,12 +78,15 @@ _clocks_lock = threading.Lock()
 @dataclass(frozen=True, slots=True)
 class ShippedVersion:
     """A version as a block's task names it: its key (``name#n``), the digest of its folder as shipped, and its
-    command and build command (the manifest the digest covers)."""
+    command and build command (the manifest the digest covers); ``source``, for a version with a build command,
+    the digest of its files as submitted (the version's digest) when they were shipped too (None: they were not
+    kept, so a worker of another platform than the coordinator's cannot build it)."""
 
     key: str
     digest: str
     command: tuple[str, ...]
     build: tuple[str, ...] | None
+    source: str | None = None
 
     @property
     def manifest(self) -> BotManifest:
@@ -87,7 +97,10 @@ class ShippedVersion:
 class BlocksJob:
     """One task's blocks: each block's games (a ``TableBatch``) and its versions, played in turn, and how to play
     them (runner settings, the rules as a dict, how many processes of a version a worker thread keeps); ``run_key``
-    names the ``serve`` whose bots a worker keeps; ``play`` and ``factory`` are the tests' in-process bots."""
+    names the ``serve`` whose bots a worker keeps; ``play`` and ``factory`` are the tests' in-process bots.
+    ``platform``: the coordinator's platform tag ("": none, every worker plays the files as shipped); ``build``:
+    what a worker of another platform gives the build it runs itself; ``unbuilt``: ``(digest, platform, line)``
+    for each build of this serve that failed on a worker (not tried again on that platform)."""
 
     run_key: str
     blocks: tuple[tuple[TableBatch, tuple[ShippedVersion, ...]], ...]
@@ -96,36 +109,26 @@ class BlocksJob:
     keep: int
     play: GameFn | None = None
     factory: PlayerFactory | None = None
+    platform: str = ""
+    build: BuildLimits | None = None
+    unbuilt: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class BlockOut:
-    """One block of a task as played: its games (``out``) or the error that stopped it (``error``), and
-    ``(version, seconds)``: each version's reply time over the block."""
+    """One block of a task as played: its games (``out``) or the error that stopped it (``error``),
+    ``(version, seconds)``: each version's reply time over the block, and ``unbuilt``: the builds that failed for
+    it on its worker, ``(digest, platform, line)``, for the coordinator to remember."""
 
     out: BatchOut | None
     error: Exception | None
     bot_seconds: tuple[tuple[str, float], ...]
+    unbuilt: tuple[tuple[str, str, str], ...] = ()
 
 
 def variable_name(digest: str) -> str:
     """The name of the Dask ``Variable`` holding the packed version of ``digest``."""
     return f"referee-version-{digest}"
-
-
-def pack(folder: Path) -> bytes:
-    """The version folder as a gzipped tar (entries in path order, owners and times left out)."""
-
-    def clean(info: tarfile.TarInfo) -> tarfile.TarInfo:
-        info.uid = info.gid = 0
-        info.uname = info.gname = ""
-        info.mtime = 0
-        return info
-
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=6) as tar:
-        tar.add(folder, arcname=".", filter=clean)
-    return buffer.getvalue()
 
 
 def cache_root() -> Path:
@@ -199,10 +202,11 @@ def play_blocks_task(job: BlocksJob) -> tuple[BlockOut, ...]:
     outs = []
     for batch, versions in job.blocks:
         before = clock.read(v.key for v in versions)
+        unbuilt: list[tuple[str, str, str]] = []
         try:
             entrants = []
             for v in versions:
-                spec = version_spec(v.key, v.manifest, fetch(v))
+                spec = version_spec(v.key, v.manifest, _folder(v, job, worker, unbuilt))
                 entrants.append(EntrantInfo(v.key, tuple(spec.argv), str(spec.cwd)))
             batch_job = BatchJob(
                 run_key=job.run_key,
@@ -223,8 +227,58 @@ def play_blocks_task(job: BlocksJob) -> tuple[BlockOut, ...]:
             )
             outs.append(BlockOut(lanes.call(lanes.play, batch_job, worker), None, clock.block_seconds(before)))
         except Exception as exc:  # this block's: the task's other blocks are played and counted
-            outs.append(BlockOut(None, exc, ()))
+            outs.append(BlockOut(None, exc, (), tuple(unbuilt)))
     return tuple(outs)
+
+
+def _folder(v: ShippedVersion, job: BlocksJob, worker: str, unbuilt: list[tuple[str, str, str]]) -> Path:
+    """The folder ``v`` plays from on this worker: its files as shipped, on the coordinator's platform (or with no
+    build command); else its files as submitted, built here once for this machine's platform
+    (``platform_build.build_here``; a failure is added to ``unbuilt``). Raises ``VersionShipError``
+    (``VersionBuildError`` for a build that failed)."""
+    if v.build is None or not job.platform:
+        return fetch(v)
+    here = platform_tag()
+    if here == job.platform:
+        return fetch(v)
+    source = v.source
+    if source is None:
+        raise VersionBuildError(
+            f"version {v.key}: its files as submitted were not kept on the coordinator (its gate came before they "
+            f"were), so worker {worker} of platform {here} cannot build it: submit it again to play it there"
+        )
+    for digest, platform, said in job.unbuilt:
+        if (digest, platform) == (source, here):
+            raise VersionBuildError(said)
+    if job.build is None:
+        raise VersionBuildError(f"version {v.key}: the coordinator sent no build limits: not built on {worker}")
+    lanes = _lanes()
+    try:
+        return build_here(
+            v.key,
+            source,
+            v.build,
+            root=cache_root(),
+            platform=here,
+            worker=worker,
+            run_key=job.run_key,
+            source=lambda: fetch(replace(v, digest=source)),
+            settings=job.config,
+            limits=job.build,
+            run=lanes.call,
+        )
+    except VersionBuildError as exc:
+        unbuilt.append((source, here, str(exc)))
+        raise
+
+
+def worker_platform() -> str:
+    """This worker's platform tag (``platforms.platform_tag``), or "" when ``REFEREE_PLATFORM`` is not one (run on
+    each worker by the coordinator when it counts them)."""
+    try:
+        return platform_tag()
+    except LadderError:
+        return ""
 
 
 def release(run_key: str) -> None:

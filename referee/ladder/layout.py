@@ -6,6 +6,7 @@
     DIR/versions/<digest>/ each version's files, copied in at submission, read-only, named by its content hash
     DIR/incoming/          submissions being unpacked (a half-unpacked one is removed at the next start)
     DIR/builds/<digest>.log  a version's build output, for its author
+    DIR/builds/<digest>.source.tar.gz  a version's files as submitted, kept before its build (``platform_build``)
     DIR/gate/<version>/    the gate's game logs and the bot's stderr
     DIR/games/<nnnn>/      game logs, <block>.<rotation>.jsonl, a thousand blocks to a folder
     DIR/bots/<version>/    each version's stderr in ranked play (one file per lane)
@@ -73,6 +74,9 @@ class LadderLayout:
 
     def build_log(self, digest: str) -> Path:
         return self.builds / f"{digest}.log"
+
+    def source_pack(self, digest: str) -> Path:
+        return self.builds / f"{digest}.source.tar.gz"
 
     def gate_dir(self, version_id: int) -> Path:
         return self.gate / str(version_id)

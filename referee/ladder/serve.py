@@ -49,6 +49,7 @@ from referee.ladder.lanes import InProcessLanes, Lanes, LaneSettings
 from referee.ladder.matchmaker import Matchmaker, charges
 from referee.ladder.model import Block, BlockKind, BlockState, VersionState
 from referee.ladder.notices import NoticeKind, record
+from referee.ladder.platform_build import BuildLimits
 from referee.ladder.rating import LiveRating
 from referee.ladder.service import Ladder
 from referee.ladder.settle import settle_block
@@ -116,6 +117,7 @@ class LadderServer:
         settings = LaneSettings(
             self.jobs, self.runner, self.ruleset, ladder.layout.bots, self.keep, max_live, ladder.version_folder,
             options.play, options.factory, self.bot_clock,
+            BuildLimits.of(self.config.submissions), lambda v: ladder.layout.source_pack(v.digest),
         )  # fmt: skip
         self.lanes: Lanes = (options.lanes or InProcessLanes)(settings)
         self.blocks_played = 0

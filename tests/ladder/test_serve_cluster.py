@@ -15,21 +15,29 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import trio
 
-from referee.ladder import BlockState, Ladder
+from referee.ladder import BlockState, Ladder, VersionState
+from referee.ladder.botmanifest import BotManifest
 from referee.ladder.errors import ClusterGone
+from referee.ladder.intake import tree_digest
 from referee.ladder.lanes import LaneSettings
 from referee.ladder.lanes_dask import DaskLanes
 from referee.ladder.serve import ServeOptions, serve
 from tests.ladder.fakes import Fakes, bot_text
 from tests.ladder.test_serve_fakes import _ladder, _submit
-from tests.ladder.test_serve_lanes import assert_each_block_stored_once, audited, four_entrants, serve_and_kill
+from tests.ladder.test_serve_lanes import (
+    assert_each_block_stored_once,
+    audited,
+    four_entrants,
+    serve_and_kill,
+    serve_while,
+)
 
 distributed = pytest.importorskip("distributed")
 
@@ -69,13 +77,27 @@ class Cluster:
             except (ValueError, KeyError):
                 time.sleep(0.1)
 
-    def add_worker(self) -> None:
-        """Start worker ``w<i>`` (``procs[1 + i]``)."""
+    def add_worker(self, env: dict[str, str] | None = None) -> None:
+        """Start worker ``w<i>`` (``procs[1 + i]``), with ``env`` added to its environment."""
         i = len(self.procs) - 1
-        worker_env = {**self.env, "REFEREE_VERSION_CACHE": str(self.tmp_path / f"cache{i}")}
+        worker_env = {**self.env, "REFEREE_VERSION_CACHE": str(self.tmp_path / f"cache{i}"), **(env or {})}
         cmd = [*WORKER, "--scheduler-file", str(self.address_file), "--nthreads", "1", "--no-nanny", "--name", f"w{i}"]
         cmd += ["--host", "127.0.0.1", "--no-dashboard"]
         self.procs.append(_started(cmd, worker_env, self.tmp_path / f"worker{i}.log"))
+
+    def serve(
+        self, lad: Path, fakes: Fakes, body: Callable[[Ladder, list[str], DaskLanes], Awaitable[None]]
+    ) -> tuple[list[str], DaskLanes]:
+        """Serve ``lad`` with its lanes on this cluster while ``body(ladder, the lines said, the lanes)`` runs (at
+        most 120 s), then stop it; returns the lines said and the lanes."""
+        lanes: list[DaskLanes] = []
+
+        def dask_lanes(settings: LaneSettings) -> DaskLanes:
+            lanes.append(DaskLanes(self.address, settings))
+            return lanes[-1]
+
+        lines = serve_while(lad, fakes, dask_lanes, lambda ladder, lines: body(ladder, lines, lanes[0]))
+        return lines, lanes[0]
 
     def close(self) -> None:
         for p in reversed(self.procs):
@@ -207,37 +229,108 @@ def test_a_worker_that_joins_while_serve_runs_gets_lanes_of_its_own(tmp_path: Pa
         with distributed.Client(made.address, timeout=60) as client:
             client.wait_for_workers(1, timeout=120)
         lad = four_entrants(tmp_path)
-        fakes = Fakes(delay=0.02)
-        lines: list[str] = []
-        lanes: list[DaskLanes] = []
+        at_start: list[int] = []
 
-        def dask_lanes(settings: LaneSettings) -> DaskLanes:
-            lanes.append(DaskLanes(made.address, settings))
-            return lanes[-1]
+        async def grow(ladder: Ladder, lines: list[str], lanes: DaskLanes) -> None:
+            at_start.append(lanes.jobs)
+            while ladder.store.block_count() < 3:
+                await trio.sleep(0.02)
+            made.add_worker()
+            while not any("more workers" in line for line in lines):
+                await trio.sleep(0.05)
+            done = ladder.store.block_count()
+            while ladder.store.block_count() < done + 3:  # and blocks go on
+                await trio.sleep(0.02)
 
-        async def run() -> None:
-            options = ServeOptions(
-                announce=lines.append, poll=0.02, play=fakes.play, factory=fakes.factory, check=fakes.check, seed=3,
-                lanes=dask_lanes,
-            )  # fmt: skip
-            async with trio.open_nursery() as nursery:
-                ladder = await nursery.start(serve, lad, options)
-                assert lanes[0].jobs == 8, lanes[0].jobs
-                with trio.fail_after(120):
-                    while ladder.store.block_count() < 3:
-                        await trio.sleep(0.02)
-                    made.add_worker()
-                    while not any("more workers" in line for line in lines):
-                        await trio.sleep(0.05)
-                    done = ladder.store.block_count()
-                    while ladder.store.block_count() < done + 3:  # and blocks go on
-                        await trio.sleep(0.02)
-                nursery.cancel_scope.cancel()
-
-        trio.run(run)
+        lines, lanes = made.serve(lad, Fakes(delay=0.02), grow)
     finally:
         made.close()
+    assert at_start == [8], at_start
     assert "more workers: 16 lanes now (were 8)" in lines, lines
-    assert lanes[0].jobs == 16
+    assert lanes.jobs == 16
     assert assert_each_block_stored_once(lad) >= 6
     audited(lad)
+
+
+def test_a_worker_of_another_platform_builds_versions_itself_and_a_build_failing_there_voids_the_block(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """A worker told it is of another platform than the coordinator (``REFEREE_PLATFORM``) never plays the
+    coordinator's built files: it fetches each version's files as submitted and builds them itself, once. A build
+    that passed the gate but fails on that worker (it needs what the worker lacks: here, another time zone) voids
+    the block with one line naming the version, the worker and the platform; the version is not charged, its
+    build is not tried again on that platform, and its block waits for a worker of another platform while the
+    other blocks go on: one of the coordinator's platform joins, and plays it."""
+    import referee.ladder.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "GROW_SECONDS", 0.2)  # the lanes look for new workers this often
+    made = Cluster(tmp_path)
+    try:
+        made.add_worker({"REFEREE_PLATFORM": "test-other-platform", "TZ": "Etc/GMT-14"})
+        with distributed.Client(made.address, timeout=60) as client:
+            client.wait_for_workers(1, timeout=120)
+        # no daily share in bot time: the seats of the waiting block are charged nothing meanwhile, and in a field
+        # this small the others would soon be over their share
+        lad = _ladder(tmp_path, "[games]\ntable_sizes = [2]\ntable_weights = [1]\n", "share_cap = 1000\n")
+        stamped = """sh -c 'cat bot.src > bot.py && echo "# built $(date +%s%N)" >> bot.py'"""  # each build its own
+        _submit_folder(lad, "ann", stamped, {"bot.src": bot_text(0.0)})
+        _submit_folder(lad, "bob", """sh -c 'test "${TZ-}" != Etc/GMT-14'""", {"bot.py": bot_text(5.0)})
+        for i, name in enumerate(["cat", "dan", "eve"]):
+            _submit(lad, name, bot_text(strength=10.0 + 5 * i), tmp_path)
+        waiting = []
+
+        async def fail_there(ladder: Ladder, lines: list[str], _: DaskLanes) -> None:
+            bob = ladder.version("bob", 1).id
+            while not any("its build for platform" in line for line in lines):
+                await trio.sleep(0.02)
+            done = ladder.store.block_count()
+            while ladder.store.block_count() < done + 4:  # the others play on
+                await trio.sleep(0.02)
+            waiting.extend(b for b in ladder.store.blocks(states=[BlockState.PLAYING]) if bob in b.seats)
+            made.add_worker()  # of the coordinator's platform
+            while ladder.store.block(waiting[0].id).state != BlockState.DONE:
+                await trio.sleep(0.02)
+
+        lines, lanes = made.serve(lad, Fakes(delay=0.01), fail_there)
+    finally:
+        made.close()
+    assert all(" failed its gate" not in line for line in lines), lines  # both builds pass on the coordinator
+    (void,) = [line for line in lines if "voided, to be played again: version bob#1" in line]  # built once there
+    with Ladder.open(lad) as ladder:
+        ann, bob = ladder.version("ann", 1), ladder.version("bob", 1)
+        assert bob.state == VersionState.PLACEMENT  # not charged: it passed its gate
+        ((attempt, said, _),) = ladder.store.voids(int(void.split()[1]))
+        coordinator_built = ladder.version_folder(ann) / "bot.py"
+        built_hash = tree_digest(ladder.version_folder(ann), BotManifest(ann.command, ann.build))
+    assert (
+        attempt == 1
+        and said.startswith(
+            "version bob#1: its build for platform test-other-platform failed on worker tcp://127.0.0.1:"
+        )
+        and said.endswith("not built again on this platform while this serve runs")
+    ), said
+    assert "\n" not in said and (bob.digest, "test-other-platform") in lanes.unbuilt
+    # its block, played again, waited for a worker of another platform, which played it with the coordinator's build
+    assert [(b.id, b.attempts) for b in waiting] == [(int(void.split()[1]), 2)], waiting
+    assert (tmp_path / "cache1" / bob.digest).is_dir()  # its build changes nothing: the built hash is its digest
+    # ann was built on the worker, once, from its files as submitted: its own stamp, not the coordinator's
+    cache = tmp_path / "cache0"
+    built_here = cache / f"{ann.digest}@test-other-platform" / "bot.py"
+    assert (cache / f"{ann.digest}@test-other-platform.built").exists()
+    ours, theirs = built_here.read_text(), coordinator_built.read_text()
+    assert ours.startswith(bot_text(0.0)) and "# built " in ours and ours != theirs, (ours, theirs)
+    assert not (cache / built_hash).exists()  # the coordinator's built files never fetched there
+    assert assert_each_block_stored_once(lad) >= 4
+    audited(lad)
+
+
+def _submit_folder(lad: Path, name: str, build: str, files: dict[str, str]) -> None:
+    """Submit a folder version of ``name`` that runs ``python bot.py`` after its ``build``, holding ``files``."""
+    folder = lad.parent / f"{name}-src"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(f"command = 'python bot.py'\nbuild = {json.dumps(build)}\n")
+    for file, text in files.items():
+        (folder / file).write_text(text)
+    with Ladder.open(lad) as ladder:
+        ladder.add_entrant(name)
+        ladder.submit(name, folder)

@@ -6,7 +6,7 @@ process to the matchmaker's fair share; the CLI refuses two places for the lanes
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -50,14 +50,10 @@ def assert_each_block_stored_once(lad: Path) -> int:
         return len(done)
 
 
-def serve_and_kill(
-    lad: Path, fakes: Fakes, lanes: Any, kill: Callable[[], None], pause: float
-) -> tuple[int, list[str]]:
-    """Serve ``lad`` with ``lanes`` until 4 blocks are done, call ``kill`` ``pause`` seconds into a block, go on
-    until a block is voided, 6 more are done and no void one is left; returns (blocks done at the kill, the lines
-    said)."""
+def serve_while(lad: Path, fakes: Fakes, lanes: Any, body: Callable[[Ladder, list[str]], Awaitable[None]]) -> list[str]:
+    """Serve ``lad`` with ``lanes`` while ``body(ladder, the lines said)`` runs (at most 120 s), then stop it;
+    returns the lines said."""
     lines: list[str] = []
-    killed: list[int] = []
 
     async def run() -> None:
         options = ServeOptions(
@@ -67,20 +63,35 @@ def serve_and_kill(
         async with trio.open_nursery() as nursery:
             ladder = await nursery.start(serve, lad, options)
             with trio.fail_after(120):
-                while ladder.store.block_count() < 4 or not ladder.store.blocks(states=[BlockState.PLAYING]):
-                    await trio.sleep(0.01)
-                await trio.sleep(pause)
-                kill()
-                killed.append(ladder.store.block_count())
-                while (
-                    not any("voided" in line for line in lines)
-                    or ladder.store.block_count() < killed[0] + 6
-                    or ladder.store.blocks(states=[BlockState.VOID])  # the voided block is played again
-                ):
-                    await trio.sleep(0.02)
+                await body(ladder, lines)
             nursery.cancel_scope.cancel()
 
     trio.run(run)
+    return lines
+
+
+def serve_and_kill(
+    lad: Path, fakes: Fakes, lanes: Any, kill: Callable[[], None], pause: float
+) -> tuple[int, list[str]]:
+    """Serve ``lad`` with ``lanes`` until 4 blocks are done, call ``kill`` ``pause`` seconds into a block, go on
+    until a block is voided, 6 more are done and no void one is left; returns (blocks done at the kill, the lines
+    said)."""
+    killed: list[int] = []
+
+    async def body(ladder: Ladder, lines: list[str]) -> None:
+        while ladder.store.block_count() < 4 or not ladder.store.blocks(states=[BlockState.PLAYING]):
+            await trio.sleep(0.01)
+        await trio.sleep(pause)
+        kill()
+        killed.append(ladder.store.block_count())
+        while (
+            not any("voided" in line for line in lines)
+            or ladder.store.block_count() < killed[0] + 6
+            or ladder.store.blocks(states=[BlockState.VOID])  # the voided block is played again
+        ):
+            await trio.sleep(0.02)
+
+    lines = serve_while(lad, fakes, lanes, body)
     return killed[0], lines
 
 
