@@ -70,11 +70,11 @@ finally:
 """
 
 
-def referee_run(folder: Path, deals: int, seed: int) -> tuple[int, float, float, float]:
-    """(games, wall seconds, referee CPU seconds, bots' CPU seconds) of one ``referee run --jobs 2``."""
+def referee_run(folder: Path, deals: int, seed: int, jobs: int = 2) -> tuple[int, float, float, float]:
+    """(games, wall seconds, referee CPU seconds, bots' CPU seconds) of one ``referee run --jobs JOBS``."""
     cpu_file = folder / "cpu.txt"
     bots = [str(STDLIB_BOT)] * 4
-    args = [*bots, "-n", str(deals), "--jobs", "2", "--sandbox", "none", "--seed", str(seed), "-o", str(folder)]
+    args = [*bots, "-n", str(deals), "--jobs", str(jobs), "--sandbox", "none", "--seed", str(seed), "-o", str(folder)]
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", RUN_MEASURED, str(cpu_file), "run", *args], check=True, capture_output=True)
     wall = time.perf_counter() - start
@@ -156,7 +156,7 @@ def fixed_costs(args: argparse.Namespace, ref_cpu: float, naive_cpu: float) -> N
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(args.reps):
             folder = Path(tmp) / f"small{rep}"
-            games, _, cpu, _ = referee_run(folder, 1, args.seed + rep)
+            games, _, cpu, _ = referee_run(folder, 1, args.seed + rep, args.jobs)
             small_ref.append((games, cpu))
             small_naive.append(naive_run(folder)[::2])
     games = args.deals * 4
@@ -171,7 +171,7 @@ def fixed_costs(args: argparse.Namespace, ref_cpu: float, naive_cpu: float) -> N
         )
 
 
-def compare(deals: int, reps: int, seed: int, label: str) -> tuple[float, float, float]:
+def compare(deals: int, reps: int, seed: int, label: str, jobs: int = 2) -> tuple[float, float, float]:
     """``reps`` alternating runs of both referees on ``deals`` deals (x4 games), one line each: the median ratio,
     referee CPU ms per game, naive CPU ms per game."""
     print(f"\n{label}, {deals * 4} four-player games each, stdlib bots")
@@ -180,7 +180,7 @@ def compare(deals: int, reps: int, seed: int, label: str) -> tuple[float, float,
     with tempfile.TemporaryDirectory() as tmp:
         for rep in range(reps):
             folder = Path(tmp) / f"run{rep}"
-            g1, w1, c1, b1 = referee_run(folder, deals, seed + rep)
+            g1, w1, c1, b1 = referee_run(folder, deals, seed + rep, jobs)
             g2, w2, c2, b2 = naive_run(folder)
             ratio = (g1 / w1) / (g2 / w2)
             ratios.append(ratio)
@@ -213,6 +213,7 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=10, help="bot starts of each kind")
     ap.add_argument("--engine-seconds", type=float, default=3.0, help="CPU seconds of engine playouts")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=2, help="tables of the referee run (one process; default 2)")
     args = ap.parse_args()
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}; cores: {os.cpu_count()}")
     # An installed referee runs from byte-compiled modules; a checkout with PYTHONDONTWRITEBYTECODE set (as on the
@@ -221,10 +222,17 @@ def main() -> None:
         [sys.executable, "-m", "compileall", "-q", str(ROOT / "referee"), str(ROOT / "protocol")], check=True
     )
 
-    _, ref_ms, naive_ms = compare(args.deals, args.reps, args.seed, "1. referee run --jobs 2 vs naive blocking referee")
+    label = f"1. referee run --jobs {args.jobs} vs naive blocking referee"
+    _, ref_ms, naive_ms = compare(args.deals, args.reps, args.seed, label, args.jobs)
     fixed_costs(args, ref_ms * args.deals * 4 / 1000, naive_ms * args.deals * 4 / 1000)
     if args.long_deals:
-        compare(args.long_deals, args.reps, args.seed, "1b. the same at contest size (fixed costs over more games)")
+        compare(
+            args.long_deals,
+            args.reps,
+            args.seed,
+            "1b. the same at contest size (fixed costs over more games)",
+            args.jobs,
+        )
 
     sdk, plain = [], []
     for _ in range(args.starts):

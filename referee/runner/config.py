@@ -6,10 +6,23 @@ from dataclasses import dataclass
 
 from referee.settings import BotSettings, ClockMode, ConfigError, Limits, MiB, SandboxMode, settings_fields
 
-__all__ = ["CPU_BACKSTOP", "BotSettings", "ClockMode", "ConfigError", "Limits", "RunnerConfig", "SandboxMode"]
+__all__ = [
+    "CPU_BACKSTOP",
+    "HOLD_LOOP_MAX",
+    "BotSettings",
+    "ClockMode",
+    "ConfigError",
+    "Limits",
+    "RunnerConfig",
+    "SandboxMode",
+]
 
 #: Under ``--clock cpu`` a reply may take at most this many times its CPU allowance of wall time.
 CPU_BACKSTOP = 3.0
+
+#: The most ``RunnerConfig.hold_loop`` may be: the loop's other tasks (a stop, a stderr pipe to drain) wait at most
+#: this long for a turn of its game.
+HOLD_LOOP_MAX = 0.01
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,11 @@ class RunnerConfig(BotSettings):
     #: Mark each bot's stderr log with the game, seat and request the bot wrote each part under
     #: (``referee.runner.stderr_marks``): a ladder's replay shows an author its bot's stderr beside each turn.
     stderr_marks: bool = False
+    #: Seconds a wait for a turn's reply may hold the event loop (a blocking ``poll`` of the bot's stdout) before it
+    #: waits through trio: 0, never. Only for a loop that plays one game and nothing else (a lane's worker process):
+    #: a reply that comes within it is read without a pass through trio's scheduler, the referee's CPU per reply
+    #: about 8 us less (``bench/bench_game_cpu.py``). Every deadline, exit and stop is kept (``BotProcess.exchange``).
+    hold_loop: float = 0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -50,6 +68,8 @@ class RunnerConfig(BotSettings):
             raise ConfigError(f"the wall-clock backstop must be at least 1x the move time, got {self.cpu_backstop!r}")
         if self.stderr_cap < 0:
             raise ConfigError(f"stderr cap must be zero or more bytes, got {self.stderr_cap!r}")
+        if not 0 <= self.hold_loop <= HOLD_LOOP_MAX:
+            raise ConfigError(f"hold_loop must be 0 to {HOLD_LOOP_MAX:g} seconds, got {self.hold_loop!r}")
 
     @classmethod
     def of(cls, settings: BotSettings, *, hidden: tuple[str, ...] = (), entrants: tuple[str, ...] = ()) -> RunnerConfig:

@@ -194,7 +194,9 @@ class Player:
             self._quiet = []
         self._last_sent = _ASKED[expect]
         try:
-            raw = await proc.exchange(line, deadline)
+            # A turn is asked of one seat while the others wait (a deal of every seat at once): its wait may hold
+            # the loop (``RunnerConfig.hold_loop``).
+            raw = await proc.exchange(line, deadline, hold=expect is Expect.TURN)
         except LineTooLong as exc:
             raise ProtocolViolation(
                 FaultKind.LINE_TOO_LONG, f"a reply line over {MAX_LINE} bytes", line=exc.head

@@ -72,6 +72,8 @@ class _Wait(Enum):
 
 
 _IDLE, _WAITING, _RUNG = _Wait.IDLE, _Wait.WAITING, _Wait.RUNG
+#: A wait for a reply that may hold the loop (``exchange``) goes through trio when the last that did was this long ago.
+_YIELD_EVERY = 0.02
 _PRIVATE = object()  # the key to ``BotProcess.__init__``, which only ``BotProcess.start`` holds
 
 
@@ -94,6 +96,7 @@ class BotProcess:
         mark: str,
         cgroups: StartCgroups,
         removal: contextlib.AsyncExitStack,
+        hold: float = 0.0,
     ) -> None:
         """Private (``start`` is the way in): ``popen``, started with its ``pipes`` and ``cgroups``, which the new
         object owns from here on (``removal`` removes the cgroups when it is released). Raises ``TypeError`` when
@@ -135,6 +138,8 @@ class BotProcess:
         self._poller = select.poll()  # a cheap look at the pipe, without an exception when it is empty
         self._poller.register(self._stdout_fd, select.POLLIN)
         self._cpu_fd: int | None = None
+        self._hold = hold  # RunnerConfig.hold_loop
+        self._yielded = -math.inf  # when a wait for a reply last went through trio's scheduler (trio time)
 
     @classmethod
     async def start(
@@ -197,7 +202,7 @@ class BotProcess:
                 pipes = (_stream(started, popen.stdin), _stream(started, popen.stdout), _stream(started, popen.stderr))
                 started.pop_all()
             removal = made.pop_all()
-        bot = cls(_PRIVATE, spec, mode, config.limits, popen, pipes, mark, cgroups, removal)
+        bot = cls(_PRIVATE, spec, mode, config.limits, popen, pipes, mark, cgroups, removal, config.hold_loop)
         trio.lowlevel.spawn_system_task(bot._drain_stderr, stderr_path, config.stderr_cap)
         trio.lowlevel.spawn_system_task(bot._watch_exit)
         trio.lowlevel.spawn_system_task(bot._alarm)
@@ -285,9 +290,14 @@ class BotProcess:
         """
         return await self.exchange(b"", deadline)
 
-    async def exchange(self, data: bytes, deadline: float) -> bytes:
+    async def exchange(self, data: bytes, deadline: float, *, hold: bool = False) -> bytes:
         """``send(data, deadline)``, then ``read_line(deadline)``: a request and its reply line in one coroutine (the
-        pipe almost always takes the whole message at once). Raises what those two raise."""
+        pipe almost always takes the whole message at once). Raises what those two raise.
+
+        ``hold``: the caller's task is the only one with work to do (a turn, asked of one seat), so the wait for the
+        reply may hold the loop for ``RunnerConfig.hold_loop`` seconds (a blocking ``poll``, never past the
+        deadline) before it waits through trio; a reply that came meanwhile is read at once. At least every
+        ``_YIELD_EVERY`` seconds a wait goes through trio, so the loop's other tasks (a stop) still run."""
         if data:
             done = self._write_now(data)
             if done != len(data):
@@ -315,25 +325,21 @@ class BotProcess:
                 continue
             # Wait for the pipe first (a reply is rarely there already). The alarm task wakes this wait at the
             # deadline, the exit watcher when the process exits (both by notify_closing on the descriptor).
-            if self._now() >= deadline:
+            now = self._now()
+            if now >= deadline:
                 raise BotTimeout("no reply before the deadline")
-            self._read_deadline = deadline
-            self._wait = _WAITING
-            if deadline < self._alarm_at and self._alarm_scope is not None:
-                # Usually the alarm is still set for an earlier move's deadline: it will ring then, see this
-                # read's later deadline and re-arm itself, so most moves change no deadline at all.
-                self._alarm_scope.deadline = self._alarm_at = deadline
-            try:
-                await trio.lowlevel.wait_readable(self._stdout_fd)
-            except trio.ClosedResourceError:
-                pass
-            finally:
-                rung = self._wait is _RUNG
-                self._wait = _IDLE
-            if self._exit.is_set():
-                continue
-            if rung:
-                raise BotTimeout("no reply before the deadline")
+            if not (
+                hold
+                and self._hold
+                and now - self._yielded < _YIELD_EVERY
+                and self._poller.poll(1000 * min(self._hold, deadline - now))
+            ):
+                rung = await self._wait_readable(deadline)
+                self._yielded = self._now()
+                if self._exit.is_set():
+                    continue
+                if rung:
+                    raise BotTimeout("no reply before the deadline")
             try:
                 chunk = os.read(self._stdout_fd, _CHUNK)
             except BlockingIOError:
@@ -349,6 +355,24 @@ class BotProcess:
                 self._eof = True
             else:
                 buf += chunk
+
+    async def _wait_readable(self, deadline: float) -> bool:
+        """Wait through trio until stdout is readable, the process exits or ``deadline`` passes; True when the alarm
+        woke it at the deadline."""
+        self._read_deadline = deadline
+        self._wait = _WAITING
+        if deadline < self._alarm_at and self._alarm_scope is not None:
+            # Usually the alarm is still set for an earlier move's deadline: it will ring then, see this
+            # read's later deadline and re-arm itself, so most moves change no deadline at all.
+            self._alarm_scope.deadline = self._alarm_at = deadline
+        try:
+            await trio.lowlevel.wait_readable(self._stdout_fd)
+        except trio.ClosedResourceError:
+            pass
+        finally:
+            rung = self._wait is _RUNG
+            self._wait = _IDLE
+        return rung
 
     def _read_available(self) -> bool:
         """Read what the pipe holds now, without waiting (bounded); True when something was read."""

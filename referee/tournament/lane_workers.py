@@ -391,7 +391,7 @@ async def _serve(
     """Play what the parent sends until it says ``Stop`` (or goes away), then close every bot and say ``Bye`` with
     this process's CPU time; on a failure, ``Failed`` instead. The exit status: 0 after ``Bye``."""
     channel = Channel(sock)
-    pool = lane_pool(setup, lane, fresh=fresh, factory=factory)
+    pool = lane_pool(setup, lane, fresh=fresh, factory=factory, alone=True)
     return await run_lane(channel, pool, partial(_play_lane, channel, pool, setup, play))
 
 

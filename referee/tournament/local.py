@@ -54,8 +54,9 @@ class LocalExecutor:
     async def play_rounds(self, setup: PlaySetup, rounds: Rounds) -> None:
         """Play round after round of ``rounds()`` on ``jobs`` concurrent lanes in this process (``play_lanes``)."""
         lane_folders(setup)
+        jobs = max(1, self.jobs)
         lanes = [
-            PoolLane(lane_pool(setup, n, fresh=self.fresh, factory=self.factory), setup, self.play)
-            for n in range(max(1, self.jobs))
+            PoolLane(lane_pool(setup, n, fresh=self.fresh, factory=self.factory, alone=jobs == 1), setup, self.play)
+            for n in range(jobs)
         ]
         await play_lanes(setup, rounds, lanes, fresh=self.fresh)

@@ -1,4 +1,5 @@
-"""Real misbehaving bot files against an honest one, in both sandbox modes.
+"""Real misbehaving bot files against an honest one, in both sandbox modes, and bare with every wait for a turn's
+reply allowed to hold the loop (``RunnerConfig.hold_loop``, as a lane alone in its process plays).
 
 Each misbehaving bot must be forfeited with the right fault kind; the honest bot finishes the game; the log
 re-verifies through the engine; afterwards no process of the game remains. All games of one sandbox mode run
@@ -15,6 +16,7 @@ import trio
 
 from referee.engine import STANDARD, seeded_deal
 from referee.runner import GameResult, Limits, RunnerConfig, memory_cgroup
+from referee.runner.config import HOLD_LOOP_MAX
 from referee.runner.faults import FAULT_KINDS
 
 from .helpers import MODES, assert_verified, bot, config, new_mark, pids_enforced, play_games, processes_with
@@ -132,10 +134,12 @@ class Outcome:
 async def _run_case(name: str, case: Case, mode: str, folder: Path, limiter: trio.CapacityLimiter) -> Outcome:
     async with limiter:
         mark = new_mark()
+        held = {"hold_loop": HOLD_LOOP_MAX} if mode == HELD else {}
+        mode = "none" if mode == HELD else mode
         specs = [bot(case.opponent, mark)]
-        configs: list[RunnerConfig] = [config(mode)]
+        configs: list[RunnerConfig] = [config(mode, **held)]
         specs.insert(case.seat, bot(case.bot, mark, **case.env))
-        configs.insert(case.seat, config(mode, **case.settings))
+        configs.insert(case.seat, config(mode, **held, **case.settings))
         (result,), _ = await play_games(specs, configs, folder, seeds=[case.seed])
         return Outcome(result, processes_with(mark), folder)
 
@@ -146,11 +150,22 @@ class Outcomes:
     games: dict[str, Outcome]
 
 
-@pytest.fixture(scope="module", params=MODES)
+#: The bare mode with ``hold_loop``: a turn's reply read by a blocking poll where it comes within the hold.
+HELD = "none-held"
+#: What that mode leaves out: faults before the first turn or not of a reply (start-up, limits, a long idle).
+NOT_HELD = {
+    "crash_start", "unflushed", "no_newline", "exit_after_hello", "old_protocol", "segfault", "cpu_burner",
+    "memory_hog", "fork_hog", "fork_bomb", "idle_long",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=[*MODES, pytest.param(HELD, id=HELD)])
 def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Outcomes:
     mode: str = request.param
     cases = dict(CASES)
-    if not pids_enforced(mode):
+    if mode == HELD:
+        cases = {name: case for name, case in cases.items() if name not in NOT_HELD}
+    if not pids_enforced("none" if mode == HELD else mode):
         cases.pop("fork_bomb")  # unsafe without a process cap (root without a writable pids cgroup)
     if memory_cgroup.problem() is not None:
         cases.pop("fork_hog")  # unsafe without a memory cgroup: only the address space of each process is capped
@@ -172,6 +187,8 @@ def outcomes(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_misbehaving_bot(outcomes: Outcomes, name: str) -> None:
+    if outcomes.mode == HELD and name in NOT_HELD:
+        pytest.skip("not a turn's reply: the hold does not apply")
     if name == "fork_hog" and name not in outcomes.games:
         pytest.skip(f"no memory cgroup can be made here ({memory_cgroup.problem()})")
     if name not in outcomes.games:

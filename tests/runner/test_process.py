@@ -10,6 +10,7 @@ import trio
 
 from protocol import MAX_LINE
 from referee.runner import BotCrashed, BotSpec, BotTimeout, RunnerConfig
+from referee.runner.config import HOLD_LOOP_MAX
 from referee.runner.process import BotProcess, LineTooLong
 
 
@@ -107,3 +108,58 @@ def test_stale_cgroups_of_dead_referees_are_swept() -> None:
     stale.mkdir()
     limits.sweep(root)
     assert not stale.exists()
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('ok\\n')\n    sys.stdout.flush()\n"
+
+
+async def _start_held(tmp_path: Path, code: str) -> BotProcess:
+    config = RunnerConfig(grace=0.3, hold_loop=HOLD_LOOP_MAX)
+    return await BotProcess.start(_spec(tmp_path, code), config, tmp_path / "err.log", "none")
+
+
+def test_a_held_wait_still_lets_a_stop_through(tmp_path: Path) -> None:
+    """Replies that always come within the hold are read without a pass through trio's scheduler, yet the loop's
+    other tasks still run (at least every _YIELD_EVERY): a stop from another task ends the exchanges."""
+    exchanges = 0
+
+    async def main() -> None:
+        nonlocal exchanges
+        proc = await _start_held(tmp_path, ECHO)
+        try:
+            async with trio.open_nursery() as nursery:
+
+                async def stop() -> None:
+                    await trio.sleep(0.3)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(stop)
+                while exchanges < 50_000:  # a stop that never comes: all of them, then the assertion fails
+                    assert await proc.exchange(b"x\n", trio.current_time() + 5, hold=True) == b"ok"
+                    exchanges += 1
+        finally:
+            await proc.terminate(0.3)
+
+    trio.run(main)
+    assert 0 < exchanges < 50_000
+
+
+def test_a_held_wait_keeps_its_deadline_and_reads_a_late_reply(tmp_path: Path) -> None:
+    late = "import sys,time\nfor line in sys.stdin:\n    time.sleep(0.05)\n    print('late', flush=True)\n"
+
+    async def main() -> None:
+        silent = await _start_held(tmp_path, "import time\ntime.sleep(30)\n")
+        slow = await _start_held(tmp_path, late)
+        try:
+            start = trio.current_time()
+            with pytest.raises(BotTimeout):  # the deadline comes before the hold is over
+                await silent.exchange(b"x\n", start + HOLD_LOOP_MAX / 5, hold=True)
+            assert trio.current_time() - start < 1
+            # The reply comes after the hold: the wait goes on through trio and reads it.
+            assert await slow.exchange(b"x\n", trio.current_time() + 5, hold=True) == b"late"
+            assert await slow.exchange(b"x\n", trio.current_time() + 5, hold=True) == b"late"
+        finally:
+            await silent.terminate(0.3)
+            await slow.terminate(0.3)
+
+    trio.run(main)
