@@ -83,8 +83,8 @@ def keep_source(folder: Path, manifest: BotManifest, digest: str, path: Path) ->
     ``path`` holds them afterwards. Raises ``OSError`` when it cannot be written."""
     if path.exists():
         return True
-    if tree_digest(folder, manifest) != digest:
-        return False
+    if not folder.is_dir() or tree_digest(folder, manifest) != digest:
+        return False  # nothing of ``digest`` to keep (a folder that is gone: its build says so)
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + ".part")
     part.write_bytes(pack(folder))
