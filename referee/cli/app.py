@@ -11,10 +11,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from typing import Any
 
 import click
 
 from referee import __version__
+from referee.cli import collector
 
 #: Command name -> "module:attribute" of its click command (``referee --help`` lists them by name).
 COMMANDS: dict[str, str] = {
@@ -37,9 +39,26 @@ class LazyGroup(click.Group):
     """A group whose commands are imported from ``COMMANDS`` on first use (click's documented lazy-loading
     pattern), so the heavy imports of one command are never paid by another or by ``--help``."""
 
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        """click's ``main``. Called from the command line (``args`` None: the process's own arguments), with the
+        garbage collector off until the command is loaded (``referee.cli.collector``)."""
+        if args is None:
+            collector.start()
+        try:
+            return super().main(args, *rest, **kwargs)
+        finally:
+            collector.release()
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         _refuse_globbed_options(args)
         return super().parse_args(ctx, args)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        found = super().resolve_command(ctx, args)
+        collector.release()  # the command's module is loaded (``collector.loading`` holds it off again)
+        return found
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *super().list_commands(ctx)})

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from referee.cli import collector
 from referee.cli.interrupt import resume_hint, stops_cleanly
 from referee.cli.options import (
     clock_option,
@@ -223,10 +224,11 @@ def run(given: RunOptions, executor: Executor | None = None) -> None:
     # The results folder's lock is held until the run ends; a Ctrl-C outside the games (they stop
     # cleanly on their own) leaves nothing half-written.
     with stops_cleanly("run"), ResultsFolder("run") as held:
-        plan = _resolve(held, given)
+        with collector.loading():  # most of the run's modules load here
+            plan = _resolve(held, given)
+            console = _console(stderr=given.as_json)
         if executor is not None:
             plan = replace(plan, executor=executor)
-        console = _console(stderr=given.as_json)
         played = _play(plan, console, json_events=given.as_json)
         _present(plan, played, console)
 
@@ -420,19 +422,20 @@ def _play(plan: Plan, console: Console, *, json_events: bool = False) -> Played:
     """Open the store (a new tournament: initialise it), say what starts, run the tournament; a failure of the
     cluster, of a bot's sandbox or of the disk is one line (every finished game is saved). ``json_events``: the
     progress as JSON events on stdout (``JsonProgress``), the standings as the last one."""
-    from referee.contest.workers_lost import lost_workers
-    from referee.runner import BotSpecError
-    from referee.runner.logfile import LogLevel
-    from referee.tournament import (
-        ClusterError,
-        LaneError,
-        LiveProgress,
-        ResultsStore,
-        StoreError,
-        run_tournament,
-        tally_from_store,
-    )
-    from referee.tournament.live import JsonProgress
+    with collector.loading():  # the live display's modules
+        from referee.contest.workers_lost import lost_workers
+        from referee.runner import BotSpecError
+        from referee.runner.logfile import LogLevel
+        from referee.tournament import (
+            ClusterError,
+            LaneError,
+            LiveProgress,
+            ResultsStore,
+            StoreError,
+            run_tournament,
+            tally_from_store,
+        )
+        from referee.tournament.live import JsonProgress
 
     directory = plan.directory
     try:
