@@ -1,11 +1,12 @@
 """Hot paths of the referee (issue 13), measured side by side in one run.
 
-1. ``referee run --jobs 2`` against a naive blocking referee (``bench/naive_referee.py``) on the same four
-   stdlib-only bots (``bench/bots/stdlib_random.py``) and the same four-player deals: games/s of each and their
-   ratio, and each referee's own CPU time per game (its process only, not its bots'; start-up, imports, the
-   results database, game logs and the closing report included; for ``referee run``, which plays its lanes in
-   worker processes, its process and its workers, each counted with getrusage's RUSAGE_SELF), and the CPU time of
-   its bots per game (their start-ups included). Both run bots without a sandbox. The
+1. ``referee run --jobs 2`` (``--jobs N``: another number of tables; both lanes in one process) against a naive
+   blocking referee (``bench/naive_referee.py``) on the same four stdlib-only bots
+   (``bench/bots/stdlib_random.py``) and the same four-player deals: games/s of each and their ratio, and each
+   referee's own CPU time per game (its process only, not its bots'; start-up, imports, the results database,
+   game logs and the closing report included; lane worker processes, where a run has them, counted too, each with
+   getrusage's RUSAGE_SELF), and the CPU time of its bots per game (their start-ups included). ``--jobs 1`` plays
+   one table at a time, as the naive referee does: the like-for-like CPU a game. Both run bots without a sandbox. The
    ``referee run`` goes first; the naive referee then plays the deals of its game logs with the bots in the
    same seats. Repeated ``--reps`` times, alternating, so both see the same machine. The referee's modules are
    byte-compiled first, as in an installed package. Then the same comparison at contest size (``--long-deals``,
@@ -52,9 +53,10 @@ NAIVE = ROOT / "bench" / "naive_referee.py"
 REFEREE = Path(sys.executable).with_name("referee")
 
 #: Runs ``referee`` in this process and writes the referee's CPU seconds and its bots' to the file argv[1]. The
-#: referee's: this process's own (RUSAGE_SELF) plus its lane workers' own (``--jobs 2`` forks a worker process per
-#: lane; each reports its RUSAGE_SELF as it ends, not counting its bots). The bots': RUSAGE_CHILDREN (every process
-#: reaped below this one: the workers, and the bots each worker reaped) minus the workers' own.
+#: referee's: this process's own (RUSAGE_SELF) plus its lane workers' own, if any (``--lane-processes`` forks a
+#: worker process per lane; each reports its RUSAGE_SELF as it ends, not counting its bots). The bots':
+#: RUSAGE_CHILDREN (every process reaped below this one: the workers, and the bots each worker reaped) minus the
+#: workers' own.
 RUN_MEASURED = """
 import resource, sys
 out, sys.argv = sys.argv[1], ["referee", *sys.argv[2:]]
