@@ -1,10 +1,11 @@
-"""The worker side of a cluster run: one table batch per Dask task, played with bots kept alive on the worker.
+"""The worker side of a cluster run: table batches played in Dask tasks, with bots kept alive on the worker.
 
-``play_batch_task(job)`` is the function the coordinator submits. It runs in a Dask worker thread and hands the
-batch to this process's *lane service*: one background thread running trio, holding a ``PlayerPool`` per busy
-worker thread. A pool (and its bot processes) outlives the task, so consecutive batches of a tournament on the
-same worker reuse the running bots, as the embedded runner's lanes do; pools idle for ``IDLE_TIMEOUT`` seconds,
-or released by the coordinator at the end of its run (``release_run``), are closed.
+``play_batches_task(jobs)`` is the function the coordinator submits: it plays its batches in turn, each with
+``play_batch_task(job)``, which runs in the Dask worker thread and hands the batch to this process's *lane service*:
+one background thread running trio, holding a ``PlayerPool`` per busy worker thread. A pool (and its bot processes)
+outlives the task, so consecutive batches of a tournament on the same worker reuse the running bots, as the embedded
+runner's lanes do; pools idle for ``IDLE_TIMEOUT`` seconds, or released by the coordinator at the end of its run
+(``release_run``), are closed.
 
 Nothing is written where the coordinator can see it: each game's log and the bots' new stderr output travel
 back in the task's result (``BatchOut``), and the coordinator writes them into the results folder.
@@ -51,6 +52,7 @@ __all__ = [
     "WorkerSetupError",
     "local_spec",
     "play_batch_task",
+    "play_batches_task",
     "release_run",
 ]
 
@@ -326,6 +328,19 @@ def play_batch_task(job: BatchJob) -> BatchOut:
         _check_files(job, worker)
         _checked.update((job.run_key, e.name) for e in job.entrants)
     return _lanes().call(_lanes().play, job, worker)
+
+
+def play_batches_task(jobs: tuple[BatchJob, ...]) -> tuple[tuple[BatchOut, ...], Exception | None]:
+    """Play ``jobs`` in turn on this worker (one Dask task carrying several batches, so that the task's own cost to
+    the coordinator is shared): the batches played, and the error that stopped the task, if any (its later batches
+    not played). The errors are ``play_batch_task``'s."""
+    outs = []
+    for job in jobs:
+        try:
+            outs.append(play_batch_task(job))
+        except Exception as exc:  # the batches before it are played: their games are handed on all the same
+            return tuple(outs), exc
+    return tuple(outs), None
 
 
 def release_run(run_key: str) -> None:
