@@ -8,6 +8,11 @@ two games of one deal in play at once; it takes the results as they complete: it
 results store, keyed by game id). Dask re-runs a batch lost with a dead worker on another one; a batch's games reach
 ``on_game`` once, and the store ignores a game id it holds.
 
+When the run stops with tasks in play (Ctrl-C or SIGTERM, a failed task), the coordinator stops the run on every
+worker (``cluster_worker.stop_run``): each task abandons its game in progress and comes back with the games it
+finished, which are stored before ``Stopped`` (or the task's error) is raised; a signal that comes while a task's
+games are being handed on waits for the last of them (``StopGate.held``), so no game is stored in part.
+
 Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each worker
 uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
 ``ClusterError`` saying how to install it.
@@ -23,7 +28,7 @@ import sys
 import threading
 import uuid
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -36,7 +41,7 @@ from referee.contest.schedule import TableBatch
 from referee.contest.workers_lost import WorkerLost
 from referee.runner import BotSpecError, Player, RunnerConfig
 from referee.runner.logfile import log_name
-from referee.runner.stopping import signals_deferred, stopped_by_signals
+from referee.runner.stopping import StopGate, signals_deferred, stopped_by_signals
 from referee.tournament.cluster_worker import (
     BatchJob,
     BatchOut,
@@ -45,6 +50,7 @@ from referee.tournament.cluster_worker import (
     play_batches_task,
     release_run,
     required_files,
+    stop_run,
 )
 from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
@@ -52,12 +58,16 @@ from referee.tournament.params import EntrantInfo
 __all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address", "worker_threads"]
 
 _LOCAL = re.compile(r"local:(\d+)")
+#: What a task returns (``play_batches_task``): its batches played, and the error that ended it, if any.
+TaskOut = tuple[tuple[BatchOut, ...], Exception | None]
 #: One-game batches a Dask task carries at most: a task costs the coordinator far more CPU than a game's result, so
 #: while games are to spare each task carries several (fewer as the round ends, so that every worker has work).
 GAMES_PER_TASK = 16
 #: How many waiting games past the first a task looks through for games whose deal is not in play.
 LOOKAHEAD = 64
-#: Seconds to fetch a finished batch's result when the run stops early (its worker may be gone).
+#: Seconds the tasks in play have to come back once the run is stopped on the workers (each abandons its game in
+#: progress and closes that game's bots, a bot's grace at most), and to fetch a finished task's result (its worker
+#: may be gone): what does not come back in time is played again on resume.
 GATHER_TIMEOUT = 30.0
 #: How many entrants the coordinator starts at once when it checks which of them can start at all.
 PROBE_AT_ONCE = 8
@@ -220,16 +230,18 @@ class DaskExecutor:
         Every round is played on one cluster under one run key, so the workers keep their bots up from round to
         round (up to ``setup.keep`` processes per entrant and worker thread, see ``PlayerPool``) and close the
         idle bots of entrants a round leaves out; every game of a completed batch reaches ``setup.on_game``
-        exactly once (finished games never), in the order the batches complete."""
+        exactly once (finished games never), in the order the batches complete. Stopped (``Stopped``: SIGINT or
+        SIGTERM) or failed with tasks in play, it first hands on every game those tasks finished (see the module's
+        docstring)."""
         check_cluster_address(self.address)
         batches = rounds()
         if not batches:
             return
         writer = _Writer(setup)
-        with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
+        with stopped_by_signals() as gate, ThreadPoolExecutor(1) as pool:
             probe = pool.submit(startable_entrants, setup.entrants, setup.config)  # runs while the cluster comes up
             with _client(self.address) as client:
-                run = _Run(client, setup, probe.result(), writer)
+                run = _Run(client, setup, probe.result(), writer, gate)
                 try:
                     while batches:
                         run.play(batches)
@@ -242,8 +254,11 @@ class _Run:
     """One run on a cluster: its client, its run key (the workers keep its bots under that key) and what every
     task needs; ``play`` plays one round."""
 
-    def __init__(self, client: Any, setup: PlaySetup, startable: frozenset[str], writer: _Writer) -> None:
+    def __init__(
+        self, client: Any, setup: PlaySetup, startable: frozenset[str], writer: _Writer, gate: StopGate
+    ) -> None:
         self.client = client
+        self.gate = gate
         self.setup = setup
         self.startable = startable
         self.writer = writer
@@ -292,7 +307,7 @@ class _Run:
         bot only when none of its processes may meet the deal), up to ``GAMES_PER_TASK`` to a task, with at most
         ``_slots()`` tasks in play and never two games of one deal in play at once (``_take_units``); hand each
         completed task's games to the writer and submit the next. Raises the first failed batch's error, or
-        ``Stopped``, after handing on the batches already completed."""
+        ``Stopped``, after handing on the games of the tasks completed and of those in play (``_wind_down``)."""
         skip = self.setup.finished
         units = rotation_order(batches)
         playing = frozenset(n for u in units for n in u.entrants)
@@ -318,7 +333,7 @@ class _Run:
                 dealt.update(deals)
                 completed.add(future)
 
-        def take(future: Any, out: tuple[tuple[BatchOut, ...], Exception | None]) -> Exception | None:
+        def take(future: Any, out: TaskOut) -> Exception | None:
             outs, error = out
             for one in outs:
                 self.writer.take(one)
@@ -326,29 +341,42 @@ class _Run:
             return error
 
         try:
-            submit()
-            for future, out in completed:
-                self._report_lost()
-                _, deals = in_play.pop(future.key)
-                dealt.difference_update(deals)
-                self._tables.pop(future.key, None)
-                if future.status != "finished":
-                    failure = _failure(future)
-                    break
-                failure = take(future, out)
-                if failure is not None:
-                    break
+            with self.gate.held():
                 submit()
+            for future, out in completed:  # a signal stops the run here, where it waits, not in a block held
+                with self.gate.held():
+                    self._report_lost()
+                    _, deals = in_play.pop(future.key)
+                    dealt.difference_update(deals)
+                    self._tables.pop(future.key, None)
+                    if future.status != "finished":
+                        failure = _failure(future)
+                        break
+                    failure = take(future, out)
+                    if failure is not None:
+                        break
+                    submit()
         finally:
             with signals_deferred():
-                self.client.cancel([f for f, _ in in_play.values() if not f.done()])
-                for f, _ in in_play.values():
-                    if f.status == "finished":
-                        with suppress(Exception):  # its worker may have died since: then it is played on resume
-                            take(f, f.result(timeout=GATHER_TIMEOUT))
+                self._wind_down([f for f, _ in in_play.values()], take)
             self._report_lost()
         if failure is not None:
             raise failure
+
+    def _wind_down(self, futures: list[Any], take: Callable[[Any, TaskOut], Exception | None]) -> None:
+        """The round ends early with ``futures`` in play: stop the run on every worker (``stop_run``: each task ends
+        after abandoning its game in progress, with the games it finished), wait up to ``GATHER_TIMEOUT`` for them,
+        cancel those not back (their games are played again on resume) and ``take`` the games of the rest."""
+        if not all(f.done() for f in futures):
+            with suppress(Exception):  # the scheduler or a worker is gone: what cannot come back is played on resume
+                self.client.run(stop_run, self.run_key, on_error="ignore")
+            with suppress(Exception):  # TimeoutError: some did not come back in time
+                _distributed().wait(futures, timeout=GATHER_TIMEOUT)
+            self.client.cancel([f for f in futures if not f.done()])
+        for f in futures:
+            if f.status == "finished":
+                with suppress(Exception):  # its worker may have died since: then it is played on resume
+                    take(f, f.result(timeout=GATHER_TIMEOUT))
 
     def _job(self, unit: TableBatch, playing: frozenset[str]) -> BatchJob:
         """The ``BatchJob`` of a one-game batch of the round whose entrants are ``playing``."""
