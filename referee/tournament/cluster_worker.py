@@ -350,7 +350,8 @@ def _lanes() -> _Lanes:
 
 
 def play_batch_task(job: BatchJob) -> BatchOut:
-    """Play ``job``'s batch on this worker (the function a Dask task runs).
+    """Play ``job``'s batch on this worker (the function a Dask task runs); once its run is stopped (``stop_run``),
+    only until then: the games finished, ``BatchOut.stopped``.
 
     Raises ``WorkerSetupError`` when an entrant's files are missing here or its bot cannot start here although
     it starts on the coordinator; bot faults are recorded forfeits in the results, as in a local run.
