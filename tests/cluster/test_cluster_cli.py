@@ -70,14 +70,14 @@ def _wait_for_marks(marks: Path, count: int, proc: subprocess.Popen[str], timeou
     raise AssertionError(f"the bots started no {count} games within {timeout} s")
 
 
-def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path) -> None:
-    """No bot of ``bot_dir`` outlives the interrupted run, and ``--resume`` on the cluster reaches ``local``'s
-    standings."""
+def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path, *, cluster: bool = True) -> None:
+    """No bot of ``bot_dir`` outlives the interrupted run, and ``--resume`` on the cluster (or, without
+    ``cluster``, here) reaches ``local``'s standings."""
     deadline = time.monotonic() + 10
     while live_processes_under(bot_dir) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert live_processes_under(bot_dir) == []
-    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
+    resumed = referee("run", "--resume", folder, *(["--cluster", "local:2"] if cluster else []))
     assert resumed.returncode == 0, resumed.stderr
     assert_same_standings(folder, local)
 
@@ -213,4 +213,4 @@ def test_ctrl_c_reaches_the_games_of_a_task_in_play_and_stores_those_it_finished
     _, kept, _ = _interrupt_on_cluster(args, folder, 3, marks=marks)
     assert 1 <= kept <= 2  # the finished games came back from their tasks, stopped mid-game (none held is stored)
     shutil.rmtree(marks)  # the resumed run holds no game
-    _resume_to_local_standings(bot_dir, folder, tmp_path / "local")
+    _resume_to_local_standings(bot_dir, folder, tmp_path / "local", cluster=False)  # (the tests above resume on it)
