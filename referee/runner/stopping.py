@@ -3,7 +3,8 @@
 A signal cancels the work instead of cutting through it, so its shielded clean-ups (closing every bot, handing on
 every finished game) complete; then ``Stopped`` is raised. ``run_until_stopped`` does this for trio work (a game,
 the check suite, the lanes of a tournament or a comparison); ``stopped_by_signals`` for code that waits outside
-trio (the coordinator of a Dask cluster), with ``signals_deferred`` around its own clean-up.
+trio (the coordinator of a Dask cluster), whose ``StopGate.held`` blocks a signal stops at their end, not in their
+middle, with ``signals_deferred`` around its own clean-up.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import TypeVar
 
 import trio
 
-__all__ = ["Stopped", "run_until_stopped", "signals_deferred", "stopped_by_signals"]
+__all__ = ["StopGate", "Stopped", "run_until_stopped", "signals_deferred", "stopped_by_signals"]
 
 T = TypeVar("T")
 #: The signals that stop a run cleanly.
@@ -74,16 +75,46 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
     return out
 
 
+class StopGate:
+    """Where ``stopped_by_signals`` may raise ``Stopped``: anywhere but inside ``held`` blocks."""
+
+    def __init__(self) -> None:
+        self._held = 0
+        self._pending = False
+
+    def signalled(self) -> None:
+        """The signal handler's work: raise ``Stopped``, or note it for the end of the ``held`` block in progress."""
+        if self._held:
+            self._pending = True
+            return
+        raise Stopped
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A signal during the block raises ``Stopped`` once it is done (when it ends without an error of its own),
+        so that work that must be whole (handing on a task's games, submitting a task) is never cut in half."""
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        if self._pending and not self._held:
+            self._pending = False
+            raise Stopped
+
+
 @contextmanager
-def stopped_by_signals() -> Iterator[None]:
-    """SIGINT and SIGTERM raise ``Stopped`` in the main thread while the block runs (it waits outside trio)."""
+def stopped_by_signals() -> Iterator[StopGate]:
+    """SIGINT and SIGTERM raise ``Stopped`` in the main thread while the block runs (it waits outside trio), but
+    inside the gate's ``held`` blocks, at whose end they raise it."""
+    gate = StopGate()
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        raise Stopped
+        gate.signalled()
 
     previous = {s: signal.signal(s, handler) for s in SIGNALS}
     try:
-        yield
+        yield gate
     finally:
         for s, h in previous.items():
             signal.signal(s, h)

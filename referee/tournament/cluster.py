@@ -1,11 +1,17 @@
 """Running a tournament's table batches on a Dask cluster (``referee run --cluster ADDRESS``).
 
-The coordinator (this process) connects to a Dask scheduler — or starts a ``LocalCluster`` for ``local:N`` — submits
-one task per pending game (a one-game table batch, in ``rotation_order``: a bot process never plays a deal twice) to
-``cluster_worker.play_batch_task``, and takes the results as they complete: it writes each game's log to
+The coordinator (this process) connects to a Dask scheduler — or starts a ``LocalCluster`` for ``local:N`` — and
+hands the pending games (one-game table batches, in ``rotation_order``: a bot process never plays a deal twice) to
+``cluster_worker.play_batches_task``, up to ``GAMES_PER_TASK`` to a task, two tasks in play per worker thread, never
+two games of one deal in play at once; it takes the results as they complete: it writes each game's log to
 ``DIR/games/``, appends the bots' stderr to ``DIR/bots/`` and hands the game to ``on_game`` (which commits it to the
 results store, keyed by game id). Dask re-runs a batch lost with a dead worker on another one; a batch's games reach
 ``on_game`` once, and the store ignores a game id it holds.
+
+When the run stops with tasks in play (Ctrl-C or SIGTERM, a failed task), the coordinator stops the run on every
+worker (``cluster_worker.stop_run``): each task abandons its game in progress and comes back with the games it
+finished, which are stored before ``Stopped`` (or the task's error) is raised; a signal that comes while a task's
+games are being handed on waits for the last of them (``StopGate.held``), so no game is stored in part.
 
 Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each worker
 uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
@@ -21,7 +27,8 @@ import re
 import sys
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -34,15 +41,16 @@ from referee.contest.schedule import TableBatch
 from referee.contest.workers_lost import WorkerLost
 from referee.runner import BotSpecError, Player, RunnerConfig
 from referee.runner.logfile import log_name
-from referee.runner.stopping import signals_deferred, stopped_by_signals
+from referee.runner.stopping import StopGate, signals_deferred, stopped_by_signals
 from referee.tournament.cluster_worker import (
     BatchJob,
     BatchOut,
     ClusterError,
     WorkerSetupError,
-    play_batch_task,
+    play_batches_task,
     release_run,
     required_files,
+    stop_run,
 )
 from referee.tournament.execute import PlaySetup, Rounds, lane_folders
 from referee.tournament.params import EntrantInfo
@@ -50,7 +58,16 @@ from referee.tournament.params import EntrantInfo
 __all__ = ["ClusterError", "DaskExecutor", "WorkerSetupError", "check_cluster_address", "worker_threads"]
 
 _LOCAL = re.compile(r"local:(\d+)")
-#: Seconds to fetch a finished batch's result when the run stops early (its worker may be gone).
+#: What a task returns (``play_batches_task``): its batches played, and the error that ended it, if any.
+TaskOut = tuple[tuple[BatchOut, ...], Exception | None]
+#: One-game batches a Dask task carries at most: a task costs the coordinator far more CPU than a game's result, so
+#: while games are to spare each task carries several (fewer as the round ends, so that every worker has work).
+GAMES_PER_TASK = 16
+#: How many waiting games past the first a task looks through for games whose deal is not in play.
+LOOKAHEAD = 64
+#: Seconds the tasks in play have to come back once the run is stopped on the workers (each abandons its game in
+#: progress and closes that game's bots, a bot's grace at most), and to fetch a finished task's result (its worker
+#: may be gone): what does not come back in time is played again on resume.
 GATHER_TIMEOUT = 30.0
 #: How many entrants the coordinator starts at once when it checks which of them can start at all.
 PROBE_AT_ONCE = 8
@@ -213,16 +230,18 @@ class DaskExecutor:
         Every round is played on one cluster under one run key, so the workers keep their bots up from round to
         round (up to ``setup.keep`` processes per entrant and worker thread, see ``PlayerPool``) and close the
         idle bots of entrants a round leaves out; every game of a completed batch reaches ``setup.on_game``
-        exactly once (finished games never), in the order the batches complete."""
+        exactly once (finished games never), in the order the batches complete. Stopped (``Stopped``: SIGINT or
+        SIGTERM) or failed with tasks in play, it first hands on every game those tasks finished (see the module's
+        docstring)."""
         check_cluster_address(self.address)
         batches = rounds()
         if not batches:
             return
         writer = _Writer(setup)
-        with stopped_by_signals(), ThreadPoolExecutor(1) as pool:
+        with stopped_by_signals() as gate, ThreadPoolExecutor(1) as pool:
             probe = pool.submit(startable_entrants, setup.entrants, setup.config)  # runs while the cluster comes up
             with _client(self.address) as client:
-                run = _Run(client, setup, probe.result(), writer)
+                run = _Run(client, setup, probe.result(), writer, gate)
                 try:
                     while batches:
                         run.play(batches)
@@ -235,8 +254,11 @@ class _Run:
     """One run on a cluster: its client, its run key (the workers keep its bots under that key) and what every
     task needs; ``play`` plays one round."""
 
-    def __init__(self, client: Any, setup: PlaySetup, startable: frozenset[str], writer: _Writer) -> None:
+    def __init__(
+        self, client: Any, setup: PlaySetup, startable: frozenset[str], writer: _Writer, gate: StopGate
+    ) -> None:
         self.client = client
+        self.gate = gate
         self.setup = setup
         self.startable = startable
         self.writer = writer
@@ -247,17 +269,23 @@ class _Run:
         self.rules = setup.ruleset.to_dict()
         self._lost: list[WorkerLost] = []  # filled by the client's thread (``_event``), emptied by ``_report_lost``
         self._lost_lock = threading.Lock()
+        self._tables: dict[str, tuple[str, ...]] = {}  # the game ids of each task in play, by task key
+        self._threads = 1  # the cluster's worker threads, as last counted
+        self._recount = True  # a worker joined or left since: count them again
         with suppress(Exception):  # a scheduler that keeps no event log: losses go unreported, nothing else changes
             client.subscribe_topic("all", self._event)
 
     def _event(self, event: tuple[float, Any]) -> None:
         """A scheduler event: a worker removed while tables of this run were on it is a ``WorkerLost``."""
         at, msg = event
-        if not isinstance(msg, dict) or msg.get("action") != "remove-worker":
+        if not isinstance(msg, dict) or msg.get("action") not in ("add-worker", "remove-worker"):
+            return
+        self._recount = True
+        if msg.get("action") == "add-worker":
             return
         prefix = f"referee-{self.run_key}-"
         keys = sorted(str(k) for k in msg.get("processing-tasks") or () if str(k).startswith(prefix))
-        tables = tuple(k[len(prefix) :] for k in keys)
+        tables = tuple(t for k in keys for t in self._tables.get(k, (k[len(prefix) :],)))
         lost = WorkerLost(str(msg.get("worker")), float(at), tables, bool(msg.get("expected")))
         with self._lost_lock:
             self._lost.append(lost)
@@ -275,59 +303,108 @@ class _Run:
             self.setup.on_lost(replace(one, left=left))
 
     def play(self, batches: Sequence[TableBatch]) -> None:
-        """Submit one task per game, in ``rotation_order`` (the workers keep their bots up across tasks, and start a
-        bot only when none of its processes may meet the deal), hand each completed one to the writer. Raises the
-        first failed batch's error, or ``Stopped``, after handing on the batches already completed."""
+        """Play one round: its games in ``rotation_order`` (the workers keep their bots up across tasks, and start a
+        bot only when none of its processes may meet the deal), up to ``GAMES_PER_TASK`` to a task, with at most
+        ``_slots()`` tasks in play and never two games of one deal in play at once (``_take_units``); hand each
+        completed task's games to the writer and submit the next. Raises the first failed batch's error, or
+        ``Stopped``, after handing on the games of the tasks completed and of those in play (``_wind_down``)."""
         skip = self.setup.finished
         units = rotation_order(batches)
         playing = frozenset(n for u in units for n in u.entrants)
-        futures = []
-        for b in units:
-            if all(g.game_id in skip for g in b.games):
-                continue
-            names = b.entrants
-            job = BatchJob(
-                run_key=self.run_key,
-                batch=b,
-                entrants=tuple(self.by_name[n] for n in names),
-                config=self.setup.config,
-                ruleset=self.rules,
-                skip=frozenset(g.game_id for g in b.games if g.game_id in skip),
-                python=self.python,
-                files={n: self.files[n] for n in names},
-                startable=self.startable & set(names),
-                keep=self.setup.keep,
-                playing=playing,
-                logs=self.setup.logs,
-            )
-            key = f"referee-{self.run_key}-{b.games[0].game_id}"
-            futures.append(self.client.submit(play_batch_task, job, key=key, pure=False))
-        waiting = {f.key: f for f in futures}
+        waiting = deque(u for u in units if not all(g.game_id in skip for g in u.games))
+        in_play: dict[str, tuple[Any, frozenset[int]]] = {}  # task key -> its future and its deals
+        dealt: set[int] = set()  # the deals of the tasks in play
+        completed = _distributed().as_completed(with_results=True, raise_errors=False)
         failure: BaseException | None = None
 
-        def take(future: Any, out: BatchOut) -> None:
-            self.writer.take(out)
-            del waiting[future.key]
+        def submit() -> None:
+            slots = self._slots()
+            while waiting and len(in_play) < slots:
+                size = max(1, min(GAMES_PER_TASK, len(waiting) // slots))
+                chosen = _take_units(waiting, dealt, size)
+                if not chosen:
+                    return  # every game near the front is of a deal in play: wait for a task to end
+                key = f"referee-{self.run_key}-{chosen[0].games[0].game_id}"
+                jobs = tuple(self._job(u, playing) for u in chosen)
+                self._tables[key] = tuple(g.game_id for u in chosen for g in u.games)
+                future = self.client.submit(play_batches_task, jobs, key=key, pure=False)
+                deals = frozenset(u.batch for u in chosen)
+                in_play[key] = (future, deals)
+                dealt.update(deals)
+                completed.add(future)
+
+        def take(future: Any, out: TaskOut) -> Exception | None:
+            outs, error = out
+            for one in outs:
+                self.writer.take(one)
             future.release()  # a result taken is never needed again: not even if the worker holding it dies
+            return error
 
         try:
-            for future, out in _distributed().as_completed(futures, with_results=True, raise_errors=False):
-                self._report_lost()
-                if future.status == "finished":
-                    take(future, out)
-                    continue
-                failure = _failure(future)
-                break
+            with self.gate.held():
+                submit()
+            for future, out in completed:  # a signal stops the run here, where it waits, not in a block held
+                with self.gate.held():
+                    self._report_lost()
+                    _, deals = in_play.pop(future.key)
+                    dealt.difference_update(deals)
+                    self._tables.pop(future.key, None)
+                    if future.status != "finished":
+                        failure = _failure(future)
+                        break
+                    failure = take(future, out)
+                    if failure is not None:
+                        break
+                    submit()
         finally:
             with signals_deferred():
-                self.client.cancel([f for f in waiting.values() if not f.done()])
-                for f in list(waiting.values()):
-                    if f.status == "finished":
-                        with suppress(Exception):  # its worker may have died since: then it is played on resume
-                            take(f, f.result(timeout=GATHER_TIMEOUT))
+                self._wind_down([f for f, _ in in_play.values()], take)
             self._report_lost()
         if failure is not None:
             raise failure
+
+    def _wind_down(self, futures: list[Any], take: Callable[[Any, TaskOut], Exception | None]) -> None:
+        """The round ends early with ``futures`` in play: stop the run on every worker (``stop_run``: each task ends
+        after abandoning its game in progress, with the games it finished), wait up to ``GATHER_TIMEOUT`` for them,
+        cancel those not back (their games are played again on resume) and ``take`` the games of the rest."""
+        if not all(f.done() for f in futures):
+            with suppress(Exception):  # the scheduler or a worker is gone: what cannot come back is played on resume
+                self.client.run(stop_run, self.run_key, on_error="ignore")
+            with suppress(Exception):  # TimeoutError: some did not come back in time
+                _distributed().wait(futures, timeout=GATHER_TIMEOUT)
+            self.client.cancel([f for f in futures if not f.done()])
+        for f in futures:
+            if f.status == "finished":
+                with suppress(Exception):  # its worker may have died since: then it is played on resume
+                    take(f, f.result(timeout=GATHER_TIMEOUT))
+
+    def _job(self, unit: TableBatch, playing: frozenset[str]) -> BatchJob:
+        """The ``BatchJob`` of a one-game batch of the round whose entrants are ``playing``."""
+        names = unit.entrants
+        skip = self.setup.finished
+        return BatchJob(
+            run_key=self.run_key,
+            batch=unit,
+            entrants=tuple(self.by_name[n] for n in names),
+            config=self.setup.config,
+            ruleset=self.rules,
+            skip=frozenset(g.game_id for g in unit.games if g.game_id in skip),
+            python=self.python,
+            files={n: self.files[n] for n in names},
+            startable=self.startable & set(names),
+            keep=self.setup.keep,
+            playing=playing,
+            logs=self.setup.logs,
+        )
+
+    def _slots(self) -> int:
+        """How many tasks to keep in play: two per worker thread of the cluster (so that a worker that ends a task
+        has the next one at hand), counted again after a worker joined or left."""
+        if self._recount:
+            self._recount = False
+            with suppress(Exception):  # the scheduler is gone: the tasks in play fail and say so
+                self._threads = sum(worker_threads(self.client).values())
+        return 2 * max(1, self._threads)
 
     def release(self) -> None:
         """Ask every worker to close the run's idle bots (best effort: idle bots also close themselves later)."""
@@ -335,6 +412,24 @@ class _Run:
             self.client.run(release_run, self.run_key)
         with suppress(Exception):  # else the scheduler sends this client's own removal to it as it closes, and logs
             self.client.unsubscribe_topic("all")  # the closed connection as an error
+
+
+def _take_units(waiting: deque[TableBatch], dealt: set[int], size: int) -> list[TableBatch]:
+    """Take from the front of ``waiting`` (within ``LOOKAHEAD``) up to ``size`` one-game batches in order, each of
+    a deal neither in ``dealt`` (in play) nor taken already: so two rotations of one deal are never played at the
+    same time, and a task never brings a worker's bots one deal twice. The rest keep their order."""
+    chosen: list[TableBatch] = []
+    passed: list[TableBatch] = []
+    deals: set[int] = set()
+    while waiting and len(chosen) < size and len(passed) <= LOOKAHEAD:
+        unit = waiting.popleft()
+        if unit.batch in dealt or unit.batch in deals:
+            passed.append(unit)
+        else:
+            chosen.append(unit)
+            deals.add(unit.batch)
+    waiting.extendleft(reversed(passed))
+    return chosen
 
 
 def worker_threads(client: Any) -> dict[str, int]:

@@ -1,10 +1,15 @@
-"""The worker side of a cluster run: one table batch per Dask task, played with bots kept alive on the worker.
+"""The worker side of a cluster run: table batches played in Dask tasks, with bots kept alive on the worker.
 
-``play_batch_task(job)`` is the function the coordinator submits. It runs in a Dask worker thread and hands the
-batch to this process's *lane service*: one background thread running trio, holding a ``PlayerPool`` per busy
-worker thread. A pool (and its bot processes) outlives the task, so consecutive batches of a tournament on the
-same worker reuse the running bots, as the embedded runner's lanes do; pools idle for ``IDLE_TIMEOUT`` seconds,
-or released by the coordinator at the end of its run (``release_run``), are closed.
+``play_batches_task(jobs)`` is the function the coordinator submits: it plays its batches in turn, each with
+``play_batch_task(job)``, which runs in the Dask worker thread and hands the batch to this process's *lane service*:
+one background thread running trio, holding a ``PlayerPool`` per busy worker thread. A pool (and its bot processes)
+outlives the task, so consecutive batches of a tournament on the same worker reuse the running bots, as the embedded
+runner's lanes do; pools idle for ``IDLE_TIMEOUT`` seconds, or released by the coordinator at the end of its run
+(``release_run``), are closed.
+
+A run the coordinator stops (Ctrl-C, SIGTERM, a failed task: ``stop_run`` on every worker) stops within its tasks:
+a game in progress is abandoned (its bots are closed), no later batch of the run is begun here, and each task
+returns the games it finished, marked ``stopped``; the games not played are played by a later ``--resume``.
 
 Nothing is written where the coordinator can see it: each game's log and the bots' new stderr output travel
 back in the task's result (``BatchOut``), and the coordinator writes them into the results folder.
@@ -51,7 +56,9 @@ __all__ = [
     "WorkerSetupError",
     "local_spec",
     "play_batch_task",
+    "play_batches_task",
     "release_run",
+    "stop_run",
 ]
 
 #: Seconds an idle pool of bots waits for another batch of its tournament before its bots are closed.
@@ -105,12 +112,14 @@ class GameOut:
 
 @dataclass(frozen=True, slots=True)
 class BatchOut:
-    """A played batch: its games in rotation order, and ``(entrant, lane label, bytes)`` of new bot stderr."""
+    """A played batch: its games in rotation order, and ``(entrant, lane label, bytes)`` of new bot stderr.
+    ``stopped``: its run was stopped (``stop_run``) before the batch ended; ``games`` holds the games finished."""
 
     batch: int
     worker: str
     games: tuple[GameOut, ...]
     stderr: tuple[tuple[str, str, bytes], ...]
+    stopped: bool = False
 
 
 def local_spec(info: EntrantInfo, python: str) -> BotSpec:
@@ -173,6 +182,7 @@ class _Lanes:
         self._specs: dict[str, dict[str, BotSpec]] = {}
         self._verified: dict[str, set[str]] = {}
         self._offsets: dict[Path, int] = {}
+        self._playing: dict[str, set[trio.CancelScope]] = {}  # the batches in play, by run key (``halt`` cancels)
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self._thread = threading.Thread(target=trio.run, args=(self._main,), name="referee-lanes", daemon=True)
         self._thread.start()
@@ -194,6 +204,10 @@ class _Lanes:
         """Run ``await fn(*args)`` in the service's trio thread; blocks this (non-trio) thread until it is done."""
         return trio.from_thread.run(fn, *args, trio_token=self._token)
 
+    def call_sync(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in the service's trio thread; blocks this (non-trio) thread until it is done."""
+        return trio.from_thread.run_sync(fn, *args, trio_token=self._token)
+
     def stop(self) -> None:
         """Close every pool's bots and end the thread (at interpreter exit)."""
         if self._stop is not None and self._thread.is_alive():
@@ -214,13 +228,23 @@ class _Lanes:
     async def release(self, key: str) -> None:
         """Close the idle bots of run ``key`` and forget it (its running batches, if any, finish first)."""
         pools = self._idle.pop(key, [])
+        self._playing.pop(key, None)
         self._specs.pop(key, None)
         self._verified.pop(key, None)
         for pool, _ in pools:
             await pool.aclose()
         shutil.rmtree(self._root / key, ignore_errors=True)
 
+    def halt(self, key: str) -> None:
+        """Abandon the games in play of run ``key`` (``stop_run`` has marked it stopped: none is begun after)."""
+        for scope in self._playing.get(key, ()):
+            scope.cancel()
+
     async def play(self, job: BatchJob, worker: str) -> BatchOut:
+        """Play ``job``'s batch with a pool of the run's idle bots (or a new one): its finished games, stopped
+        early (``BatchOut.stopped``) when the run is stopped. Raises ``WorkerSetupError`` (``_verify``)."""
+        if job.run_key in _stopped:  # checked, and the batch registered below, before the first await: no ``halt``
+            return BatchOut(job.batch.batch, worker, (), (), stopped=True)  # of the run can come in between
         specs = self._specs.setdefault(job.run_key, {})
         for info in job.entrants:
             specs[info.name] = local_spec(info, job.python)
@@ -246,24 +270,31 @@ class _Lanes:
                     Path(path).unlink()
             games.append(GameOut(replace(played, result=replace(played.result, log_path=None)), log))
 
-        try:
-            if job.playing:
-                await pool.retire(job.playing)
-            await self._verify(job, pool, worker)
-            await play_batch(
-                job.batch,
-                pool,
-                ruleset=Ruleset.from_dict(job.ruleset),
-                games_dir=games_dir,
-                logs=job.logs,
-                skip=job.skip,
-                on_game=collect,
-                play=job.play,
-            )
-        except BaseException:
-            await pool.aclose()
-            raise
+        in_play = self._playing.setdefault(job.run_key, set())
+        with trio.CancelScope() as scope:
+            in_play.add(scope)
+            try:
+                if job.playing:
+                    await pool.retire(job.playing)
+                await self._verify(job, pool, worker)
+                await play_batch(
+                    job.batch,
+                    pool,
+                    ruleset=Ruleset.from_dict(job.ruleset),
+                    games_dir=games_dir,
+                    logs=job.logs,
+                    skip=job.skip,
+                    on_game=collect,
+                    play=job.play,
+                )
+            except BaseException:
+                await pool.aclose()  # shielded: a game abandoned by ``halt`` leaves no bot behind
+                raise
+            finally:
+                in_play.discard(scope)
         stderr = self._new_stderr(pool, job.batch.entrants, worker)
+        if scope.cancelled_caught:
+            return BatchOut(job.batch.batch, worker, tuple(games), stderr, stopped=True)
         self._idle.setdefault(job.run_key, []).append((pool, time.monotonic()))
         return BatchOut(job.batch.batch, worker, tuple(games), stderr)
 
@@ -304,6 +335,9 @@ class _Lanes:
 _service: _Lanes | None = None
 _service_lock = threading.Lock()
 _checked: set[tuple[str, str]] = set()
+#: The run keys the coordinator stopped (``stop_run``): no batch of theirs is begun here any more. (A key is 32 hex
+#: digits, one a stopped run: kept for the worker's life, so that no late task of a stopped run plays.)
+_stopped: set[str] = set()
 
 
 def _lanes() -> _Lanes:
@@ -316,7 +350,8 @@ def _lanes() -> _Lanes:
 
 
 def play_batch_task(job: BatchJob) -> BatchOut:
-    """Play ``job``'s batch on this worker (the function a Dask task runs).
+    """Play ``job``'s batch on this worker (the function a Dask task runs); once its run is stopped (``stop_run``),
+    only until then: the games finished, ``BatchOut.stopped``.
 
     Raises ``WorkerSetupError`` when an entrant's files are missing here or its bot cannot start here although
     it starts on the coordinator; bot faults are recorded forfeits in the results, as in a local run.
@@ -326,6 +361,34 @@ def play_batch_task(job: BatchJob) -> BatchOut:
         _check_files(job, worker)
         _checked.update((job.run_key, e.name) for e in job.entrants)
     return _lanes().call(_lanes().play, job, worker)
+
+
+def play_batches_task(jobs: tuple[BatchJob, ...]) -> tuple[tuple[BatchOut, ...], Exception | None]:
+    """Play ``jobs`` in turn on this worker (one Dask task carrying several batches, so that the task's own cost to
+    the coordinator is shared): the batches played, and the error that stopped the task, if any (its later batches
+    not played). The errors are ``play_batch_task``'s. Once the run is stopped (``stop_run``) the task ends after
+    the batch in play, which comes back with the games it finished (``BatchOut.stopped``)."""
+    outs: list[BatchOut] = []
+    for job in jobs:
+        try:
+            out = play_batch_task(job)
+        except Exception as exc:  # the batches before it are played: their games are handed on all the same
+            return tuple(outs), exc
+        outs.append(out)
+        if out.stopped:
+            break
+    return tuple(outs), None
+
+
+def stop_run(run_key: str) -> None:
+    """Stop the run ``run_key`` on this worker (the coordinator calls it on every worker when the run stops): its
+    games in progress are abandoned and its batches not begun are not played (``play_batches_task``)."""
+    with _service_lock:
+        _stopped.add(run_key)
+        service = _service
+    if service is not None:
+        with contextlib.suppress(trio.RunFinishedError):
+            service.call_sync(service.halt, run_key)
 
 
 def release_run(run_key: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -30,10 +31,12 @@ def secret_file(folder: Path) -> list[str | Path]:
     return ["--deal-secret", path]
 
 
-def _interrupt_on_cluster(args: list[str | Path], folder: Path, games: int) -> tuple[int, int, str]:
-    """Start ``referee run ARGS --cluster local:2 --out FOLDER``, Ctrl-C it once ``games`` games are stored, and
-    check it stopped with exit 130 and the one "Interrupted after" line: (games seen before the signal, games kept,
-    its stderr)."""
+def _interrupt_on_cluster(
+    args: list[str | Path], folder: Path, games: int, *, marks: Path | None = None
+) -> tuple[int, int, str]:
+    """Start ``referee run ARGS --cluster local:2 --out FOLDER``, Ctrl-C it once ``games`` games are stored (with
+    ``marks``: once the bots have recorded ``games`` games started in that folder), and check it stopped with exit
+    130 and the one "Interrupted after" line: (games seen before the signal, games kept, its stderr)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "referee", "run", *map(str, args), "--cluster", "local:2", "--out", str(folder)],
         stdout=subprocess.PIPE,
@@ -41,7 +44,10 @@ def _interrupt_on_cluster(args: list[str | Path], folder: Path, games: int) -> t
         text=True,
     )
     try:
-        stored = wait_for_games(folder / "results.sqlite", games, proc)
+        if marks is None:
+            stored = wait_for_games(folder / "results.sqlite", games, proc)
+        else:
+            stored = _wait_for_marks(marks, games, proc)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -53,14 +59,25 @@ def _interrupt_on_cluster(args: list[str | Path], folder: Path, games: int) -> t
     return stored, kept, err
 
 
-def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path) -> None:
-    """No bot of ``bot_dir`` outlives the interrupted run, and ``--resume`` on the cluster reaches ``local``'s
-    standings."""
+def _wait_for_marks(marks: Path, count: int, proc: subprocess.Popen[str], timeout: float = 60) -> int:
+    """Poll ``marks`` until the bots have recorded ``count`` games started there; returns how many it holds."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        assert proc.poll() is None, "the referee ended before it was stopped"
+        if (n := len(os.listdir(marks))) >= count:
+            return n
+        time.sleep(0.02)
+    raise AssertionError(f"the bots started no {count} games within {timeout} s")
+
+
+def _resume_to_local_standings(bot_dir: Path, folder: Path, local: Path, *, cluster: bool = True) -> None:
+    """No bot of ``bot_dir`` outlives the interrupted run, and ``--resume`` on the cluster (or, without
+    ``cluster``, here) reaches ``local``'s standings."""
     deadline = time.monotonic() + 10
     while live_processes_under(bot_dir) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert live_processes_under(bot_dir) == []
-    resumed = referee("run", "--resume", folder, "--cluster", "local:2")
+    resumed = referee("run", "--resume", folder, *(["--cluster", "local:2"] if cluster else []))
     assert resumed.returncode == 0, resumed.stderr
     assert_same_standings(folder, local)
 
@@ -174,3 +191,26 @@ def test_a_race_stopped_on_the_cluster_resumes_there_to_the_local_standings(tmp_
     assert "games of the race" in err
     assert stored <= kept < 120
     _resume_to_local_standings(bot_dir, folder, tmp_path / "local")
+
+
+def test_ctrl_c_reaches_the_games_of_a_task_in_play_and_stores_those_it_finished(tmp_path: Path, bot_dir: Path) -> None:
+    """A task carries several games. Ctrl-C while every task is in play, each in the middle of a game, after a game
+    of one of them has finished: the run is stopped within the tasks (the games in progress abandoned), the finished
+    game is stored, the run exits 130, and ``--resume`` completes the local standings. The bots record each game they
+    start in ``marks`` and hold (answer nothing) every game from the third on, while that folder exists: at most two
+    games are ever played, one task at a time per worker, so when a third has started one task has finished a game,
+    and no task of at least three games can end; the round of 36 games on 12 deals goes out in tasks of 9 and 3."""
+    marks = tmp_path / "marks"
+    manifest = bot_dir / "bots.toml"
+    env = f'env = {{ MARKS = "{marks}", HOLD_FROM = "3" }}\n'
+    manifest.write_text("".join(f'[[bot]]\ncommand = "{n}.py"\n{env}' for n in NAMES))
+    args = ["--manifest", manifest, "--seed", "9", "--move-time", "60", "--sandbox", "none", "-k", "3", "--games", "3"]
+    args += secret_file(tmp_path)
+    local = referee("run", *args, "--jobs", "2", "--out", tmp_path / "local")  # no marks folder: no game held
+    assert local.returncode == 0, local.stderr
+    marks.mkdir()
+    folder = tmp_path / "cluster"
+    _, kept, _ = _interrupt_on_cluster(args, folder, 3, marks=marks)
+    assert 1 <= kept <= 2  # the finished games came back from their tasks, stopped mid-game (none held is stored)
+    shutil.rmtree(marks)  # the resumed run holds no game
+    _resume_to_local_standings(bot_dir, folder, tmp_path / "local", cluster=False)  # (the tests above resume on it)
