@@ -20,7 +20,6 @@ the serve process stops it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import signal
 import socket
@@ -42,7 +41,7 @@ from referee.ladder.lanes import LaneLost, LaneSettings
 from referee.ladder.model import Version
 from referee.runner import BotSpec, RunnerConfig
 from referee.runner.stopping import SIGNALS
-from referee.tournament.execute import HOLD_LOOP, GameFn, PlayedGame, play_batch
+from referee.tournament.execute import GameFn, PlayedGame, play_batch
 from referee.tournament.lane_workers import STOP_MARGIN, _worker_error, run_lane
 
 __all__ = ["LaneDone", "LanePlay", "LaneSetup", "ProcessLanes", "lanes_cpu_seconds"]
@@ -279,7 +278,7 @@ async def _play_lane(sock: socket.socket) -> int:
     specs: dict[str, BotSpec] = {}
     clock = BotClock()
     # This process plays its lane alone: a turn's wait for its reply may hold the loop.
-    runner = dataclasses.replace(s.runner, hold_loop=HOLD_LOOP)
+    runner = s.runner.alone()
     pool = PlayerPool(
         specs, runner, s.bots_dir, setup.lane, factory=clock.wrap(s.factory), keep=s.keep, freeze_idle=runner.freeze
     )

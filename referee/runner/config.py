@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from referee.settings import BotSettings, ClockMode, ConfigError, Limits, MiB, SandboxMode, settings_fields
 
 __all__ = [
     "CPU_BACKSTOP",
+    "HOLD_LOOP",
     "HOLD_LOOP_MAX",
     "BotSettings",
     "ClockMode",
@@ -23,6 +24,8 @@ CPU_BACKSTOP = 3.0
 #: The most ``RunnerConfig.hold_loop`` may be: the loop's other tasks (a stop, a stderr pipe to drain) wait at most
 #: this long for a turn of its game.
 HOLD_LOOP_MAX = 0.01
+#: ``hold_loop`` of a loop that plays one lane alone (``RunnerConfig.alone``).
+HOLD_LOOP = HOLD_LOOP_MAX / 2
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,8 @@ class RunnerConfig(BotSettings):
     stderr_marks: bool = False
     #: Seconds a wait for a turn's reply may hold the event loop (a blocking ``poll`` of the bot's stdout) before it
     #: waits through trio: 0, never. Only for a loop that plays one game and nothing else (a lane's worker process):
-    #: a reply that comes within it is read without a pass through trio's scheduler, the referee's CPU per reply
-    #: about 8 us less (``bench/bench_game_cpu.py``). Every deadline, exit and stop is kept (``BotProcess.exchange``).
+    #: a reply that comes within it is read without a pass through trio's scheduler, about 1 ms of the referee's CPU
+    #: a game less (bench/README.md, "Hot paths"). Every deadline, exit and stop is kept (``BotProcess.exchange``).
     hold_loop: float = 0.0
 
     def __post_init__(self) -> None:
@@ -70,6 +73,11 @@ class RunnerConfig(BotSettings):
             raise ConfigError(f"stderr cap must be zero or more bytes, got {self.stderr_cap!r}")
         if not 0 <= self.hold_loop <= HOLD_LOOP_MAX:
             raise ConfigError(f"hold_loop must be 0 to {HOLD_LOOP_MAX:g} seconds, got {self.hold_loop!r}")
+
+    def alone(self) -> RunnerConfig:
+        """This configuration for a trio loop that plays one lane and nothing else (``referee run --jobs 1``, a lane's
+        worker process, a ladder lane process): a turn's wait for its reply may hold the loop (``HOLD_LOOP``)."""
+        return replace(self, hold_loop=HOLD_LOOP)
 
     @classmethod
     def of(cls, settings: BotSettings, *, hidden: tuple[str, ...] = (), entrants: tuple[str, ...] = ()) -> RunnerConfig:

@@ -13,7 +13,6 @@ that ship table batches to other processes or machines.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +27,6 @@ from referee.contest.schedule import ScheduledGame, TableBatch
 from referee.contest.workers_lost import WorkerLost
 from referee.engine import Ruleset
 from referee.runner import RunnerConfig, opaque_game_id, play_game
-from referee.runner.config import HOLD_LOOP_MAX
 from referee.runner.layout import BOTS_DIR, GAMES_DIR
 from referee.runner.logfile import LogLevel, log_name
 from referee.tournament.errors import StoreError
@@ -50,9 +48,6 @@ __all__ = [
     "play_lanes",
     "play_table",
 ]
-
-#: ``RunnerConfig.hold_loop`` of a lane alone in its loop (one lane in this process, or a lane's worker process).
-HOLD_LOOP = HOLD_LOOP_MAX / 2
 
 #: What a full or read-only disk raises in the lanes (a game log, the results database): several lanes failing
 #: with these at once raise the first alone (``run_until_stopped``).
@@ -272,9 +267,10 @@ def lane_pool(
     setup: PlaySetup, lane: int, *, fresh: bool, factory: PlayerFactory | None, alone: bool = False
 ) -> PlayerPool:
     """The ``PlayerPool`` of lane number ``lane`` (bot stderr in ``bots/<entrant>.<lane>.log``). ``alone``: the
-    lane is the only one its trio loop plays, so a turn's wait for its reply may hold the loop (``HOLD_LOOP``)."""
+    lane is the only one its trio loop plays, so a turn's wait for its reply may hold the loop
+    (``RunnerConfig.alone``)."""
     specs = {e.name: e.to_spec() for e in setup.entrants}
-    config = dataclasses.replace(setup.config, hold_loop=HOLD_LOOP) if alone else setup.config
+    config = setup.config.alone() if alone else setup.config
     return PlayerPool(specs, config, setup.bots_dir, lane, fresh=fresh, factory=factory, keep=setup.keep)
 
 
