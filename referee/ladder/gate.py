@@ -21,10 +21,9 @@ from typing import Any, Protocol
 from referee.ladder.botmanifest import MANIFEST_NAME, BotManifest, check_program, version_spec
 from referee.ladder.build import run_build
 from referee.ladder.errors import IntakeError
-from referee.ladder.intake import TreeSize
 from referee.ladder.model import ACTIVE_STATES, Version, VersionState
 from referee.ladder.notices import NoticeKind, record
-from referee.ladder.platform_build import keep_source
+from referee.ladder.platform_build import BuildLimits, keep_source
 from referee.ladder.service import Ladder
 from referee.runner import BotSettings, BotSpec, BotSpecError, ConfigError
 from referee.runner.safe_text import line_text, visible
@@ -121,6 +120,7 @@ class Gatekeeper:
                 return self._left(v)
             log = ladder.layout.build_log(v.digest)
             build_log = str(log.relative_to(ladder.layout.root))
+            limits = BuildLimits.of(submissions)
             try:  # for Dask workers of other platforms than this machine's, which build it themselves
                 keep_source(folder, BotManifest(v.command, v.build), v.digest, ladder.layout.source_pack(v.digest))
             except OSError as exc:
@@ -131,9 +131,9 @@ class Gatekeeper:
                     v.build,
                     log,
                     settings,
-                    ladder.config.submissions.build_time,
+                    limits.seconds,
                     ladder.layout.hidden_paths(),
-                    TreeSize(int(submissions.max_unpacked), submissions.max_files),
+                    limits.cap,
                 )
             except (BotSpecError, ConfigError) as exc:
                 self._fail(v, [f"build: {exc}"], None, build_log)
