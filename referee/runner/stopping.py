@@ -3,8 +3,8 @@
 A signal cancels the work instead of cutting through it, so its shielded clean-ups (closing every bot, handing on
 every finished game) complete; then ``Stopped`` is raised. ``run_until_stopped`` does this for trio work (a game,
 the check suite, the lanes of a tournament or a comparison); ``stopped_by_signals`` for code that waits outside
-trio (the coordinator of a Dask cluster), whose ``StopGate.held`` blocks a signal stops at their end, not in their
-middle, with ``signals_deferred`` around its own clean-up.
+trio (the coordinator of a Dask cluster): there a signal is noted and wakes the coordinator's wait, which raises
+``Stopped`` where it chooses (``StopGate.check``), with ``signals_deferred`` around its own clean-up.
 """
 
 from __future__ import annotations
@@ -76,37 +76,59 @@ def _leaves(group: BaseExceptionGroup[BaseException]) -> list[BaseException]:
 
 
 class StopGate:
-    """Where ``stopped_by_signals`` may raise ``Stopped``: anywhere but inside ``held`` blocks."""
+    """A signal seen by ``stopped_by_signals``: noted at once (``requested``), it wakes the wait registered with
+    ``waking`` and is raised as ``Stopped`` by ``check``, at a point the work chose. Only inside ``interruptible``
+    blocks (a long wait in other code, such as reaching a scheduler) does the handler raise it itself.
+
+    A handler that raised anywhere could raise inside a finaliser (``__del__``, whose exceptions Python prints and
+    drops) or inside a library's ``except Exception``: the stop would be lost and the run would go on.
+    """
 
     def __init__(self) -> None:
-        self._held = 0
-        self._pending = False
+        self.requested = False
+        self._raising = 0
+        self._wake: Callable[[], None] | None = None
 
     def signalled(self) -> None:
-        """The signal handler's work: raise ``Stopped``, or note it for the end of the ``held`` block in progress."""
-        if self._held:
-            self._pending = True
-            return
-        raise Stopped
+        """The signal handler's work: note the stop, wake the registered wait, raise inside ``interruptible``."""
+        self.requested = True
+        if self._wake is not None:
+            self._wake()
+        if self._raising:
+            raise Stopped
+
+    def check(self) -> None:
+        """Raise ``Stopped`` if a signal has come."""
+        if self.requested:
+            raise Stopped
 
     @contextmanager
-    def held(self) -> Iterator[None]:
-        """A signal during the block raises ``Stopped`` once it is done (when it ends without an error of its own),
-        so that work that must be whole (handing on a task's games, submitting a task) is never cut in half."""
-        self._held += 1
+    def interruptible(self) -> Iterator[None]:
+        """A signal during the block raises ``Stopped`` at once (and, should other code swallow it, at the block's
+        end when it ends without an error of its own)."""
+        self.check()
+        self._raising += 1
         try:
             yield
         finally:
-            self._held -= 1
-        if self._pending and not self._held:
-            self._pending = False
-            raise Stopped
+            self._raising -= 1
+        self.check()
+
+    @contextmanager
+    def waking(self, wake: Callable[[], None]) -> Iterator[None]:
+        """Call ``wake`` (from the handler: it must be safe there, like ``queue.SimpleQueue.put``) when a signal
+        comes during the block, so that the wait it ends then calls ``check``."""
+        previous, self._wake = self._wake, wake
+        try:
+            yield
+        finally:
+            self._wake = previous
 
 
 @contextmanager
 def stopped_by_signals() -> Iterator[StopGate]:
-    """SIGINT and SIGTERM raise ``Stopped`` in the main thread while the block runs (it waits outside trio), but
-    inside the gate's ``held`` blocks, at whose end they raise it."""
+    """SIGINT and SIGTERM are noted by the gate while the block runs (``StopGate``); the handlers are given back at
+    its end."""
     gate = StopGate()
 
     def handler(signum: int, frame: FrameType | None) -> None:

@@ -10,8 +10,9 @@ results store, keyed by game id). Dask re-runs a batch lost with a dead worker o
 
 When the run stops with tasks in play (Ctrl-C or SIGTERM, a failed task), the coordinator stops the run on every
 worker (``cluster_worker.stop_run``): each task abandons its game in progress and comes back with the games it
-finished, which are stored before ``Stopped`` (or the task's error) is raised; a signal that comes while a task's
-games are being handed on waits for the last of them (``StopGate.held``), so no game is stored in part.
+finished, which are stored before ``Stopped`` (or the task's error) is raised. The coordinator waits for tasks on a
+queue of its own (``_Arrivals``) that a signal wakes; it stops there (``StopGate.check``), never in the middle of
+handing on a task's games, so no game is stored in part, and never inside library code that could swallow the stop.
 
 Entrants' files must be at the same absolute paths on every worker (a shared or synchronised folder); each worker
 uses its own Python for ``.py`` bots. Dask is optional: without it, ``check_cluster_address`` raises
@@ -23,6 +24,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import queue
 import re
 import sys
 import threading
@@ -30,7 +32,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -238,16 +240,63 @@ class DaskExecutor:
         if not batches:
             return
         writer = _Writer(setup)
-        with stopped_by_signals() as gate, ThreadPoolExecutor(1) as pool:
+        with stopped_by_signals() as gate, ThreadPoolExecutor(1) as pool, ExitStack() as stack:
             probe = pool.submit(startable_entrants, setup.entrants, setup.config)  # runs while the cluster comes up
-            with _client(self.address) as client:
-                run = _Run(client, setup, probe.result(), writer, gate)
+            with gate.interruptible():  # reaching the scheduler may take its connect timeout: Ctrl-C stops it
+                client = stack.enter_context(_client(self.address))
+                startable = probe.result()
+            run = _Run(client, setup, startable, writer, gate)
+            try:
+                while batches:
+                    run.play(batches)
+                    batches = rounds()
+            finally:
+                run.release()
+            gate.check()
+
+
+class _Arrivals:
+    """The tasks of a round as they complete, each with its result: Dask's ``as_completed`` read by a thread of
+    its own into a queue, on which the coordinator waits. A signal's handler puts a wake-up there (``wake``), so the
+    coordinator's wait ends at once, in its own code (``StopGate``)."""
+
+    def __init__(self) -> None:
+        self._completed = _distributed().as_completed(with_results=True, raise_errors=False)
+        self._queue: queue.SimpleQueue[tuple[Any, Any] | BaseException | None] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        threading.Thread(target=self._pump, name="referee-arrivals", daemon=True).start()
+
+    def add(self, future: Any) -> None:
+        """Watch ``future``: it comes out of ``get`` once it is done."""
+        self._completed.add(future)
+
+    def get(self) -> tuple[Any, TaskOut] | None:
+        """The next task done and what it returned (the future's result, fetched), waiting for one; None once
+        ``wake`` was called. Raises what the reading thread met (a referee bug)."""
+        item = self._queue.get()
+        if isinstance(item, BaseException):
+            raise item
+        return item
+
+    def wake(self) -> None:
+        """End the ``get`` in progress (or the next one) with None; safe in a signal handler."""
+        self._queue.put(None)
+
+    def close(self) -> None:
+        """Stop the reading thread (within 10 ms once no task it watches is in play)."""
+        self._closed.set()
+
+    def _pump(self) -> None:
+        try:
+            while not self._closed.is_set():
                 try:
-                    while batches:
-                        run.play(batches)
-                        batches = rounds()
-                finally:
-                    run.release()
+                    item = next(self._completed)
+                except StopIteration:  # none in play right now: the round may submit more
+                    self._closed.wait(0.01)
+                    continue
+                self._queue.put(item)
+        except BaseException as exc:  # handed to the waiting coordinator, which raises it
+            self._queue.put(exc)
 
 
 class _Run:
@@ -314,7 +363,7 @@ class _Run:
         waiting = deque(u for u in units if not all(g.game_id in skip for g in u.games))
         in_play: dict[str, tuple[Any, frozenset[int]]] = {}  # task key -> its future and its deals
         dealt: set[int] = set()  # the deals of the tasks in play
-        completed = _distributed().as_completed(with_results=True, raise_errors=False)
+        arrivals = _Arrivals()
         failure: BaseException | None = None
 
         def submit() -> None:
@@ -331,7 +380,7 @@ class _Run:
                 deals = frozenset(u.batch for u in chosen)
                 in_play[key] = (future, deals)
                 dealt.update(deals)
-                completed.add(future)
+                arrivals.add(future)
 
         def take(future: Any, out: TaskOut) -> Exception | None:
             outs, error = out
@@ -341,10 +390,15 @@ class _Run:
             return error
 
         try:
-            with self.gate.held():
+            with self.gate.waking(arrivals.wake):
+                self.gate.check()
                 submit()
-            for future, out in completed:  # a signal stops the run here, where it waits, not in a block held
-                with self.gate.held():
+                while in_play:
+                    arrived = arrivals.get()  # a signal wakes it (None): ``check`` stops the run here
+                    self.gate.check()
+                    if arrived is None:
+                        continue
+                    future, out = arrived
                     self._report_lost()
                     _, deals = in_play.pop(future.key)
                     dealt.difference_update(deals)
@@ -357,6 +411,7 @@ class _Run:
                         break
                     submit()
         finally:
+            arrivals.close()
             with signals_deferred():
                 self._wind_down([f for f, _ in in_play.values()], take)
             self._report_lost()
