@@ -21,6 +21,11 @@ run (a shared machine) weighs on each alike; printed: the totals of each way and
 in the lane, its log written), so that the games cost next to nothing and the serve process's CPU per game is the
 coordinator's alone, at any field size (``--entrants 200``: the issue's field).
 
+Also printed, before and after the runs: what creating a log file costs this process in the ladder's newest games
+folder (CPU a file: create, write 3 kB, rename, as serve does for each game a Dask worker sends back). On some
+machines that cost depends on where the folder lands on the disk (20 us in one folder, 650-860 us in another of
+the same ext4 disk here), and the serve CPU a game on Dask moves with it: read the two together.
+
 Run: ``python bench/bench_ladder_lanes.py --seconds 60`` (``--fakes --entrants 200`` for the coordinator at 200
 entrants). Figures in bench/README.md, "Ladder lanes".
 """
@@ -81,6 +86,25 @@ def make_ladder(folder: Path, entrants: int, jobs: int, sandbox: str, fakes: boo
             else:
                 ladder.submit(f"{bot}-{i:02d}", bot_folder(folder / "sources", bot, noise))
     return lad
+
+
+def create_cost(games: Path, files: int = 300) -> float:
+    """This thread's CPU, in microseconds, to create, write (3 kB) and rename one log file in ``games``, as serve
+    does for each game a Dask worker plays (the files are removed after)."""
+    folders = sorted(f for f in games.iterdir() if f.is_dir()) if games.is_dir() else []
+    scratch = (folders[-1] if folders else games) / "create-cost"  # in the newest of its thousand-block folders
+    scratch.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(3000)
+    start = time.thread_time()
+    for i in range(files):
+        part = scratch / f"{i}.jsonl.part"
+        part.write_bytes(data)
+        os.replace(part, scratch / f"{i}.jsonl")
+    used = time.thread_time() - start
+    for i in range(files):
+        (scratch / f"{i}.jsonl").unlink()
+    scratch.rmdir()
+    return 1e6 * used / files
 
 
 def cpu(who: int = resource.RUSAGE_SELF) -> float:
@@ -176,6 +200,7 @@ def main() -> None:
     try:
         print("the gate, lanes in the serve process", flush=True)
         trio.run(window, lad, None, 0.0, 0, args.fakes)
+        created = [create_cost(lad / "games")]
         with dask_cluster(folder, 2) as address:
             made: list[DaskLanes] = []
 
@@ -193,6 +218,7 @@ def main() -> None:
                     print(f"{name}, round {r + 1}; load {os.getloadavg()[0]:.1f}", flush=True)
                     run = trio.run(window, lad, lanes, args.seconds, args.warm, args.fakes)
                     results.setdefault(name, []).append(run)
+        created.append(create_cost(lad / "games"))
         if made:
             tasks, blocks = (
                 sum(getattr(d, "tasks_sent", 0) for d in made),
@@ -214,6 +240,10 @@ def main() -> None:
             print(f"{name:<24} {blocks:>7.0f} {games:>7.0f} {games / wall:>8.2f} {1000 * used / max(1, games):>18.2f} "
                   f"{shown:>20}"
                   f"   ({each})")  # fmt: skip
+        print(
+            f"creating a game's log file in the ladder's games folder: {created[0]:.0f} us of CPU before the runs, "
+            f"{created[1]:.0f} us after (serve creates one for each game a Dask worker plays)"
+        )
     finally:
         if not args.keep:
             discard(folder)
