@@ -284,12 +284,10 @@ class DaskLanes:
                 self.platform, s.build, unbuilt,
             )  # fmt: skip
             key = f"referee-ladder-{self.run_key}-{blocks[0].block[0].batch}-{next(self._keys)}"
-            if workers is None:
-                future = self.client.submit(play_blocks_task, job, key=key, pure=False)
-            else:
-                future = self.client.submit(
-                    play_blocks_task, job, key=key, pure=False, workers=sorted(workers), allow_other_workers=False
-                )
+            future = self.client.submit(  # ``workers`` None: any worker (``allow_other_workers`` is then moot)
+                play_blocks_task, job, key=key, pure=False,
+                workers=None if workers is None else sorted(workers), allow_other_workers=False,
+            )  # fmt: skip
             task = self._tasks[key] = _Task(key, future, blocks, len(blocks), workers)
             self.tasks_sent += 1
             self.blocks_sent += len(blocks)
