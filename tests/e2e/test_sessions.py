@@ -82,7 +82,20 @@ def test_bots_die_with_a_killed_referee(tmp_path: Path, mode: str) -> None:
             time.sleep(0.1)
     finally:
         referee.kill()
-    assert processes_with(mark) == []
+    left = processes_with(mark)
+    assert left == [], [_described(pid) for pid in left]
+
+
+def _described(pid: int) -> str:
+    """What a process left behind was doing (its state, parent, PID in each namespace, command), for the failure."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError as exc:
+        return f"{pid}: gone ({exc.strerror})"
+    wanted = ("State", "PPid", "NSpid")
+    fields = [line for line in status.splitlines() if line.split(":")[0] in wanted]
+    return f"{pid} {command.strip()!r}: " + "; ".join(" ".join(f.split()) for f in fields)
 
 
 def _referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
